@@ -1,0 +1,3 @@
+//! Browser I/O: files now; network and storage later.
+
+pub mod files;

@@ -1,0 +1,58 @@
+//! Errors of reading a trace: each says what is wrong, where, and what to do.
+
+use serde::{Deserialize, Serialize};
+
+/// A problem with a trace file. `Display` gives a sentence a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "snake_case")]
+pub enum FormatError {
+    #[error("invalid JSON at line {line}, column {column}: {message}. The file may be truncated or not JSON; export it again.")]
+    Json { line: usize, column: usize, message: String },
+
+    #[error("{path}: {message}")]
+    Field { path: String, message: String },
+
+    #[error("not a trace memtrace can read ({reason}). memtrace reads smartcomment / MemTraceBench JSON (a `data` object with `nodes`, `edges`, `operations`), OTLP JSON or JSON Lines (`resourceSpans`), and Langfuse exports (a trace with `observations`).")]
+    Unknown { reason: String },
+
+    #[error("{path}: unknown {kind} id {id:?}. Every reference must name a record in the same file; was the file cut or merged from two runs?")]
+    Dangling { path: String, id: String, kind: String },
+
+    #[error("{path}: duplicate id {id:?} (first at {first}). Ids must be unique; were two traces concatenated?")]
+    DuplicateId { path: String, id: String, first: String },
+
+    #[error("{path}: {id:?} lies on a cycle; an execution graph must flow one way. Check the edges around it.")]
+    Cycle { path: String, id: String },
+
+    #[error("{path}: bad timestamp {value:?}; expected `YYYY-MM-DD HH:MM:SS.mmm`.")]
+    BadTimestamp { path: String, value: String },
+
+    #[error("the file is {size_bytes} bytes; the limit is {limit_bytes}. Split the trace (one file per conversation) or raise the limit.")]
+    TooLarge { size_bytes: u64, limit_bytes: u64 },
+}
+
+impl FormatError {
+    /// Where the problem is: a JSON path, or `line L, column C`.
+    pub fn location(&self) -> String {
+        match self {
+            FormatError::Json { line, column, .. } => format!("line {line}, column {column}"),
+            FormatError::Field { path, .. }
+            | FormatError::Dangling { path, .. }
+            | FormatError::DuplicateId { path, .. }
+            | FormatError::Cycle { path, .. }
+            | FormatError::BadTimestamp { path, .. } => path.clone(),
+            FormatError::Unknown { .. } | FormatError::TooLarge { .. } => String::new(),
+        }
+    }
+}
+
+/// Converts a serde_json error into a located [`FormatError`].
+pub(crate) fn from_json(e: &serde_json::Error) -> FormatError {
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; keep the sentence without it.
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m)
+        .to_owned();
+    FormatError::Json { line: e.line(), column: e.column(), message }
+}

@@ -1,0 +1,121 @@
+//! Reading and writing trace files. The format is detected from the content; each reader
+//! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
+
+mod error;
+pub mod smartcomment;
+mod validate;
+
+pub use error::FormatError;
+pub use validate::validate;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Trace;
+
+/// The file formats memtrace reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// smartcomment `ExecNetwork` JSON; MemTraceBench files are this plus `data.annotations`.
+    Smartcomment,
+}
+
+impl Format {
+    /// The name used on the command line and in summaries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Smartcomment => "smartcomment",
+        }
+    }
+
+    /// Parses a `--format` value.
+    ///
+    /// # Errors
+    /// The list of accepted names.
+    pub fn parse(name: &str) -> Result<Format, String> {
+        match name {
+            "smartcomment" | "memtracebench" => Ok(Format::Smartcomment),
+            other => Err(format!("unknown format {other:?}; expected smartcomment")),
+        }
+    }
+}
+
+/// How strictly to read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Use this format instead of detecting it.
+    pub format: Option<Format>,
+    /// Keep what is valid and report the rest as problems instead of failing.
+    pub lenient: bool,
+}
+
+/// A loaded trace with the format it was read as and, in lenient mode, what was dropped.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub trace: Trace,
+    pub format: Format,
+    pub problems: Vec<FormatError>,
+}
+
+/// Detects the format from the first bytes of the content.
+///
+/// # Errors
+/// [`FormatError::Unknown`] when nothing matches.
+pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let head = String::from_utf8_lossy(head);
+    let trimmed = head.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.is_empty() {
+        return Err(FormatError::Unknown { reason: "the file is empty".into() });
+    }
+    if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
+        return Err(FormatError::Unknown {
+            reason: "it does not start with `{` or `[`, so it is not JSON".into(),
+        });
+    }
+    if smartcomment::sniff(trimmed) {
+        return Ok(Format::Smartcomment);
+    }
+    Err(FormatError::Unknown {
+        reason: "it is JSON, but has none of the keys of a known trace format".into(),
+    })
+}
+
+/// Reads a trace from bytes.
+///
+/// # Errors
+/// The first problem found (strict mode), or one that leaves nothing to load (lenient mode).
+pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let format = match opts.format {
+        Some(f) => f,
+        None => detect(bytes)?,
+    };
+    let mut parts = match format {
+        Format::Smartcomment => smartcomment::parse(bytes)?,
+    };
+    let problems = validate(&mut parts, opts.lenient)?;
+    let mut problems = problems;
+    let mut trace = Trace {
+        meta: parts.meta,
+        sessions: parts.sessions,
+        vars: parts.nodes,
+        ops: parts.ops,
+        edges: parts.edges,
+        annotations: parts.annotations,
+        data_extra: parts.data_extra,
+        ..Trace::default()
+    };
+    loop {
+        match trace.reindex() {
+            Ok(()) => break,
+            Err(FormatError::Cycle { path, id }) if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) => {
+                // Cut the cycle at this variable: drop the edges that produce it.
+                trace.edges.retain(|e| e.target_full_node_id != id);
+                problems.push(FormatError::Cycle { path, id });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Loaded { trace, format, problems })
+}

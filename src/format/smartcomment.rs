@@ -1,0 +1,183 @@
+//! smartcomment `ExecNetwork` JSON (the MemTraceBench format): read and write.
+//!
+//! Writing a file we read gives the same JSON values, keys in smartcomment's order, unknown
+//! keys kept (after the known ones), indented by four spaces like `json.dump(…, indent=4)`.
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::error::from_json;
+use super::FormatError;
+use crate::model::{
+    AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Trace,
+};
+
+/// The records of one file, before validation.
+#[derive(Debug, Default)]
+pub struct Parts {
+    pub meta: GraphMeta,
+    pub sessions: Vec<SessionRecord>,
+    pub nodes: Vec<NodeRecord>,
+    pub ops: Vec<OpRecord>,
+    pub edges: Vec<EdgeRecord>,
+    pub annotations: Option<Vec<AnnotationRecord>>,
+    pub data_extra: Map<String, Value>,
+    /// Keys of `data` in the order read, so a writer can keep it.
+    pub data_order: Vec<String>,
+}
+
+/// True when the bytes look like a smartcomment file (a top-level object with `data.nodes`).
+pub fn sniff(head: &str) -> bool {
+    head.contains("\"graph_id\"") || (head.contains("\"data\"") && head.contains("\"nodes\""))
+}
+
+/// Parses the records of a smartcomment file.
+///
+/// # Errors
+/// [`FormatError::Json`] for bad JSON; [`FormatError::Field`] naming the JSON path of a
+/// field of the wrong type or a missing required field.
+pub fn parse(bytes: &[u8]) -> Result<Parts, FormatError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match FileVisitor::run(&mut de).and_then(|p| de.end().map(|()| p)) {
+        Ok(parts) => Ok(parts),
+        Err(e) if e.is_syntax() || e.is_eof() => Err(from_json(&e)),
+        Err(e) => Err(locate(bytes, &e)),
+    }
+}
+
+/// Re-reads with path tracking to name where a type error is.
+fn locate(bytes: &[u8], first: &serde_json::Error) -> FormatError {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let path_err = serde_path_to_error::deserialize::<_, Parts>(&mut de);
+    let (line, column) = (first.line(), first.column());
+    match path_err {
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            let message = inner.rsplit_once(" at line ").map_or(inner.as_str(), |(m, _)| m).to_owned();
+            FormatError::Field {
+                path,
+                message: format!("{message} (line {line}, column {column})"),
+            }
+        }
+        Ok(_) => from_json(first),
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Parts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        FileVisitor::run(d)
+    }
+}
+
+struct FileVisitor;
+
+impl FileVisitor {
+    fn run<'de, D: Deserializer<'de>>(d: D) -> Result<Parts, D::Error> {
+        d.deserialize_map(FileVisitor)
+    }
+}
+
+impl<'de> Visitor<'de> for FileVisitor {
+    type Value = Parts;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a smartcomment graph object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
+        let mut meta = Map::new();
+        let mut parts = Parts::default();
+        let mut saw_data = false;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "data" {
+                saw_data = true;
+                map.next_value_seed(DataSeed(&mut parts))?;
+            } else {
+                meta.insert(key, map.next_value()?);
+            }
+        }
+        if !saw_data {
+            return Err(de::Error::missing_field("data"));
+        }
+        parts.meta = serde_json::from_value(Value::Object(meta)).map_err(de::Error::custom)?;
+        Ok(parts)
+    }
+}
+
+struct DataSeed<'a>(&'a mut Parts);
+
+impl<'de> de::DeserializeSeed<'de> for DataSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DataSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a `data` object with nodes, edges, operations and sessions")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let p = self.0;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "nodes" => p.nodes = map.next_value()?,
+                "edges" => p.edges = map.next_value()?,
+                "operations" => p.ops = map.next_value()?,
+                "sessions" => p.sessions = map.next_value()?,
+                "annotations" => p.annotations = Some(map.next_value()?),
+                _ => {
+                    let v: Value = map.next_value()?;
+                    p.data_extra.insert(key.clone(), v);
+                }
+            }
+            p.data_order.push(key);
+        }
+        Ok(())
+    }
+}
+
+/// Writes a trace as smartcomment JSON (indent 4, UTF-8, keys in smartcomment's order).
+///
+/// # Errors
+/// Only if serialization itself fails (it does not for a valid [`Trace`]).
+pub fn write(t: &Trace) -> Result<Vec<u8>, serde_json::Error> {
+    #[derive(Serialize)]
+    struct Data<'a> {
+        nodes: &'a [NodeRecord],
+        edges: &'a [EdgeRecord],
+        operations: &'a [OpRecord],
+        sessions: &'a [SessionRecord],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<&'a Vec<AnnotationRecord>>,
+        #[serde(flatten)]
+        extra: &'a Map<String, Value>,
+    }
+    #[derive(Serialize)]
+    struct File<'a> {
+        #[serde(flatten)]
+        meta: &'a GraphMeta,
+        data: Data<'a>,
+    }
+    let file = File {
+        meta: &t.meta,
+        data: Data {
+            nodes: &t.vars,
+            edges: &t.edges,
+            operations: &t.ops,
+            sessions: &t.sessions,
+            annotations: t.annotations.as_ref(),
+            extra: &t.data_extra,
+        },
+    };
+    let mut out = Vec::with_capacity(t.vars.len() * 1024);
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+    file.serialize(&mut ser)?;
+    Ok(out)
+}

@@ -1,0 +1,25 @@
+//! memtrace: why did an LLM memory system answer wrongly?
+//!
+//! The pipeline, one module a stage:
+//! - [`format`] reads trace files (smartcomment / MemTraceBench JSON) into
+//! - [`model`], the bipartite execution graph: variable versions, operations, edges, failure cases.
+//!
+//! The core is pure: no file system, network, clock or threads. It runs the same natively, in
+//! the browser (wasm32) and in tests; I/O lives in the CLI, web and wasm crates.
+
+pub mod error;
+pub mod format;
+pub mod model;
+
+pub use error::Error;
+pub use format::{load, Format, FormatError, LoadOptions, Loaded};
+pub use model::{Summary, Trace};
+
+/// Reads a trace (format detected) and returns its summary.
+///
+/// # Errors
+/// The reader's error, located and actionable.
+pub fn summarize(bytes: &[u8]) -> Result<Summary, Error> {
+    let loaded = load(bytes, LoadOptions::default())?;
+    Ok(loaded.trace.summary(loaded.format.as_str()))
+}

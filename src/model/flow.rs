@@ -1,0 +1,213 @@
+//! The bipartite index over a trace's records (formats.md §1): for each operation, its
+//! subgraph is its edges plus their endpoints; endpoints with in-degree 0 inside it are its
+//! inputs, the rest are produced by it (out-degree 0 = outputs, else intermediates).
+
+use std::collections::HashMap;
+
+use super::{OpIx, Trace, VarIx};
+use crate::format::FormatError;
+
+/// What a variable is to one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Input,
+    Intermediate,
+    Output,
+}
+
+/// The bipartite graph as adjacency lists, indexed by [`VarIx`] / [`OpIx`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Flow {
+    var_ix: HashMap<String, VarIx>,
+    op_ix: HashMap<String, OpIx>,
+    /// Per op: its inputs (in-degree 0 inside its subgraph), in edge order.
+    pub op_inputs: Vec<Vec<VarIx>>,
+    /// Per op: produced variables with out-degree 0 inside its subgraph.
+    pub op_outputs: Vec<Vec<VarIx>>,
+    /// Per op: produced variables that also feed another edge of the same op.
+    pub op_intermediates: Vec<Vec<VarIx>>,
+    /// Per variable: ops that produced it (usually one).
+    pub producers: Vec<Vec<OpIx>>,
+    /// Per variable: ops that read it as an input.
+    pub consumers: Vec<Vec<OpIx>>,
+    /// Per edge: (source, target, op).
+    pub edge_ends: Vec<(VarIx, VarIx, OpIx)>,
+    /// Variable versions grouped by identity (`full_name`), ascending version.
+    pub versions: HashMap<String, Vec<VarIx>>,
+}
+
+impl Flow {
+    /// The variable with this `full_node_id`.
+    pub fn var_ix(&self, id: &str) -> Option<VarIx> {
+        self.var_ix.get(id).copied()
+    }
+
+    /// The operation with this `op_id`.
+    pub fn op_ix(&self, id: &str) -> Option<OpIx> {
+        self.op_ix.get(id).copied()
+    }
+
+    /// Every variable that `op` touches, with its role, inputs first.
+    pub fn op_vars(&self, op: OpIx) -> impl Iterator<Item = (VarIx, Role)> + '_ {
+        let i = op.get();
+        let ins = self.op_inputs[i].iter().map(|&v| (v, Role::Input));
+        let mids = self.op_intermediates[i].iter().map(|&v| (v, Role::Intermediate));
+        let outs = self.op_outputs[i].iter().map(|&v| (v, Role::Output));
+        ins.chain(mids).chain(outs)
+    }
+
+    /// Variables produced by `op` (intermediates and outputs).
+    pub fn op_produced(&self, op: OpIx) -> impl Iterator<Item = VarIx> + '_ {
+        let i = op.get();
+        self.op_intermediates[i].iter().chain(&self.op_outputs[i]).copied()
+    }
+
+    /// Builds the index and checks ids, references and acyclicity.
+    ///
+    /// # Errors
+    /// [`FormatError::DuplicateId`], [`FormatError::Dangling`] or [`FormatError::Cycle`].
+    pub fn build(t: &Trace) -> Result<Flow, FormatError> {
+        let mut f = Flow::default();
+        f.var_ix.reserve(t.vars.len());
+        for (i, v) in t.vars.iter().enumerate() {
+            if let Some(prev) = f.var_ix.insert(v.full_node_id.clone(), VarIx(i as u32)) {
+                return Err(FormatError::DuplicateId {
+                    path: format!("data.nodes[{i}].full_node_id"),
+                    id: v.full_node_id.clone(),
+                    first: format!("data.nodes[{}]", prev.0),
+                });
+            }
+        }
+        for (i, o) in t.ops.iter().enumerate() {
+            if let Some(prev) = f.op_ix.insert(o.op_id.clone(), OpIx(i as u32)) {
+                return Err(FormatError::DuplicateId {
+                    path: format!("data.operations[{i}].op_id"),
+                    id: o.op_id.clone(),
+                    first: format!("data.operations[{}]", prev.0),
+                });
+            }
+        }
+        let (nv, no) = (t.vars.len(), t.ops.len());
+        f.op_inputs = vec![Vec::new(); no];
+        f.op_outputs = vec![Vec::new(); no];
+        f.op_intermediates = vec![Vec::new(); no];
+        f.producers = vec![Vec::new(); nv];
+        f.consumers = vec![Vec::new(); nv];
+        f.edge_ends.reserve(t.edges.len());
+
+        let resolve_var = |i: usize, field: &str, id: &str| {
+            f.var_ix(id).ok_or_else(|| FormatError::Dangling {
+                path: format!("data.edges[{i}].{field}"),
+                id: id.to_owned(),
+                kind: "node".into(),
+            })
+        };
+        let mut ends = Vec::with_capacity(t.edges.len());
+        for (i, e) in t.edges.iter().enumerate() {
+            let s = resolve_var(i, "source_full_node_id", &e.source_full_node_id)?;
+            let d = resolve_var(i, "target_full_node_id", &e.target_full_node_id)?;
+            let o = f.op_ix(&e.op_id).ok_or_else(|| FormatError::Dangling {
+                path: format!("data.edges[{i}].op_id"),
+                id: e.op_id.clone(),
+                kind: "operation".into(),
+            })?;
+            ends.push((s, d, o));
+        }
+        f.edge_ends = ends;
+
+        // Per op: in/out degree of each endpoint inside its own subgraph.
+        let mut op_edges: Vec<Vec<u32>> = vec![Vec::new(); no];
+        for (i, &(_, _, o)) in f.edge_ends.iter().enumerate() {
+            op_edges[o.get()].push(i as u32);
+        }
+        let mut indeg: HashMap<VarIx, (u32, u32)> = HashMap::new();
+        for (o, list) in op_edges.iter().enumerate() {
+            indeg.clear();
+            let mut order: Vec<VarIx> = Vec::new();
+            for &ei in list {
+                let (s, d, _) = f.edge_ends[ei as usize];
+                for (v, is_target) in [(s, false), (d, true)] {
+                    let slot = indeg.entry(v).or_insert_with(|| {
+                        order.push(v);
+                        (0, 0)
+                    });
+                    if is_target {
+                        slot.0 += 1;
+                    } else {
+                        slot.1 += 1;
+                    }
+                }
+            }
+            for v in order {
+                let (inn, out) = indeg[&v];
+                let op = OpIx(o as u32);
+                if inn == 0 {
+                    f.op_inputs[o].push(v);
+                    f.consumers[v.get()].push(op);
+                } else {
+                    if out == 0 {
+                        f.op_outputs[o].push(v);
+                    } else {
+                        f.op_intermediates[o].push(v);
+                    }
+                    f.producers[v.get()].push(op);
+                }
+            }
+        }
+        for (i, v) in t.vars.iter().enumerate() {
+            f.versions
+                .entry(v.full_name.clone())
+                .or_default()
+                .push(VarIx(i as u32));
+        }
+        for list in f.versions.values_mut() {
+            list.sort_by_key(|&ix| t.vars[ix.get()].version);
+        }
+        check_acyclic(t, &f)?;
+        Ok(f)
+    }
+}
+
+/// Kahn's algorithm over the bipartite graph; reports one variable on a cycle.
+fn check_acyclic(t: &Trace, f: &Flow) -> Result<(), FormatError> {
+    let nv = t.vars.len();
+    let no = t.ops.len();
+    // Nodes 0..nv are variables, nv..nv+no operations.
+    let mut indeg = vec![0u32; nv + no];
+    for o in 0..no {
+        indeg[nv + o] = f.op_inputs[o].len() as u32;
+    }
+    for (v, p) in f.producers.iter().enumerate() {
+        indeg[v] = p.len() as u32;
+    }
+    let mut stack: Vec<usize> = (0..nv + no).filter(|&n| indeg[n] == 0).collect();
+    let mut seen = 0usize;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        let succ: Vec<usize> = if n < nv {
+            f.consumers[n].iter().map(|o| nv + o.get()).collect()
+        } else {
+            let o = OpIx((n - nv) as u32);
+            f.op_produced(o).map(VarIx::get).collect()
+        };
+        for s in succ {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                stack.push(s);
+            }
+        }
+    }
+    if seen == nv + no {
+        return Ok(());
+    }
+    let on_cycle = (0..nv).find(|&v| indeg[v] > 0);
+    let (path, id) = match on_cycle {
+        Some(v) => (format!("data.nodes[{v}]"), t.vars[v].full_node_id.clone()),
+        None => {
+            let o = (0..no).find(|&o| indeg[nv + o] > 0).unwrap_or(0);
+            (format!("data.operations[{o}]"), t.ops.get(o).map(|r| r.op_id.clone()).unwrap_or_default())
+        }
+    };
+    Err(FormatError::Cycle { path, id })
+}

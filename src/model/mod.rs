@@ -1,0 +1,125 @@
+//! The bipartite execution graph: sessions, operations, variable versions, and the edges
+//! between them, as read from a trace file; plus the failure cases found in it.
+//!
+//! A [`Trace`] keeps the records exactly as read (so it can be written back), and an index
+//! ([`Flow`]) of the bipartite form: variable → operation (input) and operation → variable
+//! (output or intermediate).
+
+mod case;
+mod flow;
+pub mod pyrepr;
+mod record;
+
+pub use case::{Annotation, ErrorType, FailureCase};
+pub use flow::{Flow, Role};
+pub use record::{AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+
+/// Index of a variable version in [`Trace::vars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct VarIx(pub u32);
+
+/// Index of an operation in [`Trace::ops`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct OpIx(pub u32);
+
+impl VarIx {
+    /// The index as `usize`, for slices.
+    pub fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl OpIx {
+    /// The index as `usize`, for slices.
+    pub fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A whole trace: the records as read plus the derived bipartite index and failure cases.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Trace {
+    pub meta: GraphMeta,
+    pub sessions: Vec<SessionRecord>,
+    pub vars: Vec<NodeRecord>,
+    pub ops: Vec<OpRecord>,
+    pub edges: Vec<EdgeRecord>,
+    /// `data.annotations`, when the file had that key (MemTraceBench).
+    pub annotations: Option<Vec<AnnotationRecord>>,
+    /// Unknown keys inside `data`.
+    pub data_extra: Map<String, Value>,
+    /// The bipartite index, built from the records.
+    pub flow: Flow,
+    /// Failed questions: annotated ones, and judged-zero ones without annotation.
+    pub cases: Vec<FailureCase>,
+}
+
+/// Counts shown by `memtrace info`, the page summary and the JS API.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub format: String,
+    pub graph_id: String,
+    pub sessions: usize,
+    pub operations: usize,
+    pub variables: usize,
+    pub edges: usize,
+    pub failures: usize,
+    pub annotations: usize,
+    /// Annotated cases per error type label, sorted by label.
+    pub annotations_by_type: std::collections::BTreeMap<String, usize>,
+}
+
+impl Trace {
+    /// Builds the index and the failure cases from the records (call after changing them).
+    ///
+    /// # Errors
+    /// A dangling reference, a duplicate id or a cycle, located by JSON path.
+    pub fn reindex(&mut self) -> Result<(), crate::format::FormatError> {
+        self.flow = Flow::build(self)?;
+        self.cases = case::find_cases(self)?;
+        Ok(())
+    }
+
+    /// The variable with this `full_node_id`.
+    pub fn var_by_id(&self, full_node_id: &str) -> Option<VarIx> {
+        self.flow.var_ix(full_node_id)
+    }
+
+    /// The operation with this `op_id`.
+    pub fn op_by_id(&self, op_id: &str) -> Option<OpIx> {
+        self.flow.op_ix(op_id)
+    }
+
+    /// The variable record at `ix`.
+    pub fn var(&self, ix: VarIx) -> &NodeRecord {
+        &self.vars[ix.get()]
+    }
+
+    /// The operation record at `ix`.
+    pub fn op(&self, ix: OpIx) -> &OpRecord {
+        &self.ops[ix.get()]
+    }
+
+    /// Counts per kind of record, for display.
+    pub fn summary(&self, format: &str) -> Summary {
+        let mut by_type = std::collections::BTreeMap::new();
+        for a in self.annotations.iter().flatten() {
+            *by_type.entry(a.final_error_type.clone()).or_insert(0) += 1;
+        }
+        Summary {
+            format: format.to_owned(),
+            graph_id: self.meta.graph_id.clone(),
+            sessions: self.sessions.len(),
+            operations: self.ops.len(),
+            variables: self.vars.len(),
+            edges: self.edges.len(),
+            failures: self.cases.len(),
+            annotations: self.annotations.as_ref().map_or(0, Vec::len),
+            annotations_by_type: by_type,
+        }
+    }
+}
