@@ -2,7 +2,8 @@
 //!
 //! The pipeline, one module a stage:
 //! - [`format`] reads trace files (smartcomment / MemTraceBench JSON) into
-//! - [`model`], the bipartite execution graph: variable versions, operations, edges, failure cases.
+//! - [`model`], the bipartite execution graph: variable versions, operations, edges, failure cases;
+//! - [`provider`] talks to LLMs (sans-IO; the transport is the caller's).
 //!
 //! The core is pure: no file system, network, clock or threads. It runs the same natively, in
 //! the browser (wasm32) and in tests; I/O lives in the CLI, web and wasm crates.
@@ -10,6 +11,7 @@
 pub mod error;
 pub mod format;
 pub mod model;
+pub mod provider;
 
 pub use error::Error;
 pub use format::{load, Format, FormatError, LoadOptions, Loaded};

@@ -1,0 +1,137 @@
+//! Talking to LLMs, sans-IO: one internal chat model ([`ChatRequest`] / [`ChatResponse`]) that
+//! every caller in the core uses through the [`Llm`] trait. HTTP providers build requests and
+//! parse responses here; the bytes travel through a `Transport` supplied by the CLI or the page.
+
+use serde::{Deserialize, Serialize};
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// A tool call the model asked for. `arguments` is the raw JSON text the model wrote: it may be
+/// malformed, and callers answer that with an error message rather than failing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: ChatRole,
+    pub content: String,
+    /// Tool calls made by an assistant message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a `Tool` message: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    /// A message with text only.
+    pub fn text(role: ChatRole, content: impl Into<String>) -> Self {
+        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+    }
+
+    /// The result of a tool call, sent back to the model.
+    pub fn tool_result(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self { role: ChatRole::Tool, content: content.into(), tool_calls: Vec::new(), tool_call_id: Some(call_id.into()) }
+    }
+}
+
+/// A tool the model may call: name, description and a JSON Schema of its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+/// A request in the internal chat model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ChatRequest {
+    pub messages: Vec<ChatMessage>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Force a JSON answer matching this schema (structured output), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_schema: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// What the call is for (e.g. `extract`, `graphtrace`): shown in progress, used by the
+    /// simulated provider to pick its rule.
+    #[serde(default)]
+    pub purpose: String,
+}
+
+/// Tokens counted by the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, o: Usage) {
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+    }
+}
+
+/// A reply in the internal chat model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ChatResponse {
+    pub content: String,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    pub usage: Usage,
+    /// The model that answered, as the provider reported it.
+    #[serde(default)]
+    pub model: String,
+}
+
+/// Why a chat call failed, in words a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum ProviderError {
+    #[error("the provider rejected the API key (HTTP 401). Check the key in the provider settings.")]
+    Unauthorized,
+    #[error("model or endpoint not found (HTTP 404) at {url}. Check the base URL and the model name.")]
+    NotFound { url: String },
+    #[error("rate limited (HTTP 429) and retries ran out")]
+    RateLimited,
+    #[error("the provider failed (HTTP {status}): {message}")]
+    Http { status: u16, message: String },
+    #[error("network error: {0}")]
+    Network(String),
+    #[error("the request timed out after {after_ms} ms")]
+    Timeout { after_ms: u64 },
+    #[error("cancelled")]
+    Cancelled,
+    #[error("could not read the provider's reply: {0}")]
+    BadResponse(String),
+}
+
+/// Anything that answers chat requests: an HTTP provider, the simulated provider, a script.
+///
+/// Not `Send`: in the browser everything runs on one thread, and the native CLI gets
+/// concurrency from a transport that does its blocking I/O on worker threads.
+#[allow(async_fn_in_trait)] // single-threaded by design, see above
+pub trait Llm {
+    /// Sends one chat request.
+    ///
+    /// # Errors
+    /// A [`ProviderError`] once retries (if any) are exhausted.
+    async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError>;
+}
