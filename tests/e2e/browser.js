@@ -1,0 +1,58 @@
+// Shared helpers for the e2e suite: launch Debian's Chromium, open the page, drop files, save screenshots.
+const { chromium } = require('playwright-core');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const BASE_URL = process.env.MEMTRACE_E2E_URL || 'http://127.0.0.1:8080/';
+const ARTIFACTS = path.join(__dirname, 'artifacts');
+const SHARED = path.resolve(__dirname, '../../../shared');
+
+async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Opens the page and collects page errors and console errors, which tests assert are empty. */
+async function openPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  await page.goto(BASE_URL);
+  return { page, context, problems };
+}
+
+/** Drops files on the page as a user would: a real DataTransfer through dragover + drop events. */
+async function dropFiles(page, files, selector = '#drop-zone') {
+  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
+  const dt = await page.evaluateHandle((items) => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of items) {
+      const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      dt.items.add(new File([bin], name, { type: 'application/json' }));
+    }
+    return dt;
+  }, payload);
+  await page.dispatchEvent(selector, 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent(selector, 'drop', { dataTransfer: dt });
+}
+
+async function screenshot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Text of the summary field `key` once it equals `want` (or the test times out). */
+async function waitField(page, key, want) {
+  await page.waitForFunction(([k, w]) => {
+    const el = document.querySelector(`#summary [data-field="${k}"]`);
+    return el && el.textContent.trim() === w;
+  }, [key, String(want)], { timeout: 15000 });
+}
+
+module.exports = { launch, openPage, dropFiles, screenshot, waitField, SHARED, BASE_URL };
