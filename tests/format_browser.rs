@@ -1,4 +1,5 @@
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 //! The smartcomment loading tests again, in headless Chromium.
 
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};

@@ -66,7 +66,9 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
     let head = String::from_utf8_lossy(head);
     let trimmed = head.trim_start_matches('\u{feff}').trim_start();
     if trimmed.is_empty() {
-        return Err(FormatError::Unknown { reason: "the file is empty".into() });
+        return Err(FormatError::Unknown {
+            reason: "the file is empty".into(),
+        });
     }
     if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
         return Err(FormatError::Unknown {
@@ -109,7 +111,9 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
     loop {
         match trace.reindex() {
             Ok(()) => break,
-            Err(FormatError::Cycle { path, id }) if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) => {
+            Err(FormatError::Cycle { path, id })
+                if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) =>
+            {
                 // Cut the cycle at this variable: drop the edges that produce it.
                 trace.edges.retain(|e| e.target_full_node_id != id);
                 problems.push(FormatError::Cycle { path, id });
@@ -117,5 +121,9 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
             Err(e) => return Err(e),
         }
     }
-    Ok(Loaded { trace, format, problems })
+    Ok(Loaded {
+        trace,
+        format,
+        problems,
+    })
 }

@@ -108,12 +108,13 @@ pub struct FailureCase {
 pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
     let mut cases = Vec::new();
     for (i, a) in t.annotations.iter().flatten().enumerate() {
-        let error_type = a.final_error_type.parse::<ErrorType>().map_err(|msg| {
-            FormatError::Field {
-                path: format!("data.annotations[{i}].final_error_type"),
-                message: msg,
-            }
-        })?;
+        let error_type =
+            a.final_error_type
+                .parse::<ErrorType>()
+                .map_err(|msg| FormatError::Field {
+                    path: format!("data.annotations[{i}].final_error_type"),
+                    message: msg,
+                })?;
         if t.var_by_id(&a.query_id).is_none() {
             return Err(FormatError::Dangling {
                 path: format!("data.annotations[{i}].query_id"),
@@ -164,7 +165,10 @@ pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
         if cases.iter().any(|c| c.query_id == query_id) {
             continue;
         }
-        let text = |v: Option<VarIx>| v.map(|v| pyrepr::display(&t.var(v).value)).unwrap_or_default();
+        let text = |v: Option<VarIx>| {
+            v.map(|v| pyrepr::display(&t.var(v).value))
+                .unwrap_or_default()
+        };
         let gold = j
             .gold
             .map(|g| answers_of(&pyrepr::to_json(&t.var(g).value)))
@@ -210,14 +214,22 @@ fn judges(t: &Trace) -> Vec<Judged> {
             continue;
         };
         let inputs = &t.flow.op_inputs[o];
-        let find = |needle: &str| inputs.iter().copied().find(|&v| class_or_name(t, v).contains(needle));
+        let find = |needle: &str| {
+            inputs
+                .iter()
+                .copied()
+                .find(|&v| class_or_name(t, v).contains(needle))
+        };
         let prediction = find("prediction").or_else(|| find("answer"));
         let answer_op = prediction
             .and_then(|p| t.flow.producers[p.get()].first().copied())
             .map(|a| t.op(a).op_id.clone());
         out.push(Judged {
             op: ox,
-            score: pyrepr::display(&t.var(score_var).value).trim().parse::<f64>().ok(),
+            score: pyrepr::display(&t.var(score_var).value)
+                .trim()
+                .parse::<f64>()
+                .ok(),
             query: find("query"),
             prediction,
             gold: find("golden"),
@@ -265,7 +277,9 @@ fn evidence_of(t: &Trace, q: VarIx) -> Vec<String> {
             let exact = t.flow.versions.get(name);
             let by_suffix = || {
                 // LoCoMo evidence names are dia ids ("D1:3"); MemBase names messages "U1:D1:3".
-                t.vars.iter().position(|v| v.category == "message" && v.name.ends_with(&format!(":{name}")))
+                t.vars
+                    .iter()
+                    .position(|v| v.category == "message" && v.name.ends_with(&format!(":{name}")))
                     .map(|i| vec![VarIx(i as u32)])
             };
             let list = exact.cloned().or_else(by_suffix)?;

@@ -52,7 +52,9 @@ impl Flow {
     pub fn op_vars(&self, op: OpIx) -> impl Iterator<Item = (VarIx, Role)> + '_ {
         let i = op.get();
         let ins = self.op_inputs[i].iter().map(|&v| (v, Role::Input));
-        let mids = self.op_intermediates[i].iter().map(|&v| (v, Role::Intermediate));
+        let mids = self.op_intermediates[i]
+            .iter()
+            .map(|&v| (v, Role::Intermediate));
         let outs = self.op_outputs[i].iter().map(|&v| (v, Role::Output));
         ins.chain(mids).chain(outs)
     }
@@ -60,7 +62,10 @@ impl Flow {
     /// Variables produced by `op` (intermediates and outputs).
     pub fn op_produced(&self, op: OpIx) -> impl Iterator<Item = VarIx> + '_ {
         let i = op.get();
-        self.op_intermediates[i].iter().chain(&self.op_outputs[i]).copied()
+        self.op_intermediates[i]
+            .iter()
+            .chain(&self.op_outputs[i])
+            .copied()
     }
 
     /// Builds the index and checks ids, references and acyclicity.
@@ -202,12 +207,12 @@ fn check_acyclic(t: &Trace, f: &Flow) -> Result<(), FormatError> {
         return Ok(());
     }
     let on_cycle = (0..nv).find(|&v| indeg[v] > 0);
-    let (path, id) = match on_cycle {
-        Some(v) => (format!("data.nodes[{v}]"), t.vars[v].full_node_id.clone()),
-        None => {
-            let o = (0..no).find(|&o| indeg[nv + o] > 0).unwrap_or(0);
-            (format!("data.operations[{o}]"), t.ops.get(o).map(|r| r.op_id.clone()).unwrap_or_default())
-        }
+    let (path, id) = if let Some(v) = on_cycle {
+        (format!("data.nodes[{v}]"), t.vars[v].full_node_id.clone())
+    } else {
+        let o = (0..no).find(|&o| indeg[nv + o] > 0).unwrap_or(0);
+        let id = t.ops.get(o).map(|r| r.op_id.clone()).unwrap_or_default();
+        (format!("data.operations[{o}]"), id)
     };
     Err(FormatError::Cycle { path, id })
 }

@@ -17,7 +17,6 @@ pub use record::{AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-
 /// Index of a variable version in [`Trace::vars`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct VarIx(pub u32);

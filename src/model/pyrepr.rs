@@ -16,7 +16,11 @@ const MAX_DEPTH: usize = 128;
 /// assert_eq!(to_json("'it\\'s'"), serde_json::json!("it's"));
 /// ```
 pub fn to_json(text: &str) -> Value {
-    let mut p = Parser { s: text.as_bytes(), i: 0, depth: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
     p.ws();
     match p.value() {
         Some(v) => {
@@ -137,11 +141,16 @@ impl Parser<'_> {
     fn number(&mut self) -> Option<Value> {
         let start = self.i;
         while self.i < self.s.len()
-            && matches!(self.s[self.i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9' | b'_')
+            && matches!(
+                self.s[self.i],
+                b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9' | b'_'
+            )
         {
             self.i += 1;
         }
-        let text = std::str::from_utf8(&self.s[start..self.i]).ok()?.replace('_', "");
+        let text = std::str::from_utf8(&self.s[start..self.i])
+            .ok()?
+            .replace('_', "");
         if let Ok(n) = text.parse::<i64>() {
             return Some(Value::Number(n.into()));
         }
@@ -151,7 +160,9 @@ impl Parser<'_> {
 
     fn word(&mut self) -> Option<Value> {
         let start = self.i;
-        while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_') {
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
+        {
             self.i += 1;
         }
         match &self.s[start..self.i] {
@@ -193,7 +204,9 @@ impl Parser<'_> {
                 b'u' => {
                     let mut ch = self.hex(4)?;
                     // JSON surrogate pair.
-                    if (0xD800..0xDC00).contains(&ch) && self.s.get(self.i..self.i + 2) == Some(b"\\u") {
+                    if (0xD800..0xDC00).contains(&ch)
+                        && self.s.get(self.i..self.i + 2) == Some(b"\\u")
+                    {
                         self.i += 2;
                         let lo = self.hex(4)?;
                         ch = 0x10000 + ((ch - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
@@ -229,7 +242,10 @@ mod tests {
 
     #[test]
     fn python_literals() {
-        assert_eq!(to_json("{'a': None, 'b': [1, 2.5, True]}"), json!({"a": null, "b": [1, 2.5, true]}));
+        assert_eq!(
+            to_json("{'a': None, 'b': [1, 2.5, True]}"),
+            json!({"a": null, "b": [1, 2.5, true]})
+        );
         assert_eq!(to_json("\"it's\""), json!("it's"));
         assert_eq!(to_json("'caf\\xe9 \\u263a'"), json!("café ☺"));
         assert_eq!(to_json("not a literal"), json!("not a literal"));

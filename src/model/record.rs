@@ -98,8 +98,6 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-
-
 record! {
     /// One version of a variable (smartcomment calls it a node).
     pub struct NodeRecord {
@@ -109,18 +107,18 @@ record! {
         pub name: String,
         pub version: u32,
         pub value: String,
-        pub comment: String = Default::default(),
-        pub category: String = Default::default(),
-        pub graph_id: String = Default::default(),
-        pub user_id: Value = Default::default(),
-        pub class_name: Option<String> = Default::default(),
-        pub project_id: Value = Default::default(),
-        pub session_id: String = Default::default(),
+        pub comment: String = String::new(),
+        pub category: String = String::new(),
+        pub graph_id: String = String::new(),
+        pub user_id: Value = Value::Null,
+        pub class_name: Option<String> = None,
+        pub project_id: Value = Value::Null,
+        pub session_id: String = String::new(),
         pub metadata: Value = empty_object(),
-        pub trigger_point: String = Default::default(),
-        pub full_name: String = Default::default(),
-        pub node_id: String = Default::default(),
-        pub full_node_id: String = Default::default(),
+        pub trigger_point: String = String::new(),
+        pub full_name: String = String::new(),
+        pub node_id: String = String::new(),
+        pub full_node_id: String = String::new(),
     }
 }
 
@@ -132,14 +130,14 @@ record! {
         pub lineno: i64,
         pub op_id: String,
         pub op_name: String,
-        pub comment: String = Default::default(),
-        pub category: String = Default::default(),
-        pub graph_id: String = Default::default(),
-        pub user_id: Value = Default::default(),
-        pub project_id: Value = Default::default(),
-        pub session_id: String = Default::default(),
+        pub comment: String = String::new(),
+        pub category: String = String::new(),
+        pub graph_id: String = String::new(),
+        pub user_id: Value = Value::Null,
+        pub project_id: Value = Value::Null,
+        pub session_id: String = String::new(),
         pub metadata: Value = empty_object(),
-        pub trigger_point: String = Default::default(),
+        pub trigger_point: String = String::new(),
     }
 }
 
@@ -150,17 +148,17 @@ record! {
         pub filename: String,
         pub lineno: i64,
         pub edge_id: String,
-        pub graph_id: String = Default::default(),
-        pub user_id: Value = Default::default(),
-        pub project_id: Value = Default::default(),
-        pub session_id: String = Default::default(),
+        pub graph_id: String = String::new(),
+        pub user_id: Value = Value::Null,
+        pub project_id: Value = Value::Null,
+        pub session_id: String = String::new(),
         pub op_id: String,
-        pub category: String = Default::default(),
+        pub category: String = String::new(),
         pub source_full_node_id: String,
         pub target_full_node_id: String,
-        pub comment: String = Default::default(),
+        pub comment: String = String::new(),
         pub metadata: Value = empty_object(),
-        pub trigger_point: String = Default::default(),
+        pub trigger_point: String = String::new(),
     }
 }
 
@@ -171,14 +169,14 @@ record! {
         pub filename: String,
         pub lineno: i64,
         pub session_id: String,
-        pub session_name: Option<String> = Default::default(),
-        pub graph_id: String = Default::default(),
-        pub user_id: Value = Default::default(),
-        pub project_id: Value = Default::default(),
-        pub comment: String = Default::default(),
-        pub category: String = Default::default(),
+        pub session_name: Option<String> = None,
+        pub graph_id: String = String::new(),
+        pub user_id: Value = Value::Null,
+        pub project_id: Value = Value::Null,
+        pub comment: String = String::new(),
+        pub category: String = String::new(),
         pub metadata: Value = empty_object(),
-        pub trigger_point: String = Default::default(),
+        pub trigger_point: String = String::new(),
     }
 }
 
@@ -186,14 +184,14 @@ record! {
     /// A MemTraceBench annotation: the decisive op and error type of one failed question.
     pub struct AnnotationRecord {
         pub query_id: String,
-        pub query: String = Default::default(),
-        pub golden_answers: Value = Default::default(),
-        pub golden_answers_id: Option<String> = Default::default(),
-        pub prediction: Value = Default::default(),
-        pub prediction_id: Option<String> = Default::default(),
-        pub source_evidence_ids: Vec<String> = Default::default(),
-        pub final_error_type: String = Default::default(),
-        pub final_op_id: String = Default::default(),
+        pub query: String = String::new(),
+        pub golden_answers: Value = Value::Null,
+        pub golden_answers_id: Option<String> = None,
+        pub prediction: Value = Value::Null,
+        pub prediction_id: Option<String> = None,
+        pub source_evidence_ids: Vec<String> = Vec::new(),
+        pub final_error_type: String = String::new(),
+        pub final_op_id: String = String::new(),
     }
 }
 

@@ -39,12 +39,22 @@ pub struct ChatMessage {
 impl ChatMessage {
     /// A message with text only.
     pub fn text(role: ChatRole, content: impl Into<String>) -> Self {
-        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
     }
 
     /// The result of a tool call, sent back to the model.
     pub fn tool_result(call_id: impl Into<String>, content: impl Into<String>) -> Self {
-        Self { role: ChatRole::Tool, content: content.into(), tool_calls: Vec::new(), tool_call_id: Some(call_id.into()) }
+        Self {
+            role: ChatRole::Tool,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call_id.into()),
+        }
     }
 }
 
@@ -105,9 +115,13 @@ pub struct ChatResponse {
 /// Why a chat call failed, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum ProviderError {
-    #[error("the provider rejected the API key (HTTP 401). Check the key in the provider settings.")]
+    #[error(
+        "the provider rejected the API key (HTTP 401). Check the key in the provider settings."
+    )]
     Unauthorized,
-    #[error("model or endpoint not found (HTTP 404) at {url}. Check the base URL and the model name.")]
+    #[error(
+        "model or endpoint not found (HTTP 404) at {url}. Check the base URL and the model name."
+    )]
     NotFound { url: String },
     #[error("rate limited (HTTP 429) and retries ran out")]
     RateLimited,

@@ -26,7 +26,10 @@ pub fn app() -> Html {
     {
         let store = store.clone();
         use_effect_with((), move |()| {
-            store.dispatch(Action::Load { name: crate::DEMO_NAME.into(), bytes: crate::DEMO_TRACE.into() });
+            store.dispatch(Action::Load {
+                name: crate::DEMO_NAME.into(),
+                bytes: crate::DEMO_TRACE.into(),
+            });
         });
     }
 

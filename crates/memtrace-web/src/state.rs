@@ -35,9 +35,15 @@ pub struct PageState {
 #[derive(Debug, Clone)]
 pub enum Action {
     /// A file's bytes arrived (dropped, picked, or the demo).
-    Load { name: String, bytes: Rc<[u8]> },
+    Load {
+        name: String,
+        bytes: Rc<[u8]>,
+    },
     /// A file could not even be read by the browser.
-    ReadFailed { name: String, message: String },
+    ReadFailed {
+        name: String,
+        message: String,
+    },
     /// A new drop starts: forget the previous drop's errors.
     ClearErrors,
     Select(usize),
@@ -51,13 +57,25 @@ impl PageState {
             Action::Load { name, bytes } => match load(&bytes, LoadOptions::default()) {
                 Ok(loaded) => {
                     let summary = loaded.trace.summary(loaded.format.as_str());
-                    self.traces.push(LoadedTrace { name, summary, trace: Rc::new(loaded.trace) });
+                    self.traces.push(LoadedTrace {
+                        name,
+                        summary,
+                        trace: Rc::new(loaded.trace),
+                    });
                     self.current = Some(self.traces.len() - 1);
                 }
-                Err(e) => self.errors.push(FileError { name, location: e.location(), message: e.to_string() }),
+                Err(e) => self.errors.push(FileError {
+                    name,
+                    location: e.location(),
+                    message: e.to_string(),
+                }),
             },
             Action::ReadFailed { name, message } => {
-                self.errors.push(FileError { name, message, location: String::new() });
+                self.errors.push(FileError {
+                    name,
+                    message,
+                    location: String::new(),
+                });
             }
             Action::ClearErrors => self.errors.clear(),
             Action::Select(i) if i < self.traces.len() => self.current = Some(i),
@@ -78,7 +96,10 @@ mod tests {
 
     #[test]
     fn demo_loads_and_becomes_current() {
-        let s = PageState::default().reduce(Action::Load { name: "demo".into(), bytes: crate::DEMO_TRACE.into() });
+        let s = PageState::default().reduce(Action::Load {
+            name: "demo".into(),
+            bytes: crate::DEMO_TRACE.into(),
+        });
         assert!(s.errors.is_empty(), "{:?}", s.errors);
         let t = s.current_trace().expect("current");
         assert!(t.summary.operations > 0);
@@ -88,11 +109,21 @@ mod tests {
     #[test]
     fn bad_file_keeps_loaded_traces() {
         let s = PageState::default()
-            .reduce(Action::Load { name: "demo".into(), bytes: crate::DEMO_TRACE.into() })
-            .reduce(Action::Load { name: "bad.json".into(), bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into() });
+            .reduce(Action::Load {
+                name: "demo".into(),
+                bytes: crate::DEMO_TRACE.into(),
+            })
+            .reduce(Action::Load {
+                name: "bad.json".into(),
+                bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into(),
+            });
         assert_eq!(s.traces.len(), 1);
         assert_eq!(s.errors.len(), 1);
         assert_eq!(s.errors[0].name, "bad.json");
-        assert!(s.errors[0].location.starts_with("line 1"), "{:?}", s.errors[0]);
+        assert!(
+            s.errors[0].location.starts_with("line 1"),
+            "{:?}",
+            s.errors[0]
+        );
     }
 }

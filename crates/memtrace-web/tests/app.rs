@@ -1,4 +1,5 @@
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 //! The page in a real browser: the demo summary renders on first visit.
 
 use std::time::Duration;
@@ -8,9 +9,14 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn root() -> web_sys::Element {
-    let doc = web_sys::window().and_then(|w| w.document()).expect("document");
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("document");
     let div = doc.create_element("div").expect("div");
-    doc.body().expect("body").append_child(&div).expect("append");
+    doc.body()
+        .expect("body")
+        .append_child(&div)
+        .expect("append");
     div
 }
 
@@ -28,9 +34,17 @@ async fn text_of(root: &web_sys::Element, selector: &str) -> Option<String> {
 async fn first_visit_renders_the_demo_summary() {
     let root = root();
     yew::Renderer::<memtrace_web::App>::with_root(root.clone()).render();
-    let name = text_of(&root, "#summary [data-field=\"name\"]").await.expect("summary rendered");
+    let name = text_of(&root, "#summary [data-field=\"name\"]")
+        .await
+        .expect("summary rendered");
     assert!(name.contains("demo"), "{name}");
-    let ops: usize = text_of(&root, "#summary [data-field=\"operations\"]").await.unwrap_or_default().parse().unwrap_or(0);
-    let expected = memtrace::summarize(memtrace_web::DEMO_TRACE).expect("demo").operations;
+    let ops: usize = text_of(&root, "#summary [data-field=\"operations\"]")
+        .await
+        .unwrap_or_default()
+        .parse()
+        .unwrap_or(0);
+    let expected = memtrace::summarize(memtrace_web::DEMO_TRACE)
+        .expect("demo")
+        .operations;
     assert_eq!(ops, expected);
 }

@@ -44,7 +44,12 @@ pub fn drop_zone(props: &Props) -> Html {
     let onchange = {
         let on_files = props.on_files.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+            else {
+                return;
+            };
             let files = files_of(input.files());
             input.set_value("");
             if !files.is_empty() {

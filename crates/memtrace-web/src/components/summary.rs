@@ -15,7 +15,12 @@ pub fn summary_card(props: &Props) -> Html {
     let row = |key: &'static str, label: &'static str, value: String| {
         html! { <tr><th>{label}</th><td data-field={key}>{value}</td></tr> }
     };
-    let by_type = s.annotations_by_type.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+    let by_type = s
+        .annotations_by_type
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     html! {
         <section id="summary" class="card">
             <h2 data-field="name">{ &props.name }</h2>

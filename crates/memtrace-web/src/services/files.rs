@@ -11,8 +11,14 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
             let file = gloo_file::File::from(file);
             let name = file.name();
             match gloo_file::futures::read_as_bytes(&file).await {
-                Ok(bytes) => emit(Action::Load { name, bytes: Rc::from(bytes) }),
-                Err(e) => emit(Action::ReadFailed { name, message: format!("the browser could not read the file: {e}") }),
+                Ok(bytes) => emit(Action::Load {
+                    name,
+                    bytes: Rc::from(bytes),
+                }),
+                Err(e) => emit(Action::ReadFailed {
+                    name,
+                    message: format!("the browser could not read the file: {e}"),
+                }),
             }
         }
     });
