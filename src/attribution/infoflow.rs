@@ -65,7 +65,7 @@ impl InfoFlow {
         t: &Trace,
         case: &FailureCase,
     ) -> Result<Attribution, AttributionError> {
-        let stage = self.stage(t, case)?;
+        let stage = Self::stage(t, case)?;
         let (evidence, from_start_points) = self.evidence(t, case, stage.query);
         let texts: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
         let key = Key::new(&case.golden_answers, &case.query, &texts);
@@ -74,29 +74,28 @@ impl InfoFlow {
             .iter()
             .map(|&e| t.var(e).full_node_id.clone())
             .collect();
-        let mut result =
-            |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| {
-                let mut evidence_path = ev_ids.clone();
-                evidence_path.extend(path.iter().map(|&v| t.var(v).full_node_id.clone()));
-                evidence_path.push(t.op(op).op_id.clone());
-                let error_type = role.error_type().unwrap_or(ErrorType::ResponseError);
-                let confidence = if from_start_points {
-                    confidence * 0.7
-                } else {
-                    confidence
-                };
-                Attribution {
-                    case_id: case.query_id.clone(),
-                    op_id: t.op(op).op_id.clone(),
-                    op_name: t.op(op).op_name.clone(),
-                    error_type,
-                    reason,
-                    evidence_path,
-                    confidence,
-                    cost: Cost::default(),
-                    method: "infoflow".into(),
-                }
+        let result = |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| {
+            let mut evidence_path = ev_ids.clone();
+            evidence_path.extend(path.iter().map(|&v| t.var(v).full_node_id.clone()));
+            evidence_path.push(t.op(op).op_id.clone());
+            let error_type = role.error_type().unwrap_or(ErrorType::ResponseError);
+            let confidence = if from_start_points {
+                confidence * 0.7
+            } else {
+                confidence
             };
+            Attribution {
+                case_id: case.query_id.clone(),
+                op_id: t.op(op).op_id.clone(),
+                op_name: t.op(op).op_name.clone(),
+                error_type,
+                reason,
+                evidence_path,
+                confidence,
+                cost: Cost::default(),
+                method: "infoflow".into(),
+            }
+        };
 
         // 1. The answer op had the information.
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
@@ -144,7 +143,7 @@ impl InfoFlow {
                 continue;
             };
             if carries(current) {
-                if let Some(del) = self.deleted_by_link(t, &stage, current) {
+                if let Some(del) = Self::deleted_by_link(t, &stage, current) {
                     let reason = format!(
                         "{} held the information but {} marked it deleted.",
                         t.var(current).full_node_id,
@@ -208,14 +207,14 @@ impl InfoFlow {
         }
 
         // 4. A non-memory descendant (an extracted fact) held it; nothing downstream did.
-        let carriers: Vec<VarIx> = lineage
+        let fact_carriers: Vec<VarIx> = lineage
             .iter()
             .copied()
             .filter(|v| !evidence.contains(v) && *v != stage.query && carries(*v))
             .collect();
-        let last_carriers = carriers.iter().copied().filter(|&c| {
+        let last_carriers = fact_carriers.iter().copied().filter(|&c| {
             let below = descendants(t, &[c]);
-            !below.iter().any(|d| *d != c && carriers.contains(d))
+            !below.iter().any(|d| *d != c && fact_carriers.contains(d))
         });
         let mut drops: Vec<(String, OpIx, VarIx)> = Vec::new();
         for c in last_carriers {
@@ -234,7 +233,7 @@ impl InfoFlow {
         {
             let role = match self.hints.hint(t.op(op)) {
                 Some(OpRole::Deletion) => OpRole::Deletion,
-                Some(OpRole::Extraction) if !self.writes_memory(t, &stage, op) => {
+                Some(OpRole::Extraction) if !Self::writes_memory(t, &stage, op) => {
                     OpRole::Extraction
                 }
                 _ => OpRole::Update,
@@ -268,7 +267,7 @@ impl InfoFlow {
     }
 
     /// Finds the query, the answer op, the retrieval op and the memory kinds of a case.
-    fn stage(&self, t: &Trace, case: &FailureCase) -> Result<Stage, AttributionError> {
+    fn stage(t: &Trace, case: &FailureCase) -> Result<Stage, AttributionError> {
         let unresolvable = |reason: &str| AttributionError::Unresolvable {
             case_id: case.query_id.clone(),
             reason: reason.to_owned(),
@@ -357,7 +356,7 @@ impl InfoFlow {
     }
 
     /// An op that read `v` and produced a deletion marker without writing a newer version.
-    fn deleted_by_link(&self, t: &Trace, stage: &Stage, v: VarIx) -> Option<OpIx> {
+    fn deleted_by_link(t: &Trace, stage: &Stage, v: VarIx) -> Option<OpIx> {
         t.flow.consumers[v.get()].iter().copied().find(|&o| {
             o != stage.answer_op
                 && Some(o) != stage.retrieval_op
@@ -375,7 +374,7 @@ impl InfoFlow {
         })
     }
 
-    fn writes_memory(&self, t: &Trace, stage: &Stage, op: OpIx) -> bool {
+    fn writes_memory(t: &Trace, stage: &Stage, op: OpIx) -> bool {
         t.flow
             .op_produced(op)
             .any(|v| stage.memory_kinds.contains(&t.var(v).category))
