@@ -3,6 +3,7 @@
 //! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM. Every method
 //! returns the same [`Attribution`], exported as MemTrace-compatible result records.
 
+pub mod eval;
 pub mod infoflow;
 pub mod roles;
 pub mod text;

@@ -1,5 +1,7 @@
 //! `memtrace`: the native command line. File I/O and printing live here; the work is the core's.
 
+mod attribute;
+mod eval;
 mod info;
 
 use std::process::ExitCode;
@@ -21,12 +23,18 @@ struct Cli {
 enum Command {
     /// Print a summary of each trace file: format, sessions, operations, variables, edges, failures.
     Info(info::Args),
+    /// Attribute each failed case of a trace to its earliest decisive faulty operation.
+    Attribute(attribute::Args),
+    /// Score a method against the annotations of MemTraceBench-format files.
+    Eval(eval::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::Attribute(args) => attribute::run(&args),
+        Command::Eval(args) => eval::run(&args),
     };
     match result {
         Ok(code) => code,
