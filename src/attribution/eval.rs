@@ -1,6 +1,7 @@
 //! Scoring attributions against annotations, in MemTrace's run-file shape (formats.md §5).
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -174,12 +175,14 @@ pub fn markdown(report: &Report) -> String {
         report.method
     );
     let mut line = |name: &str, t: &Tally| {
-        out.push_str(&format!(
-            "| {name} | {} | {:.1}% | {:.1}% |\n",
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {:.1}% | {:.1}% |",
             t.cases,
             100.0 * t.op_accuracy(),
             100.0 * t.type_accuracy()
-        ));
+        );
     };
     line("all", &report.overall);
     for (k, t) in &report.by_type {
@@ -188,9 +191,10 @@ pub fn markdown(report: &Report) -> String {
     for (k, t) in &report.by_file {
         line(k, t);
     }
-    out.push_str(&format!(
-        "\naverage per case: {:.0} input tokens, {:.0} output tokens, {:.1} LLM calls, {:.3} minutes\n",
+    let _ = writeln!(
+        out,
+        "\naverage per case: {:.0} input tokens, {:.0} output tokens, {:.1} LLM calls, {:.3} minutes",
         report.average_input_tokens, report.average_output_tokens, report.average_llm_calls, report.average_minutes
-    ));
+    );
     out
 }
