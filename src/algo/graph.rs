@@ -30,6 +30,8 @@ pub struct GraphIndex {
     op_count: usize,
     successors: Adjacency,
     predecessors: Adjacency,
+    /// Op node → its intermediate variables (produced and consumed inside the op).
+    intermediates: Adjacency,
     /// Node numbers in topological order.
     topo: Vec<u32>,
     /// Node number → position in `topo`.
@@ -101,9 +103,11 @@ impl GraphIndex {
             });
         }
         let mut forward: Vec<(u32, u32)> = Vec::with_capacity(trace.edges.len() + no);
+        let mut mids: Vec<(u32, u32)> = Vec::new();
         for o in 0..no {
             let on = (nv + o) as u32;
             forward.extend(f.op_inputs[o].iter().map(|v| (v.0, on)));
+            mids.extend(f.op_intermediates[o].iter().map(|v| (on, v.0)));
             forward.extend(
                 f.op_intermediates[o]
                     .iter()
@@ -115,6 +119,7 @@ impl GraphIndex {
         let n = nv + no;
         let successors = csr(&mut forward, n);
         let predecessors = csr(&mut backward, n);
+        let intermediates = csr(&mut mids, n);
         let topo = topo_order(trace, &successors, &predecessors)?;
         let mut rank = vec![0u32; n];
         for (pos, &node) in topo.iter().enumerate() {
@@ -125,6 +130,7 @@ impl GraphIndex {
             op_count: no,
             successors,
             predecessors,
+            intermediates,
             topo,
             rank,
         })
@@ -234,12 +240,13 @@ impl GraphIndex {
     }
 
     /// Every node reachable from `from` against the edges (what `from` depends on), without
-    /// `from` itself, in topological order.
+    /// `from` itself, in topological order. The intermediates of every op reached are included:
+    /// the op's outputs were computed through them.
     ///
     /// # Complexity
     /// O(V' + E') for the V' nodes and E' edges reached, plus O(V' log V') to order them.
     pub fn ancestors(&self, from: NodeRef) -> Vec<NodeRef> {
-        let reached = self.reach(&self.predecessors, &[from]);
+        let reached = self.reach(&self.predecessors, &[from], true);
         reached
             .into_iter()
             .filter(|&n| n != self.node(from))
@@ -253,7 +260,7 @@ impl GraphIndex {
     /// # Complexity
     /// As [`GraphIndex::ancestors`].
     pub fn descendants(&self, from: NodeRef) -> Vec<NodeRef> {
-        let reached = self.reach(&self.successors, &[from]);
+        let reached = self.reach(&self.successors, &[from], false);
         reached
             .into_iter()
             .filter(|&n| n != self.node(from))
@@ -261,7 +268,8 @@ impl GraphIndex {
             .collect()
     }
 
-    /// Node numbers reachable in `adj` from any of `seeds` (seeds included), in topological order.
+    /// Node numbers reachable in `adj` from any of `seeds` (seeds included), in topological order;
+    /// with `with_intermediates`, each reached op's intermediates too (not expanded further).
     ///
     /// Depth-first with an explicit stack and a visited bitmap. The result is ordered by
     /// sorting the reached ranks when few nodes are reached, or by one scan of the topological
@@ -269,7 +277,12 @@ impl GraphIndex {
     ///
     /// # Complexity
     /// O(V' + E' + min(V' log V', V)) time, O(V) memory for the bitmap.
-    pub(crate) fn reach(&self, adj: &Adjacency, seeds: &[NodeRef]) -> Vec<u32> {
+    pub(crate) fn reach(
+        &self,
+        adj: &Adjacency,
+        seeds: &[NodeRef],
+        with_intermediates: bool,
+    ) -> Vec<u32> {
         let n = self.node_count();
         let mut seen = vec![false; n];
         let mut stack: Vec<u32> = Vec::new();
@@ -284,8 +297,18 @@ impl GraphIndex {
             }
         }
         let rows = adj.node_count() as u32;
+        let mid_rows = self.intermediates.node_count() as u32;
         while let Some(x) = stack.pop() {
             reached.push(x);
+            if with_intermediates && x < mid_rows {
+                for &m in self.intermediates.neighbors_slice(x) {
+                    let slot = &mut seen[m as usize];
+                    if !*slot {
+                        *slot = true;
+                        reached.push(m);
+                    }
+                }
+            }
             if x >= rows {
                 continue;
             }

@@ -43,7 +43,8 @@ impl Slice {
     }
 }
 
-/// Returns the backward slice of `seeds`: every node that any seed depends on, seeds included.
+/// Returns the backward slice of `seeds`: every node that any seed depends on, seeds included,
+/// with the intermediates of every op in it (the op computed its outputs through them).
 ///
 /// # Complexity
 /// O(V' + E' + min(V' log V', V)) for the V' nodes and E' edges of the slice.
@@ -57,7 +58,7 @@ impl Slice {
 /// # Ok::<(), memtrace::algo::AlgoError>(())
 /// ```
 pub fn backward_slice(g: &GraphIndex, seeds: &[NodeRef]) -> Slice {
-    Slice::from_nodes(g, g.reach(g.predecessor_graph(), seeds))
+    Slice::from_nodes(g, g.reach(g.predecessor_graph(), seeds, true))
 }
 
 /// Returns the forward impact set of `seeds`: every node that depends on a seed, seeds included.
@@ -65,7 +66,7 @@ pub fn backward_slice(g: &GraphIndex, seeds: &[NodeRef]) -> Slice {
 /// # Complexity
 /// As [`backward_slice`].
 pub fn forward_impact(g: &GraphIndex, seeds: &[NodeRef]) -> Slice {
-    Slice::from_nodes(g, g.reach(g.successor_graph(), seeds))
+    Slice::from_nodes(g, g.reach(g.successor_graph(), seeds, false))
 }
 
 /// Returns the backward slice of a failed answer: seeded by the prediction variable, or else by
