@@ -239,100 +239,170 @@ impl GraphIndex {
         self.rank.get(self.node(r) as usize).map(|&x| x as usize)
     }
 
-    /// Every node reachable from `from` against the edges (what `from` depends on), without
-    /// `from` itself, in topological order. The intermediates of every op reached are included:
-    /// the op's outputs were computed through them.
+    /// Every node `from` depends on, without `from` itself, in topological order (the backward
+    /// slice of `from`; see [`GraphIndex::reach`] for re-emitted versions and intermediates).
     ///
     /// # Complexity
-    /// O(V' + E') for the V' nodes and E' edges reached, plus O(V' log V') to order them.
+    /// O(V' + E' + min(V' log V', V)) for the V' nodes and E' edges reached.
     pub fn ancestors(&self, from: NodeRef) -> Vec<NodeRef> {
-        let reached = self.reach(&self.predecessors, &[from], true);
+        let me = self.node(from);
+        let reached = self.reach(&[from], Direction::Backward);
         reached
             .into_iter()
-            .filter(|&n| n != self.node(from))
+            .filter(|&n| n != me)
             .map(|n| self.node_ref(n))
             .collect()
     }
 
-    /// Every node reachable from `from` along the edges (what depends on `from`), without
-    /// `from` itself, in topological order.
+    /// Every node that depends on `from`, without `from` itself, in topological order (the
+    /// forward impact of `from`).
     ///
     /// # Complexity
     /// As [`GraphIndex::ancestors`].
     pub fn descendants(&self, from: NodeRef) -> Vec<NodeRef> {
-        let reached = self.reach(&self.successors, &[from], false);
+        let me = self.node(from);
+        let reached = self.reach(&[from], Direction::Forward);
         reached
             .into_iter()
-            .filter(|&n| n != self.node(from))
+            .filter(|&n| n != me)
             .map(|n| self.node_ref(n))
             .collect()
     }
 
-    /// Node numbers reachable in `adj` from any of `seeds` (seeds included), in topological order;
-    /// with `with_intermediates`, each reached op's intermediates too (not expanded further).
+    /// The op that defined variable node `v`: its first producer in topological order. Other
+    /// producers *re-emit* an existing version (a retrieval links the query to the units it
+    /// found; two answers with the same text share one content-hash node).
+    fn defining_producer(&self, v: u32) -> Option<u32> {
+        neighbours(&self.predecessors, v)
+            .iter()
+            .copied()
+            .min_by_key(|&o| self.rank[o as usize])
+    }
+
+    /// Node numbers reachable from `seeds` (seeds included), in topological order.
     ///
-    /// Depth-first with an explicit stack and a visited bitmap. The result is ordered by
+    /// Backward, a variable leads to its defining producer only; an op that re-emits a reached
+    /// variable joins afterwards when all its inputs are reached (the retrieval of the same
+    /// question does, another question's retrieval does not), and every reached op brings its
+    /// intermediates (its outputs were computed through them). Forward, a variable reached
+    /// through a re-emitting op is included but not followed (its value did not change).
+    ///
+    /// Depth-first with an explicit stack and a state byte per node. The result is ordered by
     /// sorting the reached ranks when few nodes are reached, or by one scan of the topological
     /// order when many are, whichever is cheaper.
     ///
     /// # Complexity
-    /// O(V' + E' + min(V' log V', V)) time, O(V) memory for the bitmap.
-    pub(crate) fn reach(
-        &self,
-        adj: &Adjacency,
-        seeds: &[NodeRef],
-        with_intermediates: bool,
-    ) -> Vec<u32> {
+    /// O(V' + E' + min(V' log V', V)) time, O(V) memory for the states.
+    pub(crate) fn reach(&self, seeds: &[NodeRef], dir: Direction) -> Vec<u32> {
         let n = self.node_count();
-        let mut seen = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
-        let mut reached: Vec<u32> = Vec::new();
+        let mut w = Walk {
+            state: vec![0; n],
+            reached: Vec::new(),
+            stack: Vec::new(),
+        };
         for &s in seeds {
             let s = self.node(s);
-            if let Some(slot) = seen.get_mut(s as usize) {
-                if !*slot {
-                    *slot = true;
-                    stack.push(s);
-                }
+            if (s as usize) < n {
+                w.visit(s, true);
             }
         }
-        let rows = adj.node_count() as u32;
-        let mid_rows = self.intermediates.node_count() as u32;
-        while let Some(x) = stack.pop() {
-            reached.push(x);
-            if with_intermediates && x < mid_rows {
-                for &m in self.intermediates.neighbors_slice(x) {
-                    let slot = &mut seen[m as usize];
-                    if !*slot {
-                        *slot = true;
-                        reached.push(m);
+        let nv = self.var_count as u32;
+        let mut pending: Vec<u32> = Vec::new();
+        while let Some(x) = w.stack.pop() {
+            match (dir, x < nv) {
+                (Direction::Backward, false) => {
+                    for &m in neighbours(&self.intermediates, x) {
+                        w.visit(m, false);
+                    }
+                    for &p in neighbours(&self.predecessors, x) {
+                        w.visit(p, true);
+                    }
+                }
+                (Direction::Backward, true) => {
+                    let producers = neighbours(&self.predecessors, x);
+                    if let [only] = producers {
+                        w.visit(*only, true);
+                    } else if let Some(d) = self.defining_producer(x) {
+                        w.visit(d, true);
+                        pending.extend(producers.iter().filter(|&&p| p != d));
+                    }
+                }
+                (Direction::Forward, true) => {
+                    for &o in neighbours(&self.successors, x) {
+                        w.visit(o, true);
+                    }
+                }
+                (Direction::Forward, false) => {
+                    for &v in neighbours(&self.successors, x) {
+                        w.visit(v, self.defining_producer(v) == Some(x));
                     }
                 }
             }
-            if x >= rows {
-                continue;
-            }
-            for &y in adj.neighbors_slice(x) {
-                let slot = &mut seen[y as usize];
-                if !*slot {
-                    *slot = true;
-                    stack.push(y);
+        }
+        for p in pending {
+            let inputs = neighbours(&self.predecessors, p);
+            if w.state[p as usize] == 0
+                && !inputs.is_empty()
+                && inputs.iter().all(|&i| w.state[i as usize] > 0)
+            {
+                w.visit(p, false);
+                for &m in neighbours(&self.intermediates, p) {
+                    w.visit(m, false);
                 }
             }
         }
-        let k = reached.len();
+        let k = w.reached.len();
         let log_k = (usize::BITS - k.leading_zeros()) as usize;
         if k.saturating_mul(log_k) < n {
-            let mut ranked: Vec<u32> = reached.iter().map(|&x| self.rank[x as usize]).collect();
+            let mut ranked: Vec<u32> = w.reached.iter().map(|&x| self.rank[x as usize]).collect();
             ranked.sort_unstable();
             ranked.into_iter().map(|r| self.topo[r as usize]).collect()
         } else {
             self.topo
                 .iter()
                 .copied()
-                .filter(|&x| seen[x as usize])
+                .filter(|&x| w.state[x as usize] > 0)
                 .collect()
         }
+    }
+}
+
+/// Which way [`GraphIndex::reach`] walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// Against the edges: what a node depends on.
+    Backward,
+    /// Along the edges: what depends on a node.
+    Forward,
+}
+
+/// The state of one reachability walk: 0 = not reached, 1 = reached, 2 = reached and followed.
+struct Walk {
+    state: Vec<u8>,
+    reached: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl Walk {
+    fn visit(&mut self, x: u32, follow: bool) {
+        let s = &mut self.state[x as usize];
+        if *s == 0 {
+            self.reached.push(x);
+            *s = 1;
+        }
+        if follow && *s == 1 {
+            *s = 2;
+            self.stack.push(x);
+        }
+    }
+}
+
+/// The neighbours of node `x` in `adj` (none for a node past its rows).
+fn neighbours(adj: &Adjacency, x: u32) -> &[u32] {
+    if (x as usize) < adj.node_count() {
+        adj.neighbors_slice(x)
+    } else {
+        &[]
     }
 }
 

@@ -252,3 +252,33 @@ pub fn marker_deletion() -> Trace {
     );
     b.build()
 }
+
+/// smartcomment-style retrieval: each retrieval op links its query to the existing unit it
+/// found (re-emitting `u@1`); two questions retrieve the same unit.
+pub fn shared_retrieval() -> Trace {
+    let mut b = TraceBuilder::new();
+    b.var("msg", 1, "message", "'I like tea'");
+    b.var("u", 1, "memory_entry", "'likes tea'");
+    b.op("op-make", "add", "update", &["msg@1"], &[], &["u@1"]);
+    for q in ["a", "b"] {
+        let query = b.var(&format!("q{q}"), 1, "query", "'what drink?'");
+        b.op(
+            &format!("op-r{q}"),
+            "search",
+            "retrieval",
+            &[&*query],
+            &[],
+            &["u@1"],
+        );
+        let pred = b.var(&format!("p{q}"), 1, "prediction", "'tea'");
+        b.op(
+            &format!("op-ans{q}"),
+            "answer",
+            "evaluation",
+            &[&*query, "u@1"],
+            &[],
+            &[&*pred],
+        );
+    }
+    b.build()
+}

@@ -30,6 +30,7 @@ macro_rules! algo_checks {
             slices_of_a_diamond,
             failure_slice_stays_in_its_session,
             forward_impact_follows_versions,
+            re_emitted_versions_do_not_mix_questions,
             disconnected_sessions_do_not_leak,
             lifeline_with_update_and_tombstone,
             lifeline_deletion_by_value_or_marker,
@@ -224,6 +225,33 @@ pub fn forward_impact_follows_versions() {
                 "memory-unit-1@3"
             ]),
             strs(&["op-d1", "op-e1", "op-u1", "op-u2"])
+        )
+    );
+}
+
+pub fn re_emitted_versions_do_not_mix_questions() {
+    let t = graphs::shared_retrieval();
+    let g = GraphIndex::build(&t).unwrap();
+    assert_topological(&t, &g);
+    let s = backward_slice(&g, &[var(&t, "pa@1")]);
+    assert_eq!(
+        slice_ids(&t, &s),
+        (
+            strs(&["msg@1", "pa@1", "qa@1", "u@1"]),
+            strs(&["op-ansa", "op-make", "op-ra"])
+        )
+    );
+    let f = forward_impact(&g, &[var(&t, "qa@1")]);
+    assert_eq!(
+        slice_ids(&t, &f),
+        (strs(&["pa@1", "qa@1", "u@1"]), strs(&["op-ansa", "op-ra"]))
+    );
+    let f = forward_impact(&g, &[var(&t, "msg@1")]);
+    assert_eq!(
+        slice_ids(&t, &f),
+        (
+            strs(&["msg@1", "pa@1", "pb@1", "u@1"]),
+            strs(&["op-ansa", "op-ansb", "op-make"])
         )
     );
 }
