@@ -1,6 +1,8 @@
 //! `memtrace`: the native command line. File I/O and printing live here; the work is the core's.
 
 mod info;
+mod search;
+mod start_points;
 
 use std::process::ExitCode;
 
@@ -17,12 +19,18 @@ struct Cli {
 enum Command {
     /// Print a summary of each trace file: format, sessions, operations, variables, edges, failures.
     Info(info::Args),
+    /// Search variable values: BM25 ranking, or every regex match; hits with ids and snippets.
+    Search(search::Args),
+    /// Rank start messages for each failed case and measure recall@k against the gold evidence.
+    StartPoints(start_points::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::Search(args) => search::run(&args),
+        Command::StartPoints(args) => start_points::run(&args),
     };
     match result {
         Ok(code) => code,
