@@ -3,6 +3,8 @@
 mod attribute;
 mod eval;
 mod info;
+mod search;
+mod start_points;
 
 use std::process::ExitCode;
 
@@ -27,6 +29,10 @@ enum Command {
     Attribute(attribute::Args),
     /// Score a method against the annotations of MemTraceBench-format files.
     Eval(eval::Args),
+    /// Search variable values: BM25 ranking, or every regex match; hits with ids and snippets.
+    Search(search::Args),
+    /// Rank start messages for each failed case and measure recall@k against the gold evidence.
+    StartPoints(start_points::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +41,8 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Attribute(args) => attribute::run(&args),
         Command::Eval(args) => eval::run(&args),
+        Command::Search(args) => search::run(&args),
+        Command::StartPoints(args) => start_points::run(&args),
     };
     match result {
         Ok(code) => code,
