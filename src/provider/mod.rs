@@ -1,8 +1,38 @@
 //! Talking to LLMs, sans-IO: one internal chat model ([`ChatRequest`] / [`ChatResponse`]) that
 //! every caller in the core uses through the [`Llm`] trait. HTTP providers build requests and
-//! parse responses here; the bytes travel through a `Transport` supplied by the CLI or the page.
+//! parse responses here; the bytes travel through a [`Transport`] supplied by the CLI or the page.
+//!
+//! - [`openai`], [`anthropic`], [`embeddings`]: request builders and reply parsers per API shape;
+//! - [`client::HttpLlm`]: an [`Llm`] over a [`Transport`] with retries ([`retry`]), timeouts,
+//!   cancellation ([`CancelToken`]) and usage counting ([`cost`]);
+//! - [`batch`]: bounded concurrency; [`tools`]: the tool-calling loop that answers malformed
+//!   calls with an error message to the model; [`scripted`]: an in-process scripted provider.
 
 use serde::{Deserialize, Serialize};
+
+pub mod anthropic;
+pub mod batch;
+pub mod client;
+pub mod config;
+pub mod cost;
+pub mod embeddings;
+pub mod http;
+pub mod openai;
+pub mod retry;
+pub mod scripted;
+pub mod tools;
+
+pub use batch::{chat_batch, run_bounded};
+pub use client::{CallStats, HttpLlm};
+pub use config::{ApiKey, ApiKind, ProviderConfig};
+pub use cost::{Price, PriceTable, UsageLedger};
+pub use embeddings::Embeddings;
+pub use http::{
+    CancelToken, HttpRequest, HttpResponse, RecordingSleep, Sleep, Transport, TransportError,
+};
+pub use retry::RetryPolicy;
+pub use scripted::{Script, ScriptedLlm};
+pub use tools::{check_tool_call, run_tool_loop, ToolLoop};
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,12 +69,22 @@ pub struct ChatMessage {
 impl ChatMessage {
     /// A message with text only.
     pub fn text(role: ChatRole, content: impl Into<String>) -> Self {
-        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
     }
 
     /// The result of a tool call, sent back to the model.
     pub fn tool_result(call_id: impl Into<String>, content: impl Into<String>) -> Self {
-        Self { role: ChatRole::Tool, content: content.into(), tool_calls: Vec::new(), tool_call_id: Some(call_id.into()) }
+        Self {
+            role: ChatRole::Tool,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call_id.into()),
+        }
     }
 }
 
@@ -105,9 +145,13 @@ pub struct ChatResponse {
 /// Why a chat call failed, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum ProviderError {
-    #[error("the provider rejected the API key (HTTP 401). Check the key in the provider settings.")]
+    #[error(
+        "the provider rejected the API key (HTTP 401). Check the key in the provider settings."
+    )]
     Unauthorized,
-    #[error("model or endpoint not found (HTTP 404) at {url}. Check the base URL and the model name.")]
+    #[error(
+        "model or endpoint not found (HTTP 404) at {url}. Check the base URL and the model name."
+    )]
     NotFound { url: String },
     #[error("rate limited (HTTP 429) and retries ran out")]
     RateLimited,
@@ -121,6 +165,15 @@ pub enum ProviderError {
     Cancelled,
     #[error("could not read the provider's reply: {0}")]
     BadResponse(String),
+    /// The browser could not fetch: the server is down or refuses cross-origin requests.
+    #[error(
+        "could not reach {url} from this page: the server is down or does not allow \
+             cross-origin requests. {hint}"
+    )]
+    Blocked { url: String, hint: String },
+    /// The provider settings are unusable (base URL, model).
+    #[error("provider settings: {0}")]
+    Config(String),
 }
 
 /// Anything that answers chat requests: an HTTP provider, the simulated provider, a script.
