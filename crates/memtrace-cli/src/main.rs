@@ -17,12 +17,16 @@ struct Cli {
 enum Command {
     /// Print a summary of each trace file: format, sessions, operations, variables, edges, failures.
     Info(info::Args),
+    /// Send one chat request with the LLM options (checks provider settings; used by tests).
+    #[command(hide = true)]
+    LlmPing(memtrace_cli::llm::PingArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
