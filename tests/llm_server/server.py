@@ -18,8 +18,9 @@ Endpoints (any prefix before them is accepted, so a base URL like http://127.0.0
 Scripts: the model name "script:NAME" plays scripts/NAME.json (the format of memtrace's
 ScriptedLlm: steps matched by "index" and/or "match_last", first unused match answers, else
 "echo: <last text>"). Any other model echoes; the model "missing" answers 404.
-Per-path faults: a path containing /_fault/KIND/ (KIND = 401, 404, 429, 500, slow, reset, malformed)
-always gets that fault, e.g. base URL http://127.0.0.1:8765/_fault/401/v1.
+Per-path faults: a path containing /_fault/KIND/ (KIND = 401, 404, 429, 500, slow, reset, malformed,
+echo_key = a 400 whose message quotes the credential headers, redirect = a 307 to the control
+setting "redirect_to") always gets that fault, e.g. base URL http://127.0.0.1:8765/_fault/401/v1.
 """
 
 import argparse
@@ -33,7 +34,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAULT_KINDS = ("401", "404", "429", "500", "slow", "reset", "malformed")
+FAULT_KINDS = ("401", "404", "429", "500", "slow", "reset", "malformed", "echo_key", "redirect")
 
 
 class State:
@@ -52,6 +53,7 @@ class State:
         self.retry_after_s = 1
         self.slow_ms = 3000
         self.rng = random.Random(0)
+        self.redirect_to = "http://127.0.0.1:9"
 
     def load_script(self, name):
         safe = os.path.basename(name)
@@ -230,6 +232,7 @@ class Handler(BaseHTTPRequestHandler):
                 st.retry_after_s = body.get("retry_after_s", 1)
                 st.slow_ms = int(body.get("slow_ms", 3000))
                 st.rng = random.Random(body.get("seed", 0))
+                st.redirect_to = body.get("redirect_to", st.redirect_to)
             return self._send(200, {"ok": True})
 
         if self.path.endswith("/chat/completions"):
@@ -273,6 +276,12 @@ class Handler(BaseHTTPRequestHandler):
             return
         if fault == "slow":
             time.sleep(slow_ms / 1000.0)
+        if fault == "echo_key":
+            quoted = "%s / %s" % (self.headers.get("authorization"), self.headers.get("x-api-key"))
+            return finish(400, error_body(shape, 400, "bad request with credentials " + quoted))
+        if fault == "redirect":
+            target = st.redirect_to + self.path.replace("/_fault/redirect", "", 1)
+            return finish(307, error_body(shape, 307, "moved"), [("location", target)])
         if fault == "401":
             return finish(401, error_body(shape, 401, "invalid x-api-key / bearer token"))
         if fault == "404":

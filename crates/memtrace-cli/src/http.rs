@@ -22,7 +22,9 @@ impl Default for NativeTransport {
             .max_redirects(0)
             .user_agent(concat!("memtrace/", env!("CARGO_PKG_VERSION")))
             .build();
-        Self { agent: config.into() }
+        Self {
+            agent: config.into(),
+        }
     }
 }
 
@@ -35,37 +37,62 @@ impl NativeTransport {
     pub fn send_blocking(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError> {
         let timeout = Some(Duration::from_millis(req.timeout_ms.max(1)));
         let result = if req.method.eq_ignore_ascii_case("GET") {
-            let mut b = self.agent.get(&req.url).config().timeout_global(timeout).build();
+            let mut b = self
+                .agent
+                .get(&req.url)
+                .config()
+                .timeout_global(timeout)
+                .build();
             for (k, v) in &req.headers {
                 b = b.header(k.as_str(), v.as_str());
             }
             b.call()
         } else {
-            let mut b = self.agent.post(&req.url).config().timeout_global(timeout).build();
+            let mut b = self
+                .agent
+                .post(&req.url)
+                .config()
+                .timeout_global(timeout)
+                .build();
             for (k, v) in &req.headers {
                 b = b.header(k.as_str(), v.as_str());
             }
             b.send(req.body.as_bytes())
         };
         let mut resp = result.map_err(|e| match e {
-            ureq::Error::Timeout(_) => TransportError::Timeout { after_ms: req.timeout_ms },
+            ureq::Error::Timeout(_) => TransportError::Timeout {
+                after_ms: req.timeout_ms,
+            },
             other => TransportError::Network(format!("{} ({other})", req.url)),
         })?;
         let status = resp.status().as_u16();
         let headers = resp
             .headers()
             .iter()
-            .map(|(k, v)| (k.as_str().to_ascii_lowercase(), v.to_str().unwrap_or("").to_owned()))
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    v.to_str().unwrap_or("").to_owned(),
+                )
+            })
             .collect();
         let mut body = String::new();
         resp.body_mut()
             .as_reader()
             .read_to_string(&mut body)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::TimedOut => TransportError::Timeout { after_ms: req.timeout_ms },
-                _ => TransportError::Network(format!("{}: reading the reply failed ({e})", req.url)),
+                std::io::ErrorKind::TimedOut => TransportError::Timeout {
+                    after_ms: req.timeout_ms,
+                },
+                _ => {
+                    TransportError::Network(format!("{}: reading the reply failed ({e})", req.url))
+                }
             })?;
-        Ok(HttpResponse { status, headers, body })
+        Ok(HttpResponse {
+            status,
+            headers,
+            body,
+        })
     }
 }
 
@@ -78,7 +105,11 @@ impl Transport for NativeTransport {
         thread::spawn(move || {
             let _ = tx.send(me.send_blocking(&req));
         });
-        rx.await.unwrap_or_else(|_| Err(TransportError::Network("the HTTP worker thread died".into())))
+        rx.await.unwrap_or_else(|_| {
+            Err(TransportError::Network(
+                "the HTTP worker thread died".into(),
+            ))
+        })
     }
 }
 

@@ -21,7 +21,7 @@ pub const KEY_ENV: &str = "MEMTRACE_API_KEY";
 /// Which provider answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProviderChoice {
-    /// OpenAI Chat Completions and every compatible server (Gemini, `OpenRouter`, Groq, Ollama, …).
+    /// `OpenAI` Chat Completions and every compatible server (Gemini, `OpenRouter`, Groq, Ollama).
     Openai,
     /// Anthropic Messages.
     Anthropic,
@@ -71,7 +71,10 @@ impl ProviderArgs {
             ProviderChoice::Anthropic => (ApiKind::Anthropic, "claude-3-5-haiku-latest"),
             ProviderChoice::Simulated => return Ok(None),
         };
-        let model = self.model.clone().unwrap_or_else(|| default_model.to_owned());
+        let model = self
+            .model
+            .clone()
+            .unwrap_or_else(|| default_model.to_owned());
         let mut cfg = ProviderConfig::new(api, model, api_key);
         if let Some(url) = &self.base_url {
             cfg.base_url.clone_from(url);
@@ -79,7 +82,8 @@ impl ProviderArgs {
         cfg.timeout_ms = self.timeout_ms;
         cfg.retry.max_retries = self.max_retries;
         cfg.retry.base_delay_ms = self.retry_base_ms;
-        cfg.validate().map_err(|e| anyhow::anyhow!("{e} (see --base-url / --model)"))?;
+        cfg.validate()
+            .map_err(|e| anyhow::anyhow!("{e} (see --base-url / --model)"))?;
         Ok(Some(cfg))
     }
 
@@ -88,7 +92,10 @@ impl ProviderArgs {
     /// # Errors
     /// As [`config`](Self::config).
     pub fn build(&self) -> anyhow::Result<CliLlm> {
-        let key = std::env::var(KEY_ENV).ok().filter(|k| !k.trim().is_empty()).map(ApiKey::new);
+        let key = std::env::var(KEY_ENV)
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+            .map(ApiKey::new);
         match self.config(key)? {
             None => Ok(CliLlm::Simulated(ScriptedLlm::new(Script::default()))),
             Some(cfg) => Ok(CliLlm::Http(
@@ -103,7 +110,9 @@ impl ProviderArgs {
     /// # Errors
     /// When the file cannot be read or is not a price table.
     pub fn price_table(&self) -> anyhow::Result<PriceTable> {
-        let Some(path) = &self.prices else { return Ok(PriceTable::builtin()) };
+        let Some(path) = &self.prices else {
+            return Ok(PriceTable::builtin());
+        };
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading the price table {}", path.display()))?;
         PriceTable::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
@@ -160,8 +169,11 @@ pub fn ping(args: &PingArgs) -> anyhow::Result<()> {
     let prices = args.provider.price_table()?;
     let requests: Vec<ChatRequest> = (0..args.count.max(1))
         .map(|i| {
-            let text =
-                if args.count > 1 { format!("{} #{i}", args.prompt) } else { args.prompt.clone() };
+            let text = if args.count > 1 {
+                format!("{} #{i}", args.prompt)
+            } else {
+                args.prompt.clone()
+            };
             ChatRequest {
                 messages: vec![ChatMessage::text(ChatRole::User, text)],
                 purpose: "ping".to_owned(),
@@ -169,7 +181,8 @@ pub fn ping(args: &PingArgs) -> anyhow::Result<()> {
             }
         })
         .collect();
-    let replies = futures_executor::block_on(chat_batch(&llm, &requests, args.provider.concurrency));
+    let replies =
+        futures_executor::block_on(chat_batch(&llm, &requests, args.provider.concurrency));
     let stats = llm.stats();
     let (cost_usd, unpriced) = stats.usage.cost_usd(&prices);
     let total = stats.usage.total();
