@@ -11,6 +11,9 @@ use super::http::{CancelToken, HttpRequest, HttpResponse, Sleep, Transport, Tran
 use super::retry::{is_retryable_status, retry_after_ms, SplitMix64};
 use super::{anthropic, openai, ChatRequest, ChatResponse, Llm, ProviderError};
 
+/// Retries of a fetch the browser refused (see [`TransportError::Blocked`]).
+pub const BLOCKED_RETRIES: u32 = 2;
+
 /// What a provider has done so far.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CallStats {
@@ -132,7 +135,12 @@ impl<T: Transport, S: Sleep> HttpLlm<T, S> {
                     (ProviderError::Timeout { after_ms }, None)
                 }
                 Err(TransportError::Network(m)) => (ProviderError::Network(self.redact(&m)), None),
-                Err(TransportError::Blocked(m)) => return Err(self.blocked(&m)),
+                // A browser reports a dropped connection and a CORS refusal alike: retry a
+                // little, then say which setting to change.
+                Err(TransportError::Blocked(m)) if retry >= BLOCKED_RETRIES => {
+                    return Err(self.blocked(&m));
+                }
+                Err(TransportError::Blocked(m)) => (self.blocked(&m), None),
                 Err(TransportError::Cancelled) => return Err(ProviderError::Cancelled),
             };
             if retry >= self.cfg.retry.max_retries {

@@ -157,16 +157,15 @@ fn timeouts_and_network_errors_are_retried() {
 fn blocked_fetch_names_the_setting_to_change() {
     let mut c = cfg(ApiKind::OpenAi);
     c.base_url = "http://localhost:11434/v1".into();
-    let fake = Fake::queued(vec![Err(TransportError::Blocked(
-        "TypeError: Failed to fetch".into(),
-    ))]);
+    let blocked = || Err(TransportError::Blocked("TypeError: Failed to fetch".into()));
+    let fake = Fake::queued(vec![blocked(), blocked(), blocked(), blocked()]);
     let llm = HttpLlm::new(c, fake, RecordingSleep::default()).unwrap();
     let shown = run(llm.chat(&user("a"))).unwrap_err().to_string();
     assert!(
         shown.contains("OLLAMA_ORIGINS") && shown.contains("cross-origin"),
         "{shown}"
     );
-    assert_eq!(llm.stats().retries, 0);
+    assert_eq!(llm.stats().retries, u64::from(BLOCKED_RETRIES));
     assert!(cors_hint("http://127.0.0.1:1234/v1").contains("Enable CORS"));
 }
 

@@ -15,7 +15,8 @@ Endpoints (any prefix before them is accepted, so a base URL like http://127.0.0
   GET  /_log                  every request: seq, method, path, headers, body, fault, status, t_ms
   GET  /_health               {"ok": true}
 
-Scripts: the model name "script:NAME" plays scripts/NAME.json (the format of memtrace's
+Scripts: the model name "script:NAME" (or "script:NAME@RUN": each RUN keeps its own position, so
+runs sharing one server do not disturb each other) plays scripts/NAME.json (the format of memtrace's
 ScriptedLlm: steps matched by "index" and/or "match_last", first unused match answers, else
 "echo: <last text>"). Any other model echoes; the model "missing" answers 404.
 Per-path faults: a path containing /_fault/KIND/ (KIND = 401, 404, 429, 500, slow, reset, malformed,
@@ -94,12 +95,12 @@ def all_text(body, shape):
     return " ".join(parts)
 
 
-def pick_reply(state, script_name, shape, last):
+def pick_reply(state, script_name, model, shape, last):
     """The scripted reply {text, tool_calls} for this call, like memtrace's ScriptedLlm."""
     script = {"steps": []}
     if script_name:
         script = state.load_script(script_name)
-    key = (script_name, shape)
+    key = (model, shape)
     with state.lock:
         n = state.calls.get(key, 0)
         state.calls[key] = n + 1
@@ -309,9 +310,9 @@ class Handler(BaseHTTPRequestHandler):
 
         messages = body.get("messages") or [{}]
         last = text_of(messages[-1].get("content"))
-        script = model[len("script:"):] if model.startswith("script:") else None
+        script = model[len("script:"):].split("@")[0] if model.startswith("script:") else None
         try:
-            reply = pick_reply(st, script, shape, last)
+            reply = pick_reply(st, script, model, shape, last)
         except OSError as e:
             return finish(404, error_body(shape, 404, "no script for model %s: %s" % (model, e)))
         if reply is None:

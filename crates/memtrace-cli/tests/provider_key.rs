@@ -33,21 +33,7 @@ fn ask(text: &str) -> ChatRequest {
 fn assert_key_only_in_credential_header(log: &[Value], api: ApiKind) {
     assert!(!log.is_empty());
     for rec in log {
-        let mut rec = rec.clone();
-        let headers = rec["headers"].as_object_mut().unwrap();
-        let credential = match api {
-            ApiKind::OpenAi => headers.remove("authorization"),
-            ApiKind::Anthropic => headers.remove("x-api-key"),
-        };
-        let credential = credential
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        assert!(
-            credential.ends_with(KEY),
-            "credential header missing in {rec}"
-        );
-        let rest = rec.to_string();
-        assert!(!rest.contains(KEY), "key outside its header: {rest}");
+        common::conversation::check_headers_and_key(rec, api, KEY);
     }
 }
 

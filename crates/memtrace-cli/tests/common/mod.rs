@@ -3,6 +3,8 @@
 #![allow(dead_code)] // each test file uses a part
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail by panicking
 
+pub mod conversation;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
