@@ -17,7 +17,9 @@ pub struct FetchTransport {
 impl FetchTransport {
     /// A transport whose requests abort when `controller` aborts (the page's Stop button).
     pub fn with_cancel(controller: &AbortController) -> Self {
-        Self { cancel: Some(controller.signal()) }
+        Self {
+            cancel: Some(controller.signal()),
+        }
     }
 
     fn signal(&self, timeout_ms: u64) -> AbortSignal {
@@ -37,18 +39,24 @@ impl FetchTransport {
 /// (server down, or CORS refused; the page cannot tell which).
 fn fetch_error(e: &gloo_net::Error, timeout_ms: u64) -> TransportError {
     match e {
-        gloo_net::Error::JsError(js) if js.name == "TimeoutError" => {
-            TransportError::Timeout { after_ms: timeout_ms }
-        }
+        gloo_net::Error::JsError(js) if js.name == "TimeoutError" => TransportError::Timeout {
+            after_ms: timeout_ms,
+        },
         gloo_net::Error::JsError(js) if js.name == "AbortError" => TransportError::Cancelled,
-        gloo_net::Error::JsError(js) => TransportError::Blocked(format!("{}: {}", js.name, js.message)),
+        gloo_net::Error::JsError(js) => {
+            TransportError::Blocked(format!("{}: {}", js.name, js.message))
+        }
         other => TransportError::Network(other.to_string()),
     }
 }
 
 impl Transport for FetchTransport {
     async fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError> {
-        let method = if req.method.eq_ignore_ascii_case("GET") { Method::GET } else { Method::POST };
+        let method = if req.method.eq_ignore_ascii_case("GET") {
+            Method::GET
+        } else {
+            Method::POST
+        };
         let signal = self.signal(req.timeout_ms);
         let mut builder = RequestBuilder::new(&req.url)
             .method(method)
@@ -63,11 +71,25 @@ impl Transport for FetchTransport {
             builder.body(JsValue::from_str(&req.body))
         }
         .map_err(|e| TransportError::Network(format!("could not build the request: {e}")))?;
-        let resp = request.send().await.map_err(|e| fetch_error(&e, req.timeout_ms))?;
+        let resp = request
+            .send()
+            .await
+            .map_err(|e| fetch_error(&e, req.timeout_ms))?;
         let status = resp.status();
-        let headers = resp.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
-        let body = resp.text().await.map_err(|e| fetch_error(&e, req.timeout_ms))?;
-        Ok(HttpResponse { status, headers, body })
+        let headers = resp
+            .headers()
+            .entries()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect();
+        let body = resp
+            .text()
+            .await
+            .map_err(|e| fetch_error(&e, req.timeout_ms))?;
+        Ok(HttpResponse {
+            status,
+            headers,
+            body,
+        })
     }
 }
 
@@ -92,9 +114,11 @@ const KEY_PREFIX: &str = "memtrace.api-key.";
 pub fn store_key(provider: &str, key: &ApiKey, remember: bool) -> Result<(), String> {
     let name = format!("{KEY_PREFIX}{provider}");
     let (keep, drop) = (storage(remember)?, storage(!remember)?);
-    drop.remove_item(&name).map_err(|_| "the browser refused to clear the stored key".to_owned())?;
-    keep.set_item(&name, key.expose_secret())
-        .map_err(|_| "the browser refused to store the key (private mode or storage full)".to_owned())
+    drop.remove_item(&name)
+        .map_err(|_| "the browser refused to clear the stored key".to_owned())?;
+    keep.set_item(&name, key.expose_secret()).map_err(|_| {
+        "the browser refused to store the key (private mode or storage full)".to_owned()
+    })
 }
 
 /// The stored key of `provider`: this tab's first, else a remembered one.
@@ -120,6 +144,12 @@ pub fn forget_key(provider: &str) {
 
 fn storage(remember: bool) -> Result<web_sys::Storage, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let s = if remember { window.local_storage() } else { window.session_storage() };
-    s.ok().flatten().ok_or_else(|| "the browser has no web storage here".to_owned())
+    let s = if remember {
+        window.local_storage()
+    } else {
+        window.session_storage()
+    };
+    s.ok()
+        .flatten()
+        .ok_or_else(|| "the browser has no web storage here".to_owned())
 }
