@@ -121,7 +121,9 @@ impl<T: Transport, S: Sleep> HttpLlm<T, S> {
                 return Err(ProviderError::Cancelled);
             }
             self.stats.borrow_mut().attempts += 1;
-            let outcome = self.transport.send(req).await;
+            let Some(outcome) = self.cancel.guard(self.transport.send(req)).await else {
+                return Err(ProviderError::Cancelled);
+            };
             let (error, wait_hint) = match outcome {
                 Ok(resp) if (200..300).contains(&resp.status) => return Ok(resp),
                 Ok(resp) => {
@@ -156,7 +158,9 @@ impl<T: Transport, S: Sleep> HttpLlm<T, S> {
                 s.waited_ms += wait;
                 s.max_wait_ms = s.max_wait_ms.max(wait);
             }
-            self.sleep.sleep(wait).await;
+            if self.cancel.guard(self.sleep.sleep(wait)).await.is_none() {
+                return Err(ProviderError::Cancelled);
+            }
             retry += 1;
         }
     }

@@ -2,8 +2,11 @@
 //! through which the caller (CLI, page, test) supplies the network and the passing of time.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 /// An HTTP request, built by the core and sent by a [`Transport`].
 #[derive(Clone, PartialEq, Eq)]
@@ -136,10 +139,18 @@ impl Sleep for RecordingSleep {
     }
 }
 
-/// A cancellation flag shared between the caller and in-flight requests. Cancelling stops
-/// retries and waits at the next step; dropping a request's future cancels it at once.
+/// A cancellation signal shared between the caller and requests in flight. Cancelling ends
+/// a request at once, even mid-transfer or mid-backoff (its future resolves to
+/// `ProviderError::Cancelled`); dropping a request's future cancels it too. Any thread may
+/// cancel.
 #[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+pub struct CancelToken(Arc<CancelInner>);
+
+#[derive(Debug, Default)]
+struct CancelInner {
+    cancelled: AtomicBool,
+    wakers: Mutex<Vec<Waker>>,
+}
 
 impl CancelToken {
     /// A token that is not cancelled.
@@ -149,12 +160,65 @@ impl CancelToken {
 
     /// Cancels every request holding this token.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.cancelled.store(true, Ordering::SeqCst);
+        let wakers = match self.0.wakers.lock() {
+            Ok(mut w) => std::mem::take(&mut *w),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        };
+        for w in wakers {
+            w.wake();
+        }
     }
 
     /// Whether [`cancel`](Self::cancel) was called.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.0.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once the token is cancelled.
+    pub fn cancelled(&self) -> Cancelled<'_> {
+        Cancelled(self)
+    }
+
+    /// Runs `fut` unless the token is cancelled first; `None` means cancelled.
+    pub async fn guard<F: Future>(&self, fut: F) -> Option<F::Output> {
+        if self.is_cancelled() {
+            return None;
+        }
+        let fut = std::pin::pin!(fut);
+        let cancelled = self.cancelled();
+        match futures_util::future::select(fut, cancelled).await {
+            futures_util::future::Either::Left((out, _)) => Some(out),
+            futures_util::future::Either::Right(((), _)) => None,
+        }
+    }
+}
+
+/// The future of [`CancelToken::cancelled`].
+#[derive(Debug)]
+pub struct Cancelled<'a>(&'a CancelToken);
+
+impl Future for Cancelled<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0.is_cancelled() {
+            return Poll::Ready(());
+        }
+        let mut wakers = match self.0 .0.wakers.lock() {
+            Ok(w) => w,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            wakers.push(cx.waker().clone());
+        }
+        drop(wakers);
+        // Cancelled between the check and the registration: do not miss it.
+        if self.0.is_cancelled() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
     }
 }
 
@@ -179,6 +243,32 @@ mod tests {
         assert!(!shown.contains("sk-secret"), "{shown}");
         assert!(shown.contains("application/json"));
         assert_eq!(req.header("Authorization"), Some("Bearer sk-secret"));
+    }
+
+    /// Never ready: a request that hangs.
+    struct Hang;
+    impl Future for Hang {
+        type Output = u8;
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u8> {
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn guard_ends_a_hanging_future_when_cancelled() {
+        let token = CancelToken::new();
+        let canceller = async {
+            futures_util::future::ready(()).await;
+            token.cancel();
+        };
+        let (out, ()) =
+            futures_executor::block_on(futures_util::future::join(token.guard(Hang), canceller));
+        assert_eq!(out, None);
+        let fresh = CancelToken::new();
+        assert_eq!(
+            futures_executor::block_on(fresh.guard(async { 7 })),
+            Some(7)
+        );
     }
 
     #[test]

@@ -162,3 +162,32 @@ fn slow_reply_times_out() {
     assert_eq!(r[0], Err(ProviderError::Timeout { after_ms: 300 }));
     assert!((300..1200).contains(&took), "timed out after {took} ms");
 }
+
+#[test]
+fn cancel_ends_a_request_in_flight() {
+    let server = Server::start();
+    server.control(&json!({"slow_ms": 3000}));
+    let mut cfg = server.config(ApiKind::OpenAi, "m", "sk-x");
+    cfg.base_url = server.url("/_fault/slow/v1");
+    let token = memtrace::provider::CancelToken::new();
+    let llm = HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
+        .unwrap()
+        .with_cancel(token.clone());
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        token.cancel();
+    });
+    let started = Instant::now();
+    let r = futures_executor::block_on(chat_batch(&llm, &batch(3), 3));
+    let took = started.elapsed().as_millis();
+    canceller.join().unwrap();
+    assert!(
+        r.iter().all(|x| *x == Err(ProviderError::Cancelled)),
+        "{r:?}"
+    );
+    assert!(
+        (200..2000).contains(&took),
+        "cancelled after {took} ms (the replies take 3000)"
+    );
+    println!("cancel: 3 requests in flight ended after {took} ms");
+}

@@ -11,8 +11,8 @@ mod conversation;
 
 use conversation::{check_headers_and_key, check_outcome, expected_bodies, request, weather};
 use memtrace::provider::{
-    chat_batch, run_tool_loop, ApiKey, ApiKind, ChatMessage, ChatRequest, ChatRole, HttpLlm,
-    ProviderConfig, ProviderError, RetryPolicy,
+    chat_batch, run_tool_loop, ApiKey, ApiKind, CancelToken, ChatMessage, ChatRequest, ChatRole,
+    HttpLlm, ProviderConfig, ProviderError, RetryPolicy,
 };
 use memtrace_web::services::http::{forget_key, load_key, store_key, FetchTransport, TimerSleep};
 use serde_json::{json, Value};
@@ -156,6 +156,33 @@ async fn batch_under_thirty_percent_faults_over_fetch() {
             stats.retries
         );
     }
+}
+
+#[wasm_bindgen_test]
+async fn cancel_ends_requests_in_flight() {
+    control(&json!({"fault_rate": 0.0, "slow_ms": 3000})).await;
+    let mut cfg = config(ApiKind::Anthropic, "m");
+    cfg.base_url = format!("{BASE}/_fault/slow/v1");
+    let token = CancelToken::new();
+    let llm = HttpLlm::new(cfg, FetchTransport::default(), TimerSleep)
+        .unwrap()
+        .with_cancel(token.clone());
+    let started = js_sys::Date::now();
+    let canceller = async {
+        gloo_timers::future::TimeoutFuture::new(200).await;
+        token.cancel();
+    };
+    let requests = vec![ChatRequest::default(); 3];
+    let (out, ()) = futures_util::future::join(chat_batch(&llm, &requests, 3), canceller).await;
+    let took = js_sys::Date::now() - started;
+    assert!(
+        out.iter().all(|r| *r == Err(ProviderError::Cancelled)),
+        "{out:?}"
+    );
+    assert!(
+        (200.0..2000.0).contains(&took),
+        "cancelled after {took} ms (the replies take 3000)"
+    );
 }
 
 #[wasm_bindgen_test]
