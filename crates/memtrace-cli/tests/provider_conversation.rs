@@ -72,3 +72,28 @@ fn same_script_drives_the_in_process_provider() {
     check_outcome(&out);
     assert_eq!(llm.requests().len(), 4);
 }
+
+#[test]
+fn embeddings_over_http() {
+    let server = Server::start();
+    let cfg = server.config(ApiKind::OpenAi, "embed-model", KEY);
+    let llm = HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep).unwrap();
+    let inputs = [
+        "Caroline likes hiking".to_owned(),
+        "Melanie paints".to_owned(),
+    ];
+    let a = futures_executor::block_on(llm.embed(&inputs)).unwrap();
+    let b = futures_executor::block_on(llm.embed(&inputs[..1])).unwrap();
+    assert_eq!(a.vectors.len(), 2);
+    assert!(a.vectors.iter().all(|v| v.len() == 8));
+    assert_eq!(a.vectors[0], b.vectors[0], "same text, same vector");
+    assert_ne!(a.vectors[0], a.vectors[1]);
+    assert_eq!(a.usage.input_tokens, 5);
+    let log = server.log();
+    assert_eq!(log[0]["path"], "/v1/embeddings");
+    assert_eq!(
+        log[0]["body"],
+        serde_json::json!({"model": "embed-model", "input": inputs})
+    );
+    check_headers_and_key(&log[0], ApiKind::OpenAi, KEY);
+}
