@@ -148,6 +148,17 @@ impl<T: Transport, S: Sleep> HttpLlm<T, S> {
             if retry >= self.cfg.retry.max_retries {
                 return Err(error);
             }
+            if let Some(ms) = wait_hint.filter(|ms| *ms > self.cfg.retry.max_retry_after_ms) {
+                return Err(ProviderError::Http {
+                    status: 429,
+                    message: format!(
+                        "the provider asks to wait {} s before retrying, longer than the {} s \
+                         limit: try again later or raise the limit",
+                        ms.div_ceil(1000),
+                        self.cfg.retry.max_retry_after_ms / 1000
+                    ),
+                });
+            }
             let wait = self
                 .cfg
                 .retry

@@ -66,6 +66,7 @@ fn cfg(api: ApiKind) -> ProviderConfig {
         base_delay_ms: 100,
         max_delay_ms: 1000,
         seed: 3,
+        ..RetryPolicy::default()
     };
     c
 }
@@ -104,6 +105,18 @@ fn retries_429_and_honours_retry_after() {
             output_tokens: 2
         }
     );
+}
+
+#[test]
+fn a_very_long_retry_after_ends_the_call() {
+    let fake = Fake::queued(vec![resp(429, "{}", &[("retry-after", "86400")])]);
+    let llm = HttpLlm::new(cfg(ApiKind::OpenAi), fake, RecordingSleep::default()).unwrap();
+    let shown = run(llm.chat(&user("hi"))).unwrap_err().to_string();
+    assert!(
+        shown.contains("wait 86400 s") && shown.contains("120 s limit"),
+        "{shown}"
+    );
+    assert!(llm.sleep.slept_ms().is_empty());
 }
 
 #[test]

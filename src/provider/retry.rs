@@ -14,6 +14,9 @@ pub struct RetryPolicy {
     pub max_delay_ms: u64,
     /// Seeds the jitter, so a run is reproducible.
     pub seed: u64,
+    /// A `Retry-After` longer than this (a daily quota, say) ends the call with an error
+    /// instead of a long silent wait.
+    pub max_retry_after_ms: u64,
 }
 
 impl Default for RetryPolicy {
@@ -23,6 +26,7 @@ impl Default for RetryPolicy {
             base_delay_ms: 500,
             max_delay_ms: 30_000,
             seed: 0x6d65_6d74,
+            max_retry_after_ms: 120_000,
         }
     }
 }
@@ -98,6 +102,7 @@ mod tests {
             base_delay_ms: 100,
             max_delay_ms: 1000,
             seed: 1,
+            ..RetryPolicy::default()
         };
         let mut rng = SplitMix64::new(p.seed);
         for retry in 0..8 {

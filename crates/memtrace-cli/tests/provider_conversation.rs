@@ -97,3 +97,48 @@ fn embeddings_over_http() {
     );
     check_headers_and_key(&log[0], ApiKind::OpenAi, KEY);
 }
+
+#[test]
+fn structured_output_for_both_shapes() {
+    use memtrace::provider::{ChatMessage, ChatRequest, ChatRole, Llm};
+    let schema = serde_json::json!({"type": "object", "required": ["facts"],
+        "properties": {"facts": {"type": "array", "items": {"type": "string"}}}});
+    let server = Server::start();
+    for (api, model) in [
+        (ApiKind::OpenAi, "script:structured_openai"),
+        (ApiKind::Anthropic, "script:structured_anthropic"),
+    ] {
+        let llm = HttpLlm::new(
+            server.config(api, model, KEY),
+            NativeTransport::default(),
+            ThreadSleep,
+        )
+        .unwrap();
+        let req = ChatRequest {
+            messages: vec![ChatMessage::text(
+                ChatRole::User,
+                "Extract the facts: Caroline likes hiking.",
+            )],
+            json_schema: Some(schema.clone()),
+            ..ChatRequest::default()
+        };
+        let reply = futures_executor::block_on(llm.chat(&req)).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&reply.content).unwrap();
+        assert_eq!(
+            parsed,
+            serde_json::json!({"facts": ["Caroline likes hiking"]}),
+            "{api:?}"
+        );
+        assert!(reply.tool_calls.is_empty(), "{api:?}");
+    }
+    let log = server.log();
+    assert_eq!(
+        log[0]["body"]["response_format"]["json_schema"]["schema"],
+        schema
+    );
+    assert_eq!(
+        log[1]["body"]["tool_choice"],
+        serde_json::json!({"type": "tool", "name": "respond"})
+    );
+    assert_eq!(log[1]["body"]["tools"][0]["input_schema"], schema);
+}

@@ -65,6 +65,7 @@ fn config(api: ApiKind, model: &str) -> ProviderConfig {
         base_delay_ms: 20,
         max_delay_ms: 400,
         seed: 5,
+        ..RetryPolicy::default()
     };
     cfg
 }

@@ -79,6 +79,7 @@ impl Server {
             base_delay_ms: 20,
             max_delay_ms: 400,
             seed: 9,
+            ..RetryPolicy::default()
         };
         cfg
     }
