@@ -334,6 +334,7 @@ def main():
     ap.add_argument("--scripts", default=os.path.join(HERE, "scripts"))
     args = ap.parse_args()
     Handler.state = State(args.scripts)
+    ThreadingHTTPServer.request_queue_size = 128  # the default 5 drops bursts of connections
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     print("LISTENING %d" % server.server_address[1], flush=True)

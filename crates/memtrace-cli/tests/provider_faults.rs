@@ -40,10 +40,10 @@ fn run_faulty_batch(api: ApiKind, seed: u64) {
     let server = Server::start();
     server.control(
         &json!({"fault_rate": 0.3, "seed": seed, "kinds": ["429", "500", "reset", "slow"],
-                           "retry_after_s": 1, "slow_ms": 1500}),
+                           "retry_after_s": 1, "slow_ms": 2500}),
     );
     let mut cfg = server.config(api, "echo-model", "sk-fault-test");
-    cfg.timeout_ms = 800; // shorter than the slow replies, so they time out and are retried
+    cfg.timeout_ms = 1200; // shorter than the slow replies, so they time out and are retried
     cfg.retry.max_retries = 10;
     let llm = HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep).unwrap();
     let started = Instant::now();

@@ -103,12 +103,12 @@ async fn batch_under_thirty_percent_faults_over_fetch() {
     for (api, seed) in [(ApiKind::OpenAi, 21), (ApiKind::Anthropic, 22)] {
         control(
             &json!({"fault_rate": 0.3, "seed": seed, "kinds": ["429", "500", "slow"],
-                        "retry_after_s": 1, "slow_ms": 1500}),
+                        "retry_after_s": 1, "slow_ms": 2500}),
         )
         .await;
         let model = format!("echo@{}", run_id());
         let mut cfg = config(api, &model);
-        cfg.timeout_ms = 800; // slow replies time out and are retried
+        cfg.timeout_ms = 1200; // slow replies time out and are retried
         let llm = HttpLlm::new(cfg, FetchTransport::default(), TimerSleep).unwrap();
         let requests: Vec<ChatRequest> = (0..50)
             .map(|i| ChatRequest {
