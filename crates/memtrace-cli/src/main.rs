@@ -33,6 +33,9 @@ enum Command {
     Search(search::Args),
     /// Rank start messages for each failed case and measure recall@k against the gold evidence.
     StartPoints(start_points::Args),
+    /// Send one chat request with the LLM options (checks provider settings; used by tests).
+    #[command(hide = true)]
+    LlmPing(memtrace_cli::llm::PingArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args),
         Command::Search(args) => search::run(&args),
         Command::StartPoints(args) => start_points::run(&args),
+        Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
