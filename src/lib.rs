@@ -10,8 +10,8 @@
 //! The core is pure: no file system, network, clock or threads. It runs the same natively, in
 //! the browser (wasm32) and in tests; I/O lives in the CLI, web and wasm crates.
 
-pub mod attribution;
 pub mod algo;
+pub mod attribution;
 pub mod error;
 pub mod format;
 pub mod model;
