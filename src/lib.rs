@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod format;
+pub mod memsys;
 pub mod model;
 pub mod provider;
 

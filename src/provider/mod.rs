@@ -2,6 +2,8 @@
 //! every caller in the core uses through the [`Llm`] trait. HTTP providers build requests and
 //! parse responses here; the bytes travel through a `Transport` supplied by the CLI or the page.
 
+pub mod simulated;
+
 use serde::{Deserialize, Serialize};
 
 /// Who said a message.
