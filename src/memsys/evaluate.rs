@@ -1,6 +1,8 @@
 //! Answering and judging, recorded with MemBase's conventions: a `memory_search` session with
 //! one `memory_system.search_vector_store` op per question, then a `memory_evaluation`
-//! session with `question-answering` and `llm-judge` ops.
+//! session with `question-answering` and `llm-judge` ops. The per-question variables (context,
+//! prediction, golden answers, judge response and score) carry MemBase's class names and are
+//! named by the question id, so two questions with the same answer text never share a node.
 
 use serde_json::{json, Value};
 
@@ -172,7 +174,8 @@ pub async fn evaluate<L: Llm>(
             }
         }
         let ctx = op.var(
-            VarSpec::content("context", json!(context))
+            VarSpec::named(&q.id, json!(context))
+                .class_name("context")
                 .category("memory_context")
                 .comment("The formatted context."),
         );
@@ -185,7 +188,8 @@ pub async fn evaluate<L: Llm>(
             );
         }
         let pred = op.var(
-            VarSpec::content("prediction", json!(prediction))
+            VarSpec::named(&q.id, json!(prediction))
+                .class_name("prediction")
                 .category("llm_response")
                 .comment("The model's response to the question."),
         );
@@ -212,17 +216,16 @@ pub async fn evaluate<L: Llm>(
             judge_rule(&prediction, &q.answer)
         };
         let gold = judge.var(
-            VarSpec::content("golden_answers", json!([q.answer]))
+            VarSpec::named(&q.id, json!([q.answer]))
+                .class_name("golden_answers")
                 .category("golden_answers")
                 .comment("The golden answers for the question."),
         );
         let response = judge.var(
-            VarSpec::content(
-                "judge_response",
-                json!(if correct { "CORRECT" } else { "WRONG" }),
-            )
-            .category("llm_response")
-            .comment("The judge model's response."),
+            VarSpec::named(&q.id, json!(if correct { "CORRECT" } else { "WRONG" }))
+                .class_name("judge_response")
+                .category("llm_response")
+                .comment("The judge model's response."),
         );
         judge.io(
             &[&s.query, &gold, &p_judge, &pred],
@@ -230,7 +233,8 @@ pub async fn evaluate<L: Llm>(
             "The judge model gives its judgment.",
         );
         let score = judge.var(
-            VarSpec::content("judge_score", json!(if correct { 1.0 } else { 0.0 }))
+            VarSpec::named(&q.id, json!(if correct { 1.0 } else { 0.0 }))
+                .class_name("judge_score")
                 .comment("The judgement score."),
         );
         judge.link(

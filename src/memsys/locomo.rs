@@ -52,6 +52,8 @@ pub struct Question {
 pub struct Conversation {
     /// MemBase's sample index `n`: user `locomo-<n>`, messages `U<n>:<dia_id>`.
     pub index: usize,
+    /// The user id of the trace (`locomo-<n>` for LoCoMo).
+    pub user: String,
     pub speaker_a: String,
     pub speaker_b: String,
     pub sessions: Vec<Session>,
@@ -70,9 +72,9 @@ pub fn sample_index(file_stem: &str, fallback: usize) -> usize {
 }
 
 impl Conversation {
-    /// The user id MemBase gives it, `locomo-<n>`.
+    /// The user id of the trace (MemBase gives LoCoMo sample `n` the id `locomo-<n>`).
     pub fn user_id(&self) -> String {
-        format!("locomo-{}", self.index)
+        self.user.clone()
     }
 
     /// Message name of a turn, `U<n>:<dia_id>`.
@@ -181,6 +183,7 @@ impl Conversation {
             });
         }
         Ok(Conversation {
+            user: format!("locomo-{index}"),
             index,
             speaker_a,
             speaker_b,
