@@ -67,3 +67,38 @@ fn clean_demo_run_answers_everything() {
     let (right, total) = run.accuracy(|_| true);
     assert!(right + 1 >= total, "{right}/{total}");
 }
+
+#[test]
+fn prompts_steer_the_simulated_provider() {
+    let conv = demo::conversation();
+    let cfg = Config::default();
+    let off = memsys::recorder_for(&conv, &cfg, false);
+    let deleted = |prompts: &Prompts| {
+        let run = futures_executor::block_on(memsys::run(
+            &SimulatedLlm,
+            &conv,
+            prompts,
+            &cfg,
+            &[],
+            &[],
+            &off,
+        ))
+        .expect("run");
+        run.store.units().iter().filter(|u| u.deleted).count()
+    };
+    let default = Prompts::default();
+    assert_eq!(
+        deleted(&default),
+        1,
+        "Leo no longer practices the trumpet: one unit is deleted"
+    );
+    let keep = Prompts {
+        update_decision: format!("{} Never delete a memory.", default.update_decision),
+        ..default
+    };
+    assert_eq!(
+        deleted(&keep),
+        0,
+        "a prompt that forbids deletion is obeyed"
+    );
+}
