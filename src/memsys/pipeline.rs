@@ -194,7 +194,8 @@ async fn step<L: Llm>(
         ))
         .await?;
     run.usage += resp.usage;
-    let cleaned = prompts::strip_code_block(&resp.content);
+    let mut raw_text = resp.content.clone();
+    let mut cleaned = prompts::strip_code_block(&resp.content);
     let mut facts: Vec<String> = parse_list(&cleaned, "facts")
         .iter()
         .filter_map(|f| f.as_str().map(str::to_owned))
@@ -222,6 +223,9 @@ async fn step<L: Llm>(
                         }
                     })
                     .collect();
+                // The fault is the LLM's: its reply is what it would have said.
+                raw_text = json!({ "facts": facts }).to_string();
+                cleaned.clone_from(&raw_text);
                 run.applied[k] = Some(op.id().to_owned());
             }
         }
@@ -241,7 +245,7 @@ async fn step<L: Llm>(
     let raw = llm_var(
         &op,
         "raw_fact_extraction_response",
-        json!(resp.content),
+        json!(raw_text),
         "A raw fact extraction response from an LLM.",
     );
     let clean = llm_var(
@@ -305,6 +309,24 @@ async fn step<L: Llm>(
             }
         }
     }
+    for f in faults {
+        if let Fault::Update { pair: p, answer } = f {
+            if *p == pair {
+                let targets = run
+                    .store
+                    .units()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, u)| !u.deleted && holds(&u.text, answer))
+                    .map(|(i, _)| i);
+                for i in targets.collect::<Vec<_>>() {
+                    if !similar.contains(&i) {
+                        similar.push(i);
+                    }
+                }
+            }
+        }
+    }
     let old_units: Vec<Unit> = similar
         .iter()
         .filter_map(|&i| run.store.units().get(i).cloned())
@@ -317,7 +339,8 @@ async fn step<L: Llm>(
     let task = prompts::update_task(&Value::from(old_json), &facts);
     let resp = llm.chat(&prompts::update_request(prompts, &task)).await?;
     run.usage += resp.usage;
-    let cleaned = prompts::strip_code_block(&resp.content);
+    let mut raw_text = resp.content.clone();
+    let mut cleaned = prompts::strip_code_block(&resp.content);
     let mut events = parse_list(&cleaned, "memory");
     for (k, f) in faults.iter().enumerate() {
         if let Fault::Update { pair: p, answer } = f {
@@ -325,16 +348,25 @@ async fn step<L: Llm>(
                 continue;
             }
             let wrong = facts.iter().find(|x| !holds(x, answer)).cloned();
-            for u in run
-                .store
-                .units()
+            for (local, u) in old_units
                 .iter()
-                .filter(|u| !u.deleted && holds(&u.text, answer))
+                .enumerate()
+                .filter(|(_, u)| holds(&u.text, answer))
             {
                 let text = wrong.clone().unwrap_or_else(|| garble(&u.text, answer));
-                events.push(json!({"id": format!("unit:{}", u.id), "text": text, "event": "UPDATE", "old_memory": u.text}));
+                let event = json!({"id": local.to_string(), "text": text, "event": "UPDATE", "old_memory": u.text});
+                let slot = events
+                    .iter_mut()
+                    .find(|e| e["id"].as_str() == Some(local.to_string().as_str()));
+                match slot {
+                    Some(e) => *e = event,
+                    None => events.push(event),
+                }
                 run.applied[k] = Some(op.id().to_owned());
             }
+            // The fault is the LLM's: its reply is what it would have said.
+            raw_text = json!({ "memory": events }).to_string();
+            cleaned.clone_from(&raw_text);
         }
     }
     let listed: Vec<Value> = old_units
@@ -377,7 +409,7 @@ async fn step<L: Llm>(
     let raw = llm_var(
         &op,
         "raw_memory_update_decision",
-        json!(resp.content),
+        json!(raw_text),
         "A raw memory update decision from an LLM.",
     );
     op.link(
@@ -410,15 +442,12 @@ async fn step<L: Llm>(
     for e in &events {
         let text = e["text"].as_str().unwrap_or_default();
         let local = e["id"].as_str().unwrap_or_default();
-        let target = match local.strip_prefix("unit:") {
-            Some(id) => run.store.get(id).cloned(),
-            None => local
-                .parse::<usize>()
-                .ok()
-                .and_then(|k| old_units.get(k))
-                .and_then(|u| run.store.get(&u.id))
-                .cloned(),
-        };
+        let target = local
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| old_units.get(k))
+            .and_then(|u| run.store.get(&u.id))
+            .cloned();
         match e["event"].as_str().unwrap_or_default() {
             "ADD" if !text.is_empty() => {
                 let id = unit_id(cfg.seed, pair, text);
