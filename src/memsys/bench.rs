@@ -273,7 +273,7 @@ pub async fn build_file<L: Llm>(
     };
     if let Some(meta) = graph.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("memtracebench_graph_filename".into(), json!(name));
-        meta.insert("memtracebench_dataset_source".into(), json!("locomo"));
+        meta.insert("memtracebench_dataset_source".into(), json!(conv.dataset));
     }
     if let Some(data) = graph.get_mut("data").and_then(Value::as_object_mut) {
         data.insert("annotations".into(), Value::from(annotations));

@@ -175,6 +175,7 @@ pub fn conversation() -> Conversation {
     Conversation {
         index: 1,
         user: "household-robot".into(),
+        dataset: "memtrace-demo".into(),
         speaker_a: "Maya".into(),
         speaker_b: "Robo".into(),
         sessions,

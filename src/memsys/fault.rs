@@ -59,43 +59,58 @@ pub fn holds(text: &str, answer: &str) -> bool {
 }
 
 const SUBSTITUTES: [&str; 8] = [
+    "coffee",
     "pottery",
     "Tuesday",
     "Denver",
-    "the violin",
     "chess",
-    "seven",
-    "blue",
+    "the red van",
+    "jazz",
     "a bakery",
 ];
 
-/// `text` with every word of `answer` replaced by an unrelated one (deterministic).
+/// `text` with every run of the answer's words replaced by one unrelated word or phrase
+/// (deterministic).
 pub fn garble(text: &str, answer: &str) -> String {
     let gold = term_set(answer);
-    let mut out = Vec::new();
-    for (i, w) in text.split_whitespace().enumerate() {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_run = false;
+    for w in text.split_whitespace() {
         let core: String = w
             .chars()
             .filter(char::is_ascii_alphanumeric)
             .collect::<String>()
             .to_lowercase();
-        if !core.is_empty() && gold.contains(&stem(&core)) {
-            let tail: String = w
-                .chars()
-                .rev()
-                .take_while(|c| !c.is_alphanumeric())
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            let sub = SUBSTITUTES
-                .get((i + core.len()) % SUBSTITUTES.len())
-                .copied()
-                .unwrap_or("pottery");
-            out.push(format!("{sub}{tail}"));
-        } else {
+        let hit = !core.is_empty() && gold.contains(&stem(&core));
+        if !hit {
+            in_run = false;
             out.push(w.to_owned());
+            continue;
         }
+        let tail: String = w
+            .chars()
+            .rev()
+            .take_while(|c| !c.is_alphanumeric())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if in_run {
+            if let Some(last) = out.last_mut() {
+                let trimmed = last
+                    .trim_end_matches(|c: char| !c.is_alphanumeric())
+                    .to_owned();
+                *last = format!("{trimmed}{tail}");
+            }
+            continue;
+        }
+        in_run = true;
+        let pick = answer.len() + out.len();
+        let sub = SUBSTITUTES
+            .get(pick % SUBSTITUTES.len())
+            .copied()
+            .unwrap_or("pottery");
+        out.push(format!("{sub}{tail}"));
     }
     out.join(" ")
 }
@@ -111,5 +126,17 @@ mod tests {
         let g = garble(t, "Sweden");
         assert!(!holds(&g, "Sweden"), "{g}");
         assert!(g.ends_with('.'));
+        let two = garble(
+            "Mom switched to chamomile tea every evening.",
+            "chamomile tea",
+        );
+        assert_eq!(
+            two.split_whitespace().count(),
+            "Mom switched to X every evening."
+                .split_whitespace()
+                .count()
+                + usize::from(two.contains("the red van") || two.contains("a bakery")),
+            "{two}"
+        );
     }
 }

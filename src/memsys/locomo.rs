@@ -54,6 +54,8 @@ pub struct Conversation {
     pub index: usize,
     /// The user id of the trace (`locomo-<n>` for LoCoMo).
     pub user: String,
+    /// Where the conversation comes from (`locomo`, or `memtrace-demo`).
+    pub dataset: String,
     pub speaker_a: String,
     pub speaker_b: String,
     pub sessions: Vec<Session>,
@@ -184,6 +186,7 @@ impl Conversation {
         }
         Ok(Conversation {
             user: format!("locomo-{index}"),
+            dataset: "locomo".into(),
             index,
             speaker_a,
             speaker_b,

@@ -117,7 +117,14 @@ pub fn recorder_for(conv: &Conversation, cfg: &Config, record: bool) -> Recorder
     }
     let mut info = GraphInfo::new(&conv.user_id(), "Mem0");
     info.metadata.insert("layer_type".into(), json!("Mem0"));
-    info.metadata.insert("dataset_cls".into(), json!("LoCoMo"));
+    info.metadata.insert(
+        "dataset_cls".into(),
+        json!(if conv.dataset == "locomo" {
+            "LoCoMo"
+        } else {
+            conv.dataset.as_str()
+        }),
+    );
     info.metadata.insert(
         "traj_metadata".into(),
         json!({"speaker_a": conv.speaker_a, "speaker_b": conv.speaker_b}),
