@@ -103,9 +103,16 @@ impl Scope {
             c.len()
         });
         Entered {
+            scope: self.clone(),
             depth,
             _not_send: PhantomData,
         }
+    }
+
+    /// Enters this scope and keeps it in the guard (`tracing`'s `Span::entered`):
+    /// `let op = session.op(spec).entered();` records through `op` and leaves on drop.
+    pub fn entered(self) -> Entered {
+        self.enter()
     }
 
     /// Runs `f` with this scope current.
@@ -302,8 +309,16 @@ impl Scope {
 #[must_use = "the scope is left as soon as this guard drops"]
 #[derive(Debug)]
 pub struct Entered {
+    scope: Scope,
     depth: usize,
     _not_send: PhantomData<*const ()>,
+}
+
+impl std::ops::Deref for Entered {
+    type Target = Scope;
+    fn deref(&self) -> &Scope {
+        &self.scope
+    }
 }
 
 impl Drop for Entered {

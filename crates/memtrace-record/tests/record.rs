@@ -76,6 +76,29 @@ fn nested_scopes_follow_the_innermost() {
 }
 
 #[test]
+fn entered_guard_leaves_on_drop() {
+    let rec = recorder(6);
+    let session = rec.session(SessionSpec::new("c").id("s-1")).entered();
+    {
+        let op = session.op(OpSpec::new("extract", "extraction")).entered();
+        assert_eq!(
+            rec.current().map(|c| c.id().to_owned()).as_deref(),
+            Some(op.id())
+        );
+        let a = op.var(VarSpec::named("a", json!(1)));
+        let b = op.var(VarSpec::named("b", json!(2)));
+        op.link(&a, &b, "through the guard");
+    }
+    assert_eq!(
+        rec.current().map(|c| c.id().to_owned()).as_deref(),
+        Some("s-1")
+    );
+    drop(session);
+    assert!(rec.current().is_none());
+    assert_eq!(loads(&rec).edges.len(), 1);
+}
+
+#[test]
 fn new_value_and_mutation_make_versions() {
     let rec = recorder(3);
     let s = rec.session(SessionSpec::new("c"));
