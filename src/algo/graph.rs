@@ -1,7 +1,10 @@
-//! The graph index: the bipartite DAG (variable → op → variable) as two petgraph CSR adjacency
-//! structures (successors and predecessors) plus a topological order.
+//! The graph index: the bipartite DAG (variable → op → variable) as petgraph CSR adjacency
+//! structures (successors, predecessors, op → intermediates) plus a topological order.
 //!
-//! Node numbering: variable `VarIx(i)` is node `i`, operation `OpIx(o)` is node `var_count + o`.
+//! Nodes are numbered by their position in the topological order, so a walk over a slice
+//! touches memory roughly in time order (neighbours in the data flow are neighbours in memory),
+//! and ordering a result is sorting integers. [`GraphIndex::node`] and [`GraphIndex::node_ref`]
+//! convert between [`NodeRef`]s and these numbers.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -14,6 +17,11 @@ use crate::model::{OpIx, Trace, VarIx};
 
 /// Adjacency in compressed sparse row form: neighbours of a node are one contiguous slice.
 pub type Adjacency = Csr<(), (), petgraph::Directed, u32>;
+
+/// Successor adjacency; an edge's weight is `true` when it carries a new value: every
+/// variable → op edge, and op → variable edges from the variable's defining producer (false
+/// when the op only re-emits an existing version).
+pub type FlowAdjacency = Csr<(), bool, petgraph::Directed, u32>;
 
 /// A node of the bipartite graph: a variable version or an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -28,14 +36,16 @@ pub enum NodeRef {
 pub struct GraphIndex {
     var_count: usize,
     op_count: usize,
-    successors: Adjacency,
+    /// Position → successor positions.
+    successors: FlowAdjacency,
+    /// Position → predecessor positions.
     predecessors: Adjacency,
-    /// Op node → its intermediate variables (produced and consumed inside the op).
+    /// Op position → positions of its intermediate variables (produced and read inside the op).
     intermediates: Adjacency,
-    /// Node numbers in topological order.
-    topo: Vec<u32>,
-    /// Node number → position in `topo`.
-    rank: Vec<u32>,
+    /// Position → raw node number (variable `i` is `i`, op `o` is `var_count + o`).
+    raw: Vec<u32>,
+    /// Raw node number → position.
+    pos: Vec<u32>,
 }
 
 /// The variables an operation touches, by role.
@@ -102,37 +112,61 @@ impl GraphIndex {
                 ),
             });
         }
-        let mut forward: Vec<(u32, u32)> = Vec::with_capacity(trace.edges.len() + no);
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(trace.edges.len() + no);
         let mut mids: Vec<(u32, u32)> = Vec::new();
         for o in 0..no {
             let on = (nv + o) as u32;
-            forward.extend(f.op_inputs[o].iter().map(|v| (v.0, on)));
-            mids.extend(f.op_intermediates[o].iter().map(|v| (on, v.0)));
-            forward.extend(
+            edges.extend(f.op_inputs[o].iter().map(|v| (v.0, on)));
+            edges.extend(
                 f.op_intermediates[o]
                     .iter()
                     .chain(&f.op_outputs[o])
                     .map(|v| (on, v.0)),
             );
+            mids.extend(f.op_intermediates[o].iter().map(|v| (on, v.0)));
         }
-        let mut backward: Vec<(u32, u32)> = forward.iter().map(|&(a, b)| (b, a)).collect();
         let n = nv + no;
-        let successors = csr(&mut forward, n);
-        let predecessors = csr(&mut backward, n);
-        let intermediates = csr(&mut mids, n);
-        let topo = topo_order(trace, &successors, &predecessors)?;
-        let mut rank = vec![0u32; n];
-        for (pos, &node) in topo.iter().enumerate() {
-            rank[node as usize] = pos as u32;
+        let raw = topo_order(trace, &mut edges, n)?;
+        let mut pos = vec![0u32; n];
+        for (p, &x) in raw.iter().enumerate() {
+            pos[x as usize] = p as u32;
         }
+        let relabel = |list: &mut Vec<(u32, u32)>| {
+            for e in list.iter_mut() {
+                *e = (pos[e.0 as usize], pos[e.1 as usize]);
+            }
+        };
+        relabel(&mut edges);
+        relabel(&mut mids);
+        let mut backward: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        // The defining producer of a variable: its first producer in topological order.
+        let is_var = |p: u32| (raw[p as usize] as usize) < nv;
+        let mut defined_by = vec![u32::MAX; n];
+        for &(a, b) in &edges {
+            if !is_var(a) {
+                defined_by[b as usize] = defined_by[b as usize].min(a);
+            }
+        }
+        let mut forward: Vec<(u32, u32, bool)> = edges
+            .iter()
+            .map(|&(a, b)| (a, b, is_var(a) || defined_by[b as usize] == a))
+            .collect();
+        forward.sort_unstable_by_key(|e| (e.0, e.1));
+        forward.dedup_by_key(|e| (e.0, e.1));
+        let mut successors = FlowAdjacency::from_sorted_edges(&forward)
+            .unwrap_or_else(|_| FlowAdjacency::with_nodes(0));
+        while successors.node_count() < n {
+            successors.add_node(());
+        }
+        drop((edges, defined_by));
         Ok(GraphIndex {
             var_count: nv,
             op_count: no,
             successors,
-            predecessors,
-            intermediates,
-            topo,
-            rank,
+            predecessors: csr(&mut backward, n),
+            intermediates: csr(&mut mids, n),
+            raw,
+            pos,
         })
     }
 
@@ -151,61 +185,60 @@ impl GraphIndex {
         self.var_count + self.op_count
     }
 
-    /// The node number of `r` in the adjacency structures.
+    /// The number of `r` in the adjacency structures: its topological position
+    /// (`u32::MAX` for a node not in the trace).
     pub fn node(&self, r: NodeRef) -> u32 {
-        match r {
-            NodeRef::Var(v) => v.0,
-            NodeRef::Op(o) => (self.var_count as u32) + o.0,
-        }
+        let raw = match r {
+            NodeRef::Var(v) => v.get(),
+            NodeRef::Op(o) => self.var_count + o.get(),
+        };
+        self.pos.get(raw).copied().unwrap_or(u32::MAX)
     }
 
-    /// The node with number `n`.
+    /// The node at position `n` (an op past the end for an `n` out of range).
     pub fn node_ref(&self, n: u32) -> NodeRef {
-        if (n as usize) < self.var_count {
-            NodeRef::Var(VarIx(n))
+        let raw = self.raw.get(n as usize).copied().unwrap_or(u32::MAX);
+        if (raw as usize) < self.var_count {
+            NodeRef::Var(VarIx(raw))
         } else {
-            NodeRef::Op(OpIx(n - self.var_count as u32))
+            NodeRef::Op(OpIx(raw - self.var_count as u32))
         }
     }
 
-    /// Successor adjacency (variable → its readers, op → what it produced).
-    pub fn successor_graph(&self) -> &Adjacency {
+    fn is_var(&self, n: u32) -> bool {
+        self.raw
+            .get(n as usize)
+            .is_some_and(|&r| (r as usize) < self.var_count)
+    }
+
+    /// Successor adjacency over positions (variable → its readers, op → what it produced).
+    pub fn successor_graph(&self) -> &FlowAdjacency {
         &self.successors
     }
 
-    /// Predecessor adjacency (the reverse graph).
+    /// Predecessor adjacency over positions (the reverse graph).
     pub fn predecessor_graph(&self) -> &Adjacency {
         &self.predecessors
     }
 
-    /// Direct successors of `r`.
+    /// Direct successors of `r`, in topological order.
     ///
     /// # Complexity
     /// O(out-degree).
     pub fn successors(&self, r: NodeRef) -> impl Iterator<Item = NodeRef> + '_ {
-        self.neighbours(&self.successors, r)
+        neighbours(&self.successors, self.node(r))
+            .iter()
+            .map(|&m| self.node_ref(m))
     }
 
-    /// Direct predecessors of `r`.
+    /// Direct predecessors of `r`, in topological order.
     ///
     /// # Complexity
     /// O(in-degree).
     pub fn predecessors(&self, r: NodeRef) -> impl Iterator<Item = NodeRef> + '_ {
-        self.neighbours(&self.predecessors, r)
-    }
-
-    fn neighbours<'a>(
-        &'a self,
-        adj: &'a Adjacency,
-        r: NodeRef,
-    ) -> impl Iterator<Item = NodeRef> + 'a {
-        let n = self.node(r);
-        let slice: &[u32] = if (n as usize) < adj.node_count() {
-            adj.neighbors_slice(n)
-        } else {
-            &[]
-        };
-        slice.iter().map(|&m| self.node_ref(m))
+        neighbours(&self.predecessors, self.node(r))
+            .iter()
+            .map(|&m| self.node_ref(m))
     }
 
     /// All nodes in topological order.
@@ -213,12 +246,7 @@ impl GraphIndex {
     /// # Complexity
     /// O(V) to walk.
     pub fn topo_order(&self) -> impl Iterator<Item = NodeRef> + '_ {
-        self.topo.iter().map(|&n| self.node_ref(n))
-    }
-
-    /// Node numbers in topological order.
-    pub fn topo_nodes(&self) -> &[u32] {
-        &self.topo
+        (0..self.raw.len() as u32).map(|p| self.node_ref(p))
     }
 
     /// The operations in topological order.
@@ -236,11 +264,13 @@ impl GraphIndex {
 
     /// Position of `r` in the topological order (0 = first), or `None` if `r` is not in the graph.
     pub fn topo_rank(&self, r: NodeRef) -> Option<usize> {
-        self.rank.get(self.node(r) as usize).map(|&x| x as usize)
+        let n = self.node(r);
+        (n != u32::MAX).then_some(n as usize)
     }
 
     /// Every node `from` depends on, without `from` itself, in topological order (the backward
-    /// slice of `from`; see [`GraphIndex::reach`] for re-emitted versions and intermediates).
+    /// slice of `from`; see [`crate::algo::backward_slice`] for re-emitted versions and
+    /// intermediates).
     ///
     /// # Complexity
     /// O(V' + E' + min(V' log V', V)) for the V' nodes and E' edges reached.
@@ -269,17 +299,11 @@ impl GraphIndex {
             .collect()
     }
 
-    /// The op that defined variable node `v`: its first producer in topological order. Other
-    /// producers *re-emit* an existing version (a retrieval links the query to the units it
+    /// Positions reachable from `seeds` (seeds included), in topological order.
+    ///
+    /// A variable's defining producer is its first producer in topological order; other
+    /// producers *re-emit* the existing version (a retrieval links the query to the units it
     /// found; two answers with the same text share one content-hash node).
-    fn defining_producer(&self, v: u32) -> Option<u32> {
-        neighbours(&self.predecessors, v)
-            .iter()
-            .copied()
-            .min_by_key(|&o| self.rank[o as usize])
-    }
-
-    /// Node numbers reachable from `seeds` (seeds included), in topological order.
     ///
     /// Backward, a variable leads to its defining producer only; an op that re-emits a reached
     /// variable joins afterwards when all its inputs are reached (the retrieval of the same
@@ -287,54 +311,61 @@ impl GraphIndex {
     /// intermediates (its outputs were computed through them). Forward, a variable reached
     /// through a re-emitting op is included but not followed (its value did not change).
     ///
-    /// Depth-first with an explicit stack and a state byte per node. The result is ordered by
-    /// sorting the reached ranks when few nodes are reached, or by one scan of the topological
-    /// order when many are, whichever is cheaper.
+    /// Small slices are walked depth-first from the seeds. Once a walk has reached more than
+    /// 1/32 of the graph it restarts as one sweep over the positions (downwards for a backward
+    /// slice, upwards for a forward one): since positions are topological, every node is final
+    /// when the sweep meets it, and the sweep reads memory sequentially.
     ///
     /// # Complexity
-    /// O(V' + E' + min(V' log V', V)) time, O(V) memory for the states.
+    /// O(V' + E' + V' log V') for V' nodes and E' edges reached when V' ≤ V/32, else O(V + E);
+    /// O(V) memory for the states.
     pub(crate) fn reach(&self, seeds: &[NodeRef], dir: Direction) -> Vec<u32> {
+        self.reach_with_budget(seeds, dir, (self.node_count() / 32).max(1024))
+    }
+
+    /// [`GraphIndex::reach`], switching to the sweep after `budget` reached nodes.
+    fn reach_with_budget(&self, seeds: &[NodeRef], dir: Direction, budget: usize) -> Vec<u32> {
         let n = self.node_count();
-        let mut w = Walk {
-            state: vec![0; n],
-            reached: Vec::new(),
-            stack: Vec::new(),
-        };
-        for &s in seeds {
-            let s = self.node(s);
-            if (s as usize) < n {
+        let seeds: Vec<u32> = seeds
+            .iter()
+            .map(|&s| self.node(s))
+            .filter(|&s| (s as usize) < n)
+            .collect();
+        let mut w = Walk::new(n, true);
+        let mut pending: Vec<u32> = Vec::new();
+        for &s in &seeds {
+            w.visit(s, true);
+        }
+        let mut sweep = false;
+        while let Some(x) = w.stack.pop() {
+            if w.reached.len() > budget {
+                sweep = true;
+                break;
+            }
+            self.expand(x, dir, &mut w, &mut pending);
+        }
+        if sweep {
+            w = Walk::new(n, false);
+            pending.clear();
+            for &s in &seeds {
                 w.visit(s, true);
             }
-        }
-        let nv = self.var_count as u32;
-        let mut pending: Vec<u32> = Vec::new();
-        while let Some(x) = w.stack.pop() {
-            match (dir, x < nv) {
-                (Direction::Backward, false) => {
-                    for &m in neighbours(&self.intermediates, x) {
-                        w.visit(m, false);
-                    }
-                    for &p in neighbours(&self.predecessors, x) {
-                        w.visit(p, true);
+            let follow = |x: u32, w: &mut Walk, pending: &mut Vec<u32>| {
+                if w.state[x as usize] == 2 {
+                    self.expand(x, dir, w, pending);
+                }
+            };
+            match dir {
+                Direction::Backward => {
+                    let top = seeds.iter().copied().max().unwrap_or(0);
+                    for x in (0..=top).rev() {
+                        follow(x, &mut w, &mut pending);
                     }
                 }
-                (Direction::Backward, true) => {
-                    let producers = neighbours(&self.predecessors, x);
-                    if let [only] = producers {
-                        w.visit(*only, true);
-                    } else if let Some(d) = self.defining_producer(x) {
-                        w.visit(d, true);
-                        pending.extend(producers.iter().filter(|&&p| p != d));
-                    }
-                }
-                (Direction::Forward, true) => {
-                    for &o in neighbours(&self.successors, x) {
-                        w.visit(o, true);
-                    }
-                }
-                (Direction::Forward, false) => {
-                    for &v in neighbours(&self.successors, x) {
-                        w.visit(v, self.defining_producer(v) == Some(x));
+                Direction::Forward => {
+                    let low = seeds.iter().copied().min().unwrap_or(0);
+                    for x in low..n as u32 {
+                        follow(x, &mut w, &mut pending);
                     }
                 }
             }
@@ -354,15 +385,43 @@ impl GraphIndex {
         let k = w.reached.len();
         let log_k = (usize::BITS - k.leading_zeros()) as usize;
         if k.saturating_mul(log_k) < n {
-            let mut ranked: Vec<u32> = w.reached.iter().map(|&x| self.rank[x as usize]).collect();
-            ranked.sort_unstable();
-            ranked.into_iter().map(|r| self.topo[r as usize]).collect()
+            w.reached.sort_unstable();
+            w.reached
         } else {
-            self.topo
-                .iter()
-                .copied()
-                .filter(|&x| w.state[x as usize] > 0)
-                .collect()
+            (0..n as u32).filter(|&x| w.state[x as usize] > 0).collect()
+        }
+    }
+
+    /// Follows the edges of `x` one step in direction `dir` (see [`GraphIndex::reach`]).
+    fn expand(&self, x: u32, dir: Direction, w: &mut Walk, pending: &mut Vec<u32>) {
+        match (dir, self.is_var(x)) {
+            (Direction::Backward, false) => {
+                for &m in neighbours(&self.intermediates, x) {
+                    w.visit(m, false);
+                }
+                for &p in neighbours(&self.predecessors, x) {
+                    w.visit(p, true);
+                }
+            }
+            (Direction::Backward, true) => {
+                if let [first, rest @ ..] = neighbours(&self.predecessors, x) {
+                    w.visit(*first, true);
+                    pending.extend_from_slice(rest);
+                }
+            }
+            (Direction::Forward, true) => {
+                for &o in neighbours(&self.successors, x) {
+                    w.visit(o, true);
+                }
+            }
+            (Direction::Forward, false) => {
+                if (x as usize) < self.successors.node_count() {
+                    let targets = self.successors.neighbors_slice(x);
+                    for (&v, &defines) in targets.iter().zip(self.successors.edges_slice(x)) {
+                        w.visit(v, defines);
+                    }
+                }
+            }
         }
     }
 }
@@ -376,14 +435,25 @@ pub(crate) enum Direction {
     Forward,
 }
 
-/// The state of one reachability walk: 0 = not reached, 1 = reached, 2 = reached and followed.
+/// The state of one reachability walk: 0 = not reached, 1 = reached, 2 = reached and to be
+/// followed (pushed on the stack in a depth-first walk; met later by a sweep).
 struct Walk {
     state: Vec<u8>,
     reached: Vec<u32>,
     stack: Vec<u32>,
+    use_stack: bool,
 }
 
 impl Walk {
+    fn new(n: usize, use_stack: bool) -> Walk {
+        Walk {
+            state: vec![0; n],
+            reached: Vec::new(),
+            stack: Vec::new(),
+            use_stack,
+        }
+    }
+
     fn visit(&mut self, x: u32, follow: bool) {
         let s = &mut self.state[x as usize];
         if *s == 0 {
@@ -392,13 +462,15 @@ impl Walk {
         }
         if follow && *s == 1 {
             *s = 2;
-            self.stack.push(x);
+            if self.use_stack {
+                self.stack.push(x);
+            }
         }
     }
 }
 
 /// The neighbours of node `x` in `adj` (none for a node past its rows).
-fn neighbours(adj: &Adjacency, x: u32) -> &[u32] {
+fn neighbours<E>(adj: &Csr<(), E, petgraph::Directed, u32>, x: u32) -> &[u32] {
     if (x as usize) < adj.node_count() {
         adj.neighbors_slice(x)
     } else {
@@ -419,10 +491,10 @@ fn csr(edges: &mut Vec<(u32, u32)>, n: usize) -> Adjacency {
     g
 }
 
-/// Kahn's algorithm; among ready nodes, the smallest (`created_at`, id) goes first.
-fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u32>, AlgoError> {
+/// Kahn's algorithm over raw node numbers; among ready nodes, the smallest (`created_at`, id)
+/// goes first. Returns raw node numbers in topological order. Sorts `edges`.
+fn topo_order(trace: &Trace, edges: &mut Vec<(u32, u32)>, n: usize) -> Result<Vec<u32>, AlgoError> {
     let nv = trace.vars.len();
-    let n = succ.node_count();
     let key = |x: usize| -> (&str, &str) {
         if x < nv {
             let v = &trace.vars[x];
@@ -432,6 +504,11 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
             (o.created_at.as_str(), o.op_id.as_str())
         }
     };
+    let succ = csr(edges, n);
+    let mut indeg = vec![0u32; n];
+    for &(_, b) in edges.iter() {
+        indeg[b as usize] += 1;
+    }
     // Rank every node by its key once, so the heap compares integers.
     let mut by_key: Vec<u32> = (0..n as u32).collect();
     by_key.sort_unstable_by(|&a, &b| key(a as usize).cmp(&key(b as usize)).then(a.cmp(&b)));
@@ -439,7 +516,6 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
     for (r, &x) in by_key.iter().enumerate() {
         key_rank[x as usize] = r as u32;
     }
-    let mut indeg: Vec<u32> = (0..n as u32).map(|x| pred.out_degree(x) as u32).collect();
     let mut heap: BinaryHeap<Reverse<u32>> = (0..n)
         .filter(|&x| indeg[x] == 0)
         .map(|x| Reverse(key_rank[x]))
@@ -448,7 +524,7 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
     while let Some(Reverse(r)) = heap.pop() {
         let x = by_key[r as usize];
         order.push(x);
-        for &y in succ.neighbors_slice(x) {
+        for &y in neighbours(&succ, x) {
             let d = &mut indeg[y as usize];
             *d -= 1;
             if *d == 0 {
@@ -462,4 +538,120 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
         return Err(AlgoError::Cycle { id });
     }
     Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EdgeRecord, NodeRecord, OpRecord};
+    use serde_json::json;
+
+    /// A seeded random DAG: ops read 1-3 earlier variables and make 1-2 new ones, sometimes
+    /// through an intermediate; "retrievals" link a fresh root to an existing variable
+    /// (re-emission), and an "answer" reads both.
+    fn random_trace(seed: u64, ops: usize) -> Trace {
+        let mut x = seed;
+        let mut rnd = |n: usize| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((x >> 33) as usize) % n.max(1)
+        };
+        let mut t = Trace::default();
+        let mut tick = 0u32;
+        let var = |t: &mut Trace, tick: &mut u32| {
+            *tick += 1;
+            let i = t.vars.len();
+            let mut r: NodeRecord =
+                serde_json::from_value(json!({"created_at": format!("{:08}", *tick),
+                "filename": "f", "lineno": 1, "name": format!("v{i}"), "version": 1, "value": "x"}))
+                .unwrap();
+            r.fill_computed();
+            t.vars.push(r);
+            format!("v{i}@1")
+        };
+        let mut edge_count = 0;
+        let mut op = |t: &mut Trace, tick: &mut u32, pairs: &[(String, String)]| {
+            *tick += 1;
+            let id = format!("op-{}", t.ops.len());
+            let r: OpRecord = serde_json::from_value(json!({"created_at": format!("{:08}", *tick),
+                "filename": "f", "lineno": 1, "op_id": id, "op_name": "o"}))
+            .unwrap();
+            t.ops.push(r);
+            for (a, b) in pairs {
+                edge_count += 1;
+                let e: EdgeRecord =
+                    serde_json::from_value(json!({"created_at": "0", "filename": "f",
+                    "lineno": 1, "edge_id": format!("e{edge_count}"), "op_id": id,
+                    "source_full_node_id": a, "target_full_node_id": b}))
+                    .unwrap();
+                t.edges.push(e);
+            }
+        };
+        for _ in 0..3 {
+            var(&mut t, &mut tick);
+        }
+        for _ in 0..ops {
+            let have = t.vars.len();
+            let ins: Vec<String> = (0..=rnd(3))
+                .map(|_| format!("v{}@1", have - 1 - rnd(have.min(40))))
+                .collect();
+            match rnd(6) {
+                0 => {
+                    let q = var(&mut t, &mut tick);
+                    let old = format!("v{}@1", rnd(have));
+                    op(&mut t, &mut tick, &[(q.clone(), old.clone())]);
+                    let out = var(&mut t, &mut tick);
+                    op(&mut t, &mut tick, &[(q, out.clone()), (old, out)]);
+                }
+                1 => {
+                    let mid = var(&mut t, &mut tick);
+                    let out = var(&mut t, &mut tick);
+                    let mut pairs: Vec<(String, String)> =
+                        ins.iter().map(|i| (i.clone(), mid.clone())).collect();
+                    pairs.push((mid, out));
+                    op(&mut t, &mut tick, &pairs);
+                }
+                _ => {
+                    let outs: Vec<String> = (0..=rnd(2)).map(|_| var(&mut t, &mut tick)).collect();
+                    let pairs: Vec<(String, String)> = ins
+                        .iter()
+                        .flat_map(|i| outs.iter().map(move |o| (i.clone(), o.clone())))
+                        .collect();
+                    op(&mut t, &mut tick, &pairs);
+                }
+            }
+        }
+        t.reindex().unwrap();
+        t
+    }
+
+    #[test]
+    fn sweep_and_depth_first_walk_agree() {
+        let t = random_trace(11, 3000);
+        let g = GraphIndex::build(&t).unwrap();
+        let n = g.node_count();
+        let mut big = 0;
+        for k in (0..n).step_by(97) {
+            let seeds = [g.node_ref(k as u32), g.node_ref(((k * 7) % n) as u32)];
+            for dir in [Direction::Backward, Direction::Forward] {
+                let dfs = g.reach_with_budget(&seeds, dir, usize::MAX);
+                let sweep = g.reach_with_budget(&seeds, dir, 0);
+                assert_eq!(dfs, sweep, "seeds {seeds:?} {dir:?}");
+                assert!(dfs.windows(2).all(|w| w[0] < w[1]), "sorted");
+                big = big.max(dfs.len());
+            }
+        }
+        assert!(big > 1000, "some walks must be large: {big}");
+    }
+
+    #[test]
+    fn positions_are_a_topological_order() {
+        let t = random_trace(5, 500);
+        let g = GraphIndex::build(&t).unwrap();
+        for x in 0..g.node_count() as u32 {
+            assert_eq!(g.node(g.node_ref(x)), x);
+            assert!(neighbours(&g.successors, x).iter().all(|&y| y > x));
+        }
+    }
 }

@@ -152,7 +152,7 @@ pub fn ancestors_and_descendants_of_a_diamond() {
         .successors(var(&t, "a@1"))
         .map(|r| node_id(&t, r))
         .collect();
-    assert_eq!(succ, strs(&["op-2", "op-1"]), "in op order");
+    assert_eq!(succ, strs(&["op-2", "op-1"]), "in topological order");
 }
 
 pub fn slices_of_a_diamond() {
