@@ -4,7 +4,7 @@
 
 use memtrace::algo::render::{
     flat_log_blocks, render_flat_log, render_op_xml, render_preview, render_value,
-    render_value_hits,
+    render_value_hits, FlatLog,
 };
 use memtrace::algo::start_points::{message_vars, start_point_query};
 use memtrace::algo::{
@@ -237,6 +237,31 @@ pub fn flat_log_is_time_ordered_without_ids() {
     assert!(all.contains("### input (message):"));
     assert!(all.contains("### intermediate (llm_response):\n<ctx>painted</ctx>"));
     assert!(all.contains("I do not know"));
+    let log = FlatLog::build(&t).unwrap();
+    assert_eq!(log.text, all);
+    let opts = RegexOptions {
+        case_insensitive: true,
+        context_chars: 3,
+        ..RegexOptions::default()
+    };
+    let hits = log.grep("RÉSUMÉ", &opts).unwrap();
+    assert_eq!(hits.len(), 1);
+    let h = &hits[0];
+    assert_eq!(log.window(h.start, h.end - h.start), "résumé");
+    assert_eq!(
+        log.ops[h.block],
+        t.op_by_id("op-e3").unwrap(),
+        "the match is in the extraction of m3"
+    );
+    assert_eq!(h.snippet, "…→ résumé. T…");
+    let all_hits = log.grep("(?m)^## extract_facts", &RegexOptions::default()).unwrap();
+    let blocks: Vec<usize> = all_hits.iter().map(|h| h.block).collect();
+    assert_eq!(
+        blocks,
+        vec![0, 2, 5, 7],
+        "one header per extraction, in log order"
+    );
+    assert_eq!(log.char_len(), all.chars().count());
 }
 
 pub fn errors_are_typed() {
