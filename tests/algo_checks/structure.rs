@@ -237,6 +237,18 @@ pub fn lifeline_deletion_by_value_or_marker() {
         lifeline(&t, "nobody"),
         Err(AlgoError::UnknownVar { .. })
     ));
+    let t = graphs::decision_deletes_one_of_two();
+    let a = lifeline(&t, "a").unwrap();
+    assert_eq!(a.versions.len(), 2);
+    assert_eq!(
+        a.ended_by.map(|o| t.op(o).op_id.clone()),
+        Some("op-3".to_owned())
+    );
+    let b = lifeline(&t, "b").unwrap();
+    assert!(
+        !b.is_deleted(),
+        "b was read by the deciding op but not linked to the marker"
+    );
 }
 
 pub fn def_use_and_op_subgraph() {

@@ -254,7 +254,9 @@ pub fn flat_log_is_time_ordered_without_ids() {
         "the match is in the extraction of m3"
     );
     assert_eq!(h.snippet, "…→ résumé. T…");
-    let all_hits = log.grep("(?m)^## extract_facts", &RegexOptions::default()).unwrap();
+    let all_hits = log
+        .grep("(?m)^## extract_facts", &RegexOptions::default())
+        .unwrap();
     let blocks: Vec<usize> = all_hits.iter().map(|h| h.block).collect();
     assert_eq!(
         blocks,
