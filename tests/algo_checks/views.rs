@@ -6,10 +6,10 @@ use memtrace::algo::render::{
     flat_log_blocks, render_flat_log, render_op_xml, render_preview, render_value,
     render_value_hits, FlatLog,
 };
-use memtrace::algo::start_points::{message_vars, start_point_query};
+use memtrace::algo::start_points::{message_vars, start_point_query, EmbeddingRetriever};
 use memtrace::algo::{
-    evaluate_start_points, start_points, AlgoError, GraphIndex, MessageIndex, RegexOptions,
-    SearchIndex, StartPointOptions,
+    evaluate_start_points, reciprocal_rank_fusion, start_points, AlgoError, GraphIndex,
+    MessageIndex, RegexOptions, SearchIndex, StartPointOptions,
 };
 
 use super::{graphs, op, strs, var};
@@ -105,6 +105,28 @@ pub fn start_points_find_the_evidence() {
     assert_eq!(sp.len(), 2);
     assert_eq!(t.var(sp[0].0).full_node_id, "U1:D1:1@1");
     assert!(sp[0].1 > sp[1].1);
+    // A third retriever (e.g. embeddings) is fused like the other two: each list holds
+    // limit × multiplier candidates, and scores are Σ 1 / (60 + rank).
+    let m4 = t.var_by_id("U1:D1:4@1").unwrap();
+    let m3 = t.var_by_id("U1:D1:3@1").unwrap();
+    let dense = EmbeddingRetriever {
+        messages: vec![(m3, vec![0.6, 0.8]), (m4, vec![1.0, 0.0])],
+        queries: [(q.clone(), vec![1.0, 0.0])].into_iter().collect(),
+    };
+    let with_dense = start_points(&ix, &q, &opts, &[&dense]);
+    let lists = vec![
+        ix.bm25_ranking(&q, 4),
+        ix.ngram_ranking(&q, 4),
+        vec![m4, m3],
+    ];
+    let mut expected = reciprocal_rank_fusion(&lists, 60.0);
+    expected.truncate(2);
+    assert_eq!(with_dense, expected);
+    let m4_score = |list: &[(memtrace::model::VarIx, f64)]| {
+        list.iter().find(|p| p.0 == m4).map_or(0.0, |p| p.1)
+    };
+    let alone = reciprocal_rank_fusion(&lists[..2], 60.0);
+    assert!(m4_score(&reciprocal_rank_fusion(&lists, 60.0)) > m4_score(&alone));
     let report = evaluate_start_points(&t, &opts);
     assert_eq!(report.cases.len(), 1);
     assert_eq!(report.cases[0].recall, Some(1.0));
