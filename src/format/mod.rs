@@ -1,8 +1,15 @@
 //! Reading and writing trace files. The format is detected from the content; each reader
 //! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
 
+mod detect;
 mod error;
+pub mod langfuse;
+pub mod otlp;
 pub mod smartcomment;
+mod span_graph;
+pub mod spans;
+pub mod synth;
+pub mod time;
 mod validate;
 
 pub use error::FormatError;
@@ -18,6 +25,10 @@ use crate::model::Trace;
 pub enum Format {
     /// smartcomment `ExecNetwork` JSON; MemTraceBench files are this plus `data.annotations`.
     Smartcomment,
+    /// OpenTelemetry OTLP JSON or JSON Lines (GenAI / OpenInference attributes).
+    Otlp,
+    /// A Langfuse trace export (trace + observations + scores).
+    Langfuse,
 }
 
 impl Format {
@@ -25,6 +36,8 @@ impl Format {
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Smartcomment => "smartcomment",
+            Format::Otlp => "otlp",
+            Format::Langfuse => "langfuse",
         }
     }
 
@@ -35,7 +48,11 @@ impl Format {
     pub fn parse(name: &str) -> Result<Format, String> {
         match name {
             "smartcomment" | "memtracebench" => Ok(Format::Smartcomment),
-            other => Err(format!("unknown format {other:?}; expected smartcomment")),
+            "otlp" | "otel" | "opentelemetry" | "openinference" => Ok(Format::Otlp),
+            "langfuse" => Ok(Format::Langfuse),
+            other => Err(format!(
+                "unknown format {other:?}; expected smartcomment, otlp or langfuse"
+            )),
         }
     }
 }
@@ -66,15 +83,17 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
     let head = String::from_utf8_lossy(head);
     let trimmed = head.trim_start_matches('\u{feff}').trim_start();
     if trimmed.is_empty() {
-        return Err(FormatError::Unknown { reason: "the file is empty".into() });
+        return Err(FormatError::Unknown {
+            reason: "the file is empty".into(),
+        });
     }
     if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
         return Err(FormatError::Unknown {
             reason: "it does not start with `{` or `[`, so it is not JSON".into(),
         });
     }
-    if smartcomment::sniff(trimmed) {
-        return Ok(Format::Smartcomment);
+    if let Some(f) = detect::by_keys(bytes) {
+        return Ok(f);
     }
     Err(FormatError::Unknown {
         reason: "it is JSON, but has none of the keys of a known trace format".into(),
@@ -91,11 +110,22 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
         Some(f) => f,
         None => detect(bytes)?,
     };
-    let mut parts = match format {
-        Format::Smartcomment => smartcomment::parse(bytes)?,
+    let (mut parts, mut problems) = match format {
+        Format::Smartcomment => (smartcomment::parse(bytes)?, Vec::new()),
+        Format::Otlp => {
+            let (spans, meta, mut problems) = otlp::parse(bytes, opts.lenient)?;
+            let (parts, more) = span_graph::build(spans, meta, opts.lenient)?;
+            problems.extend(more);
+            (parts, problems)
+        }
+        Format::Langfuse => {
+            let (spans, meta, mut problems) = langfuse::parse(bytes, opts.lenient)?;
+            let (parts, more) = span_graph::build(spans, meta, opts.lenient)?;
+            problems.extend(more);
+            (parts, problems)
+        }
     };
-    let problems = validate(&mut parts, opts.lenient)?;
-    let mut problems = problems;
+    problems.extend(validate(&mut parts, opts.lenient)?);
     let mut trace = Trace {
         meta: parts.meta,
         sessions: parts.sessions,
@@ -109,7 +139,9 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
     loop {
         match trace.reindex() {
             Ok(()) => break,
-            Err(FormatError::Cycle { path, id }) if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) => {
+            Err(FormatError::Cycle { path, id })
+                if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) =>
+            {
                 // Cut the cycle at this variable: drop the edges that produce it.
                 trace.edges.retain(|e| e.target_full_node_id != id);
                 problems.push(FormatError::Cycle { path, id });
@@ -117,5 +149,9 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
             Err(e) => return Err(e),
         }
     }
-    Ok(Loaded { trace, format, problems })
+    Ok(Loaded {
+        trace,
+        format,
+        problems,
+    })
 }

@@ -19,7 +19,8 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     for path in &args.files {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         match load(&bytes, LoadOptions::default()) {
             Ok(loaded) => {
                 let s = loaded.trace.summary(loaded.format.as_str());
@@ -36,8 +37,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     println!("  variables   {}", s.variables);
                     println!("  edges       {}", s.edges);
                     println!("  failures    {}", s.failures);
-                    let by_type: Vec<String> =
-                        s.annotations_by_type.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                    let by_type: Vec<String> = s
+                        .annotations_by_type
+                        .iter()
+                        .map(|(k, n)| format!("{k} {n}"))
+                        .collect();
                     println!("  annotations {} ({})", s.annotations, by_type.join(", "));
                 }
             }
@@ -47,5 +51,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
