@@ -7,11 +7,7 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "error", rename_all = "snake_case")]
 pub enum FormatError {
     #[error("invalid JSON at line {line}, column {column}: {message}. The file may be truncated or not JSON; export it again.")]
-    Json {
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Json { line: usize, column: usize, message: String },
 
     #[error("{path}: {message}")]
     Field { path: String, message: String },
@@ -20,18 +16,10 @@ pub enum FormatError {
     Unknown { reason: String },
 
     #[error("{path}: unknown {kind} id {id:?}. Every reference must name a record in the same file; was the file cut or merged from two runs?")]
-    Dangling {
-        path: String,
-        id: String,
-        kind: String,
-    },
+    Dangling { path: String, id: String, kind: String },
 
     #[error("{path}: duplicate id {id:?} (first at {first}). Ids must be unique; were two traces concatenated?")]
-    DuplicateId {
-        path: String,
-        id: String,
-        first: String,
-    },
+    DuplicateId { path: String, id: String, first: String },
 
     #[error("{path}: {id:?} lies on a cycle; an execution graph must flow one way. Check the edges around it.")]
     Cycle { path: String, id: String },
@@ -66,9 +54,5 @@ pub(crate) fn from_json(e: &serde_json::Error) -> FormatError {
         .rsplit_once(" at line ")
         .map_or(message.as_str(), |(m, _)| m)
         .to_owned();
-    FormatError::Json {
-        line: e.line(),
-        column: e.column(),
-        message,
-    }
+    FormatError::Json { line: e.line(), column: e.column(), message }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::error::from_json;
 use super::otlp::value_ports;
-use super::spans::{self, text_of, Kind, Port, Span};
+use super::spans::{self, text_of, Imported, Kind, MemoryWrite, Port, Span};
 use super::time::{format_nanos, parse_rfc3339};
 use super::FormatError;
 use crate::model::GraphMeta;
@@ -17,10 +17,7 @@ use crate::model::GraphMeta;
 /// [`FormatError::Json`] for bad JSON; [`FormatError::Field`] naming the JSON path of a trace
 /// or observation of the wrong shape; [`FormatError::BadTimestamp`] for a time that is not
 /// ISO 8601. In lenient mode a bad observation is dropped and reported instead.
-pub fn parse(
-    bytes: &[u8],
-    lenient: bool,
-) -> Result<(Vec<Span>, GraphMeta, Vec<FormatError>), FormatError> {
+pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
     let doc: Value = serde_json::from_slice(bytes).map_err(|e| from_json(&e))?;
     let traces: Vec<(String, &Value)> =
         match &doc {
@@ -53,7 +50,7 @@ pub fn parse(
                 if k == 0 {
                     meta.graph_id = format!(
                         "graph-{}",
-                        spans.first().map(|s| s.id.as_str()).unwrap_or("langfuse")
+                        spans.first().map_or("langfuse", |s| s.id.as_str())
                     );
                     meta.user_id = t.get("userId").cloned().unwrap_or(Value::Null);
                     let mut m = Map::new();
@@ -77,7 +74,11 @@ pub fn parse(
         .min()
         .map(format_nanos)
         .unwrap_or_default();
-    Ok((out, meta, problems))
+    Ok(Imported {
+        spans: out,
+        meta,
+        problems,
+    })
 }
 
 fn time(v: Option<&Value>, path: String) -> Result<Option<u64>, FormatError> {
@@ -145,7 +146,6 @@ fn trace(
         .unwrap_or(start_ns)
         .max(start_ns);
     let input = o.get("input").filter(|v| !v.is_null());
-    let output = o.get("output").filter(|v| !v.is_null());
     let mut metadata = Map::new();
     for key in ["sessionId", "userId", "tags", "metadata"] {
         if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
@@ -153,7 +153,46 @@ fn trace(
         }
     }
 
-    // Scores: onto an evaluator observation, or as a judge span reading the query and the answer.
+    add_scores(o, &mut spans, &trace_id, &filename, path, last);
+
+    let root = Span {
+        id: trace_id.clone(),
+        trace_id: trace_id.clone(),
+        parent: None,
+        name,
+        kind: Kind::Chain,
+        start_ns,
+        end_ns: last,
+        inputs: input
+            .map(|v| value_ports(&text_of(v), Kind::Chain))
+            .unwrap_or_default(),
+        outputs: Vec::new(),
+        documents: Vec::new(),
+        memory_writes: Vec::new(),
+        metadata,
+        filename,
+        path: path.to_owned(),
+        id_field: "id",
+        parent_field: "parentObservationId",
+        status: "OK".into(),
+    };
+    spans.insert(0, root);
+    Ok(spans)
+}
+
+/// Scores: onto their evaluator observation, or as a judge span (at the end of the trace)
+/// reading the query (the trace input) and the answer (the scored observation's or the trace's
+/// output), so failure-case detection finds them.
+fn add_scores(
+    o: &Map<String, Value>,
+    spans: &mut Vec<Span>,
+    trace_id: &str,
+    filename: &str,
+    path: &str,
+    last: u64,
+) {
+    let input = o.get("input").filter(|v| !v.is_null());
+    let output = o.get("output").filter(|v| !v.is_null());
     for (k, sc) in o
         .get("scores")
         .and_then(Value::as_array)
@@ -207,8 +246,8 @@ fn trace(
             .map_or_else(|| format!("{trace_id}-score-{k}"), text_of);
         spans.push(Span {
             id: format!("score-{id}"),
-            trace_id: trace_id.clone(),
-            parent: Some(trace_id.clone()),
+            trace_id: trace_id.to_owned(),
+            parent: Some(trace_id.to_owned()),
             name: format!("score:{}", sc.get("name").map(text_of).unwrap_or_default()),
             kind: Kind::Evaluator,
             start_ns: last,
@@ -218,37 +257,44 @@ fn trace(
             documents: Vec::new(),
             memory_writes: Vec::new(),
             metadata: meta,
-            filename: filename.clone(),
+            filename: filename.to_owned(),
             path: format!("{path}.scores[{k}]"),
             id_field: "id",
             parent_field: "observationId",
             status: "OK".into(),
         });
     }
+}
 
-    let root = Span {
-        id: trace_id.clone(),
-        trace_id: trace_id.clone(),
-        parent: None,
-        name,
-        kind: Kind::Chain,
-        start_ns,
-        end_ns: last,
-        inputs: input
-            .map(|v| value_ports(&text_of(v), Kind::Chain))
-            .unwrap_or_default(),
-        outputs: Vec::new(),
-        documents: Vec::new(),
-        memory_writes: Vec::new(),
-        metadata,
-        filename,
-        path: path.to_owned(),
-        id_field: "id",
-        parent_field: "parentObservationId",
-        status: "OK".into(),
-    };
-    spans.insert(0, root);
-    Ok(spans)
+/// Outputs of an observation: messages (generation), a score (evaluator), documents
+/// (retriever), else the value, with any memory writes in it.
+fn output_ports(kind: Kind, v: &Value) -> (Vec<Port>, Vec<Port>, Vec<MemoryWrite>) {
+    let (mut outputs, mut documents, mut memory_writes) = (Vec::new(), Vec::new(), Vec::new());
+    match kind {
+        Kind::Llm => {
+            let text = spans::messages_in(v).map_or_else(
+                || text_of(v),
+                |m| m.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n"),
+            );
+            outputs.push(spans::message_port("assistant", text, true));
+        }
+        Kind::Evaluator => {
+            if let Some(s) = spans::score_in(v) {
+                outputs.push(spans::score_port(s));
+            }
+            if !v.is_number() {
+                outputs.push(Port::new("judge_response", "llm_output", text_of(v)));
+            }
+        }
+        Kind::Retriever if spans::documents_in(v).is_some() => {
+            documents = spans::documents_in(v).unwrap_or_default();
+        }
+        _ => {
+            spans::memory_writes_in(v, &mut memory_writes, 0);
+            outputs.push(Port::new("output", "output", text_of(v)));
+        }
+    }
+    (outputs, documents, memory_writes)
 }
 
 fn observation(
@@ -302,33 +348,8 @@ fn observation(
             _ => inputs.extend(value_ports(&text_of(v), kind)),
         }
     }
-    let (mut outputs, mut documents, mut memory_writes) = (Vec::new(), Vec::new(), Vec::new());
-    if let Some(v) = output {
-        match kind {
-            Kind::Llm => {
-                let text = spans::messages_in(v).map_or_else(
-                    || text_of(v),
-                    |m| m.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n"),
-                );
-                outputs.push(spans::message_port("assistant", text, true));
-            }
-            Kind::Evaluator => {
-                if let Some(s) = spans::score_in(v) {
-                    outputs.push(spans::score_port(s));
-                }
-                if !v.is_number() {
-                    outputs.push(Port::new("judge_response", "llm_output", text_of(v)));
-                }
-            }
-            Kind::Retriever if spans::documents_in(v).is_some() => {
-                documents = spans::documents_in(v).unwrap_or_default()
-            }
-            _ => {
-                spans::memory_writes_in(v, &mut memory_writes, 0);
-                outputs.push(Port::new("output", "output", text_of(v)));
-            }
-        }
-    }
+    let (outputs, documents, memory_writes) =
+        output.map(|v| output_ports(kind, v)).unwrap_or_default();
     let mut metadata = Map::new();
     for key in [
         "type",

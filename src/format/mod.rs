@@ -3,6 +3,7 @@
 
 mod detect;
 mod error;
+mod inference;
 pub mod langfuse;
 pub mod otlp;
 pub mod smartcomment;
@@ -25,7 +26,7 @@ use crate::model::Trace;
 pub enum Format {
     /// smartcomment `ExecNetwork` JSON; MemTraceBench files are this plus `data.annotations`.
     Smartcomment,
-    /// OpenTelemetry OTLP JSON or JSON Lines (GenAI / OpenInference attributes).
+    /// OpenTelemetry OTLP JSON or JSON Lines (`gen_ai.*` and `OpenInference` attributes).
     Otlp,
     /// A Langfuse trace export (trace + observations + scores).
     Langfuse,
@@ -50,9 +51,7 @@ impl Format {
             "smartcomment" | "memtracebench" => Ok(Format::Smartcomment),
             "otlp" | "otel" | "opentelemetry" | "openinference" => Ok(Format::Otlp),
             "langfuse" => Ok(Format::Langfuse),
-            other => Err(format!(
-                "unknown format {other:?}; expected smartcomment, otlp or langfuse"
-            )),
+            other => Err(format!("unknown format {other:?}; expected smartcomment, otlp or langfuse")),
         }
     }
 }
@@ -83,9 +82,7 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
     let head = String::from_utf8_lossy(head);
     let trimmed = head.trim_start_matches('\u{feff}').trim_start();
     if trimmed.is_empty() {
-        return Err(FormatError::Unknown {
-            reason: "the file is empty".into(),
-        });
+        return Err(FormatError::Unknown { reason: "the file is empty".into() });
     }
     if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
         return Err(FormatError::Unknown {
@@ -112,18 +109,8 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
     };
     let (mut parts, mut problems) = match format {
         Format::Smartcomment => (smartcomment::parse(bytes)?, Vec::new()),
-        Format::Otlp => {
-            let (spans, meta, mut problems) = otlp::parse(bytes, opts.lenient)?;
-            let (parts, more) = span_graph::build(spans, meta, opts.lenient)?;
-            problems.extend(more);
-            (parts, problems)
-        }
-        Format::Langfuse => {
-            let (spans, meta, mut problems) = langfuse::parse(bytes, opts.lenient)?;
-            let (parts, more) = span_graph::build(spans, meta, opts.lenient)?;
-            problems.extend(more);
-            (parts, problems)
-        }
+        Format::Otlp => span_graph::build(otlp::parse(bytes, opts.lenient)?, opts.lenient)?,
+        Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,
     };
     problems.extend(validate(&mut parts, opts.lenient)?);
     let mut trace = Trace {
@@ -139,9 +126,7 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
     loop {
         match trace.reindex() {
             Ok(()) => break,
-            Err(FormatError::Cycle { path, id })
-                if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) =>
-            {
+            Err(FormatError::Cycle { path, id }) if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) => {
                 // Cut the cycle at this variable: drop the edges that produce it.
                 trace.edges.retain(|e| e.target_full_node_id != id);
                 problems.push(FormatError::Cycle { path, id });
@@ -149,9 +134,5 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
             Err(e) => return Err(e),
         }
     }
-    Ok(Loaded {
-        trace,
-        format,
-        problems,
-    })
+    Ok(Loaded { trace, format, problems })
 }

@@ -1,5 +1,5 @@
-//! OpenTelemetry OTLP JSON: one `TracesData` object, or JSON Lines of them (the OTel file
-//! exporter). Spans with GenAI semantic-convention and OpenInference attributes become the
+//! OpenTelemetry OTLP JSON: one `TracesData` object, or JSON Lines of them (the file exporter
+//! of the collector). Spans with `gen_ai.*` semantic-convention and `OpenInference` attributes become the
 //! common [`Span`] form; `docs/formats-import.md` lists what each attribute maps to.
 
 use std::collections::BTreeMap;
@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::spans::{self, json_in, text_of, Kind, Port, Span};
+use super::spans::{self, json_in, text_of, Imported, Kind, Port, Span};
 use super::time::format_nanos;
 use super::FormatError;
 use crate::model::GraphMeta;
@@ -96,10 +96,7 @@ pub fn sniff(head: &str) -> bool {
 /// [`FormatError::Field`] naming the JSON path of a field of the wrong type or a span without
 /// an id; [`FormatError::BadTimestamp`] for a start or end that is not unix nanoseconds.
 /// In lenient mode, a bad line or span is dropped and reported instead.
-pub fn parse(
-    bytes: &[u8],
-    lenient: bool,
-) -> Result<(Vec<Span>, GraphMeta, Vec<FormatError>), FormatError> {
+pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
     let mut problems = Vec::new();
     let mut docs: Vec<(TracesData, String)> = Vec::new();
     let first_line = bytes
@@ -167,7 +164,11 @@ pub fn parse(
     m.insert("source_format".into(), Value::String("otlp".into()));
     m.insert("resource".into(), Value::Object(resource));
     meta.metadata = Value::Object(m);
-    Ok((out, meta, problems))
+    Ok(Imported {
+        spans: out,
+        meta,
+        problems,
+    })
 }
 
 fn read(bytes: &[u8], first_line: usize, prefix: &str) -> Result<TracesData, FormatError> {
@@ -299,17 +300,18 @@ fn messages(
                     .get(&format!("{field}role"))
                     .map(text_of)
                     .unwrap_or_default();
-                let content = match m.get(&format!("{field}content")) {
-                    Some(c) => text_of(c),
-                    None => {
+                let content = m.get(&format!("{field}content")).map_or_else(
+                    || {
+                        // `message.contents.{j}.message_content.text`
                         let parts: Vec<String> = m
                             .iter()
-                            .filter(|(k, _)| k.ends_with(".text"))
+                            .filter(|(k, _)| k.rsplit('.').next() == Some("text"))
                             .map(|(_, v)| text_of(v))
                             .collect();
                         parts.join("\n")
-                    }
-                };
+                    },
+                    text_of,
+                );
                 (role, content)
             })
             .collect();
@@ -335,6 +337,87 @@ const CONSUMED: [&str; 8] = [
     "reranker.",
 ];
 
+/// Inputs of a span: system instructions, prompt template and input messages; else
+/// `input.value`.
+fn input_ports(attrs: &Map<String, Value>, kind: Kind) -> Vec<Port> {
+    let str_attr = |k: &str| attrs.get(k).map(text_of);
+    let mut inputs = Vec::new();
+    if let Some(sys) = str_attr("gen_ai.system_instructions") {
+        let text = json_in(&sys).map_or(sys, |v| spans::message_text(&v));
+        inputs.push(spans::message_port("system", text, false));
+    }
+    if let Some(t) = str_attr("llm.prompt_template.template") {
+        inputs.push(Port::new("prompt_template", "prompt", t));
+    }
+    let flat_in = [("llm.input_messages.", "message."), ("gen_ai.prompt.", "")];
+    for (role, text) in messages(attrs, &flat_in, "gen_ai.input.messages") {
+        inputs.push(spans::message_port(&role, text, false));
+    }
+    if inputs.is_empty() {
+        if let Some(text) = str_attr("input.value") {
+            inputs.extend(value_ports(&text, kind));
+        }
+    }
+
+    inputs
+}
+
+/// `retrieval.documents.{i}.document.id|content|score` (and reranker output documents).
+fn attribute_documents(attrs: &Map<String, Value>) -> Vec<Port> {
+    let mut documents = Vec::new();
+    for prefix in ["retrieval.documents.", "reranker.output_documents."] {
+        for m in indexed(attrs, prefix).values() {
+            let mut p = Port::new(
+                "retrieved_document",
+                "retrieved_document",
+                m.get("document.content").map(text_of).unwrap_or_default(),
+            );
+            p.doc_id = m.get("document.id").map(text_of);
+            if let Some(s) = m.get("document.score") {
+                p.metadata.insert("score".into(), s.clone());
+            }
+            documents.push(p);
+        }
+    }
+    documents
+}
+
+fn status_text(status: Option<&Status>) -> String {
+    match status {
+        Some(st) => match (&st.code, st.message.as_str()) {
+            (Value::Number(n), m) if n.as_u64() == Some(2) => format!("ERROR: {m}"),
+            (Value::String(c), m) if c.contains("ERROR") => format!("ERROR: {m}"),
+            (Value::Number(n), _) if n.as_u64() == Some(1) => "OK".to_owned(),
+            (Value::String(c), _) if c.contains("OK") => "OK".to_owned(),
+            _ => "UNSET".to_owned(),
+        },
+        None => "UNSET".to_owned(),
+    }
+}
+
+/// An evaluator score from attributes (`eval.score`, `evaluation.score`,
+/// `gen_ai.evaluation.score.value`) or a `gen_ai.evaluation.result` event.
+fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f64> {
+    let keys = [
+        "eval.score",
+        "evaluation.score",
+        "gen_ai.evaluation.score.value",
+    ];
+    keys.iter()
+        .find_map(|k| attrs.get(*k).and_then(spans::score_in))
+        .or_else(|| {
+            events
+                .iter()
+                .filter(|ev| ev.name.contains("evaluation"))
+                .find_map(|ev| {
+                    let ev_attrs = attributes(&ev.attributes);
+                    ev_attrs
+                        .get("gen_ai.evaluation.score.value")
+                        .and_then(spans::score_in)
+                })
+        })
+}
+
 fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> {
     if raw.span_id.is_empty() {
         return Err(FormatError::Field {
@@ -359,24 +442,7 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
         .or_else(|| str_attr("gen_ai.operation.name"))
         .map_or(Kind::Unknown, |k| Kind::parse(&k));
 
-    let mut inputs = Vec::new();
-    if let Some(sys) = str_attr("gen_ai.system_instructions") {
-        let text = json_in(&sys).map_or(sys, |v| spans::message_text(&v));
-        inputs.push(spans::message_port("system", text, false));
-    }
-    if let Some(t) = str_attr("llm.prompt_template.template") {
-        inputs.push(Port::new("prompt_template", "prompt", t));
-    }
-    let flat_in = [("llm.input_messages.", "message."), ("gen_ai.prompt.", "")];
-    for (role, text) in messages(&attrs, &flat_in, "gen_ai.input.messages") {
-        inputs.push(spans::message_port(&role, text, false));
-    }
-    if inputs.is_empty() {
-        if let Some(text) = str_attr("input.value") {
-            inputs.extend(value_ports(&text, kind));
-        }
-    }
-
+    let inputs = input_ports(&attrs, kind);
     let mut outputs = Vec::new();
     let flat_out = [
         ("llm.output_messages.", "message."),
@@ -385,37 +451,9 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
     for (role, text) in messages(&attrs, &flat_out, "gen_ai.output.messages") {
         outputs.push(spans::message_port(&role, text, true));
     }
-    let mut documents = Vec::new();
-    for prefix in ["retrieval.documents.", "reranker.output_documents."] {
-        for m in indexed(&attrs, prefix).values() {
-            let mut p = Port::new(
-                "retrieved_document",
-                "retrieved_document",
-                m.get("document.content").map(text_of).unwrap_or_default(),
-            );
-            p.doc_id = m.get("document.id").map(text_of);
-            if let Some(s) = m.get("document.score") {
-                p.metadata.insert("score".into(), s.clone());
-            }
-            documents.push(p);
-        }
-    }
+    let mut documents = attribute_documents(&attrs);
     let mut memory_writes = Vec::new();
-    let mut score = [
-        "eval.score",
-        "evaluation.score",
-        "gen_ai.evaluation.score.value",
-    ]
-    .iter()
-    .find_map(|k| attrs.get(*k).and_then(spans::score_in));
-    for ev in &raw.events {
-        let ev_attrs = attributes(&ev.attributes);
-        if score.is_none() && ev.name.contains("evaluation") {
-            score = ev_attrs
-                .get("gen_ai.evaluation.score.value")
-                .and_then(spans::score_in);
-        }
-    }
+    let mut score = attribute_score(&attrs, &raw.events);
     if let (true, Some(text)) = (outputs.is_empty(), str_attr("output.value")) {
         let parsed = json_in(&text);
         if kind == Kind::Evaluator {
@@ -458,16 +496,7 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
         })
         .collect();
     metadata.insert("otel_kind".into(), raw.kind.clone());
-    let status = match raw.status {
-        Some(st) => match (&st.code, st.message.as_str()) {
-            (Value::Number(n), m) if n.as_u64() == Some(2) => format!("ERROR: {m}"),
-            (Value::String(c), m) if c.contains("ERROR") => format!("ERROR: {m}"),
-            (Value::Number(n), _) if n.as_u64() == Some(1) => "OK".to_owned(),
-            (Value::String(c), _) if c.contains("OK") => "OK".to_owned(),
-            _ => "UNSET".to_owned(),
-        },
-        None => "UNSET".to_owned(),
-    };
+    let status = status_text(raw.status.as_ref());
     metadata.insert("status".into(), Value::String(status.clone()));
     Ok(Span {
         id: raw.span_id,

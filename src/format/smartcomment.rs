@@ -55,10 +55,7 @@ fn locate(bytes: &[u8], first: &serde_json::Error) -> FormatError {
         Err(e) => {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            let message = inner
-                .rsplit_once(" at line ")
-                .map_or(inner.as_str(), |(m, _)| m)
-                .to_owned();
+            let message = inner.rsplit_once(" at line ").map_or(inner.as_str(), |(m, _)| m).to_owned();
             FormatError::Field {
                 path,
                 message: format!("{message} (line {line}, column {column})"),

@@ -8,28 +8,24 @@
 //! - **data flow** is inferred, in time order (a span sees what ended before it started):
 //!   an input equal to an earlier value *is* that variable; an input containing an earlier
 //!   value (or one of its JSON string leaves, or a memory / document id), at least
-//!   [`MIN_LINK_CHARS`] long, reads it too; a retrieved document reads the memory unit with its
+//!   `MIN_LINK_CHARS` (8 bytes) long, reads it too; a retrieved document reads the memory unit with its
 //!   id; a memory write reads the unit's previous version.
 //!
 //! Because every edge runs from a variable that existed before the span started to one the span
 //! made, the graph is acyclic by construction.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
-use aho_corasick::AhoCorasick;
 use serde_json::{Map, Value};
 
+use super::inference::Builder;
 use super::smartcomment::Parts;
-use super::spans::{json_in, Kind, Port, Span};
+use super::spans::{Imported, Kind, Span};
 use super::time::format_nanos;
 use super::FormatError;
-use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord};
+use crate::model::{GraphMeta, SessionRecord};
 
-/// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
-pub const MIN_LINK_CHARS: usize = 8;
-
-/// Builds the records of a trace from its spans.
+/// Builds the records of a trace from its spans; `imported.problems` are passed on.
 ///
 /// # Errors
 /// In strict mode: [`FormatError::DuplicateId`] for a span id seen twice,
@@ -39,13 +35,13 @@ pub const MIN_LINK_CHARS: usize = 8;
 ///
 /// # Complexity
 /// O(S log S + T + M) for S spans, T bytes of values and M content matches (Aho-Corasick over
-/// all values at least [`MIN_LINK_CHARS`] long), plus one edge per (input, output) pair of a span.
-pub fn build(
-    spans: Vec<Span>,
-    meta: GraphMeta,
-    lenient: bool,
-) -> Result<(Parts, Vec<FormatError>), FormatError> {
-    let mut problems = Vec::new();
+/// all values at least `MIN_LINK_CHARS` (8 bytes) long), plus one edge per (input, output) pair of a span.
+pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatError>), FormatError> {
+    let Imported {
+        spans,
+        meta,
+        mut problems,
+    } = imported;
     let mut report = |e: FormatError| -> Result<(), FormatError> {
         if lenient {
             problems.push(e);
@@ -54,46 +50,10 @@ pub fn build(
             Err(e)
         }
     };
-
-    // Unique ids.
-    let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for s in spans {
-        if let Some(&first) = index.get(&s.id) {
-            report(FormatError::DuplicateId {
-                path: format!("{}.{}", s.path, s.id_field),
-                id: s.id.clone(),
-                first: kept[first].path.clone(),
-            })?;
-            continue;
-        }
-        index.insert(s.id.clone(), kept.len());
-        kept.push(s);
-    }
-    let spans = kept;
-    let n = spans.len();
-
-    // Parents: resolve, then cut cycles.
-    let mut parent: Vec<Option<usize>> = Vec::with_capacity(n);
-    for s in &spans {
-        let p = match &s.parent {
-            None => None,
-            Some(pid) => match index.get(pid) {
-                Some(&p) => Some(p),
-                None => {
-                    report(FormatError::Dangling {
-                        path: format!("{}.{}", s.path, s.parent_field),
-                        id: pid.clone(),
-                        kind: "parent span".into(),
-                    })?;
-                    None
-                }
-            },
-        };
-        parent.push(p);
-    }
+    let (spans, index) = unique(spans, &mut report)?;
+    let mut parent = parents(&spans, &index, &mut report)?;
     let (root, depth) = tree(&spans, &mut parent, &mut report)?;
-    let mut has_children = vec![false; n];
+    let mut has_children = vec![false; spans.len()];
     for p in parent.iter().flatten() {
         has_children[*p] = true;
     }
@@ -110,7 +70,7 @@ pub fn build(
         .collect();
 
     let mut b = Builder::new(&spans, &meta);
-    let mut order: Vec<usize> = (0..n)
+    let mut order: Vec<usize> = (0..spans.len())
         .filter(|&i| is_op[i] || !spans[i].inputs.is_empty())
         .collect();
     order.sort_by_key(|&i| (spans[i].start_ns, depth[i], i));
@@ -126,59 +86,113 @@ pub fn build(
         }
     }
     let mut parts = b.finish();
-    let mut session_ids: HashSet<String> =
-        parts.nodes.iter().map(|v| v.session_id.clone()).collect();
-    session_ids.extend(parts.ops.iter().map(|o| o.session_id.clone()));
-    for (i, s) in spans.iter().enumerate() {
-        let id = format!("session-{}", s.id);
-        if root[i] == i && session_ids.contains(&id) {
-            parts.sessions.push(SessionRecord {
-                created_at: format_nanos(s.start_ns),
-                filename: s.filename.clone(),
-                lineno: 0,
-                session_id: id,
-                session_name: Some(s.name.clone()),
-                graph_id: meta.graph_id.clone(),
-                user_id: meta.user_id.clone(),
-                project_id: meta.project_id.clone(),
-                comment: String::new(),
-                category: s.kind.category().to_owned(),
-                metadata: Value::Object(s.metadata.clone()),
-                trigger_point: String::new(),
-                extra: Map::new(),
-            });
+    parts.sessions = sessions(&spans, &root, &parts, &meta);
+    parts.meta = meta;
+    Ok((parts, problems))
+}
+
+type Report<'a> = dyn FnMut(FormatError) -> Result<(), FormatError> + 'a;
+
+/// Drops spans whose id was seen before; returns the rest and an index by id.
+fn unique(
+    spans: Vec<Span>,
+    report: &mut Report<'_>,
+) -> Result<(Vec<Span>, HashMap<String, usize>), FormatError> {
+    let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for s in spans {
+        if let Some(&first) = index.get(&s.id) {
+            report(FormatError::DuplicateId {
+                path: format!("{}.{}", s.path, s.id_field),
+                id: s.id.clone(),
+                first: kept[first].path.clone(),
+            })?;
+            continue;
         }
+        index.insert(s.id.clone(), kept.len());
+        kept.push(s);
     }
-    if session_ids.contains("__none__") {
-        parts.sessions.push(SessionRecord {
-            created_at: parts
-                .nodes
-                .first()
-                .map(|v| v.created_at.clone())
-                .unwrap_or_default(),
-            filename: "<sentinel>".into(),
+    Ok((kept, index))
+}
+
+/// The parent index of each span; a parent id that names no span is reported (and cut).
+fn parents(
+    spans: &[Span],
+    index: &HashMap<String, usize>,
+    report: &mut Report<'_>,
+) -> Result<Vec<Option<usize>>, FormatError> {
+    let mut parent = Vec::with_capacity(spans.len());
+    for s in spans {
+        let Some(pid) = &s.parent else {
+            parent.push(None);
+            continue;
+        };
+        let p = index.get(pid).copied();
+        if p.is_none() {
+            report(FormatError::Dangling {
+                path: format!("{}.{}", s.path, s.parent_field),
+                id: pid.clone(),
+                kind: "parent span".into(),
+            })?;
+        }
+        parent.push(p);
+    }
+    Ok(parent)
+}
+
+/// One session per root span that holds records, plus `__none__` when the sentinel is used.
+fn sessions(spans: &[Span], root: &[usize], parts: &Parts, meta: &GraphMeta) -> Vec<SessionRecord> {
+    let mut used: HashSet<&str> = parts.nodes.iter().map(|v| v.session_id.as_str()).collect();
+    used.extend(parts.ops.iter().map(|o| o.session_id.as_str()));
+    let record =
+        |id: String, name: Option<String>, created_at: String, filename: String| SessionRecord {
+            created_at,
+            filename,
             lineno: 0,
-            session_id: "__none__".into(),
-            session_name: None,
+            session_id: id,
+            session_name: name,
             graph_id: meta.graph_id.clone(),
             user_id: meta.user_id.clone(),
             project_id: meta.project_id.clone(),
             comment: String::new(),
-            category: "sentinel".into(),
+            category: String::new(),
             metadata: Value::Object(Map::new()),
             trigger_point: String::new(),
             extra: Map::new(),
-        });
+        };
+    let mut out = Vec::new();
+    for (i, s) in spans.iter().enumerate() {
+        let id = format!("session-{}", s.id);
+        if root[i] == i && used.contains(id.as_str()) {
+            let mut r = record(
+                id,
+                Some(s.name.clone()),
+                format_nanos(s.start_ns),
+                s.filename.clone(),
+            );
+            s.kind.category().clone_into(&mut r.category);
+            r.metadata = Value::Object(s.metadata.clone());
+            out.push(r);
+        }
     }
-    parts.meta = meta;
-    Ok((parts, problems))
+    if used.contains("__none__") {
+        let first = parts
+            .nodes
+            .first()
+            .map(|v| v.created_at.clone())
+            .unwrap_or_default();
+        let mut r = record("__none__".into(), None, first, "<sentinel>".into());
+        r.category = "sentinel".into();
+        out.push(r);
+    }
+    out
 }
 
 /// Root and depth of every span; a parent link that closes a cycle is reported and cut.
 fn tree(
     spans: &[Span],
     parent: &mut [Option<usize>],
-    report: &mut impl FnMut(FormatError) -> Result<(), FormatError>,
+    report: &mut Report<'_>,
 ) -> Result<(Vec<usize>, Vec<u32>), FormatError> {
     let n = spans.len();
     let (mut root, mut depth, mut state) = (vec![0usize; n], vec![0u32; n], vec![0u8; n]);
@@ -211,509 +225,9 @@ fn tree(
             if state[c] == 2 {
                 continue;
             }
-            match parent[c] {
-                Some(p) => (root[c], depth[c]) = (root[p], depth[p] + 1),
-                None => (root[c], depth[c]) = (c, 0),
-            }
+            (root[c], depth[c]) = parent[c].map_or((c, 0), |p| (root[p], depth[p] + 1));
             state[c] = 2;
         }
     }
     Ok((root, depth))
-}
-
-struct Var {
-    ident: usize,
-    text: String,
-    category: String,
-    created_ns: u64,
-    session: String,
-    filename: String,
-    metadata: Map<String, Value>,
-    patterns: Vec<u32>,
-}
-
-struct Ident {
-    name: String,
-    class: Option<String>,
-    strong: bool,
-    versions: Vec<usize>,
-}
-
-struct Edge {
-    from: usize,
-    to: usize,
-    op: usize,
-    link: &'static str,
-}
-
-struct Builder<'a> {
-    meta: &'a GraphMeta,
-    vars: Vec<Var>,
-    idents: Vec<Ident>,
-    by_key: HashMap<String, usize>,
-    names: HashSet<String>,
-    committed: Vec<bool>,
-    pending: BinaryHeap<Reverse<(u64, usize)>>,
-    patterns: HashMap<String, u32>,
-    matcher: Option<AhoCorasick>,
-    owners: Vec<Vec<usize>>,
-    ops: Vec<OpRecord>,
-    op_ends: Vec<u64>,
-    edges: Vec<Edge>,
-    sentinel: Option<usize>,
-}
-
-/// Strings worth matching inside a value: the whole text and its JSON string leaves.
-fn atoms(text: &str, out: &mut Vec<String>) {
-    fn leaves(v: &Value, out: &mut Vec<String>, depth: usize) {
-        match v {
-            Value::String(s) if s.len() >= MIN_LINK_CHARS => out.push(s.clone()),
-            Value::Array(a) if depth < 16 => a.iter().for_each(|x| leaves(x, out, depth + 1)),
-            Value::Object(o) if depth < 16 => o.values().for_each(|x| leaves(x, out, depth + 1)),
-            _ => {}
-        }
-    }
-    if text.len() >= MIN_LINK_CHARS {
-        out.push(text.to_owned());
-    }
-    if let Some(v) = json_in(text) {
-        leaves(&v, out, 0);
-    }
-}
-
-fn port_atoms(p: &Port, out: &mut Vec<String>) {
-    atoms(&p.text, out);
-    if let Some(id) = p.doc_id.as_ref().filter(|id| id.len() >= MIN_LINK_CHARS) {
-        out.push(id.clone());
-    }
-}
-
-impl<'a> Builder<'a> {
-    fn new(spans: &[Span], meta: &'a GraphMeta) -> Builder<'a> {
-        let mut all = Vec::new();
-        for s in spans {
-            for p in s.inputs.iter().chain(&s.outputs).chain(&s.documents) {
-                port_atoms(p, &mut all);
-            }
-            for w in &s.memory_writes {
-                atoms(w.text.as_deref().unwrap_or_default(), &mut all);
-                if w.id.len() >= MIN_LINK_CHARS {
-                    all.push(w.id.clone());
-                }
-            }
-        }
-        let mut patterns = HashMap::new();
-        let mut list = Vec::new();
-        for a in all {
-            if !patterns.contains_key(&a) {
-                patterns.insert(a.clone(), list.len() as u32);
-                list.push(a);
-            }
-        }
-        let matcher = AhoCorasick::new(&list).ok();
-        Builder {
-            meta,
-            vars: Vec::new(),
-            idents: Vec::new(),
-            by_key: HashMap::new(),
-            names: HashSet::new(),
-            committed: Vec::new(),
-            pending: BinaryHeap::new(),
-            owners: vec![Vec::new(); list.len()],
-            patterns,
-            matcher,
-            ops: Vec::new(),
-            op_ends: Vec::new(),
-            edges: Vec::new(),
-            sentinel: None,
-        }
-    }
-
-    /// Makes visible every output of a span that ended at or before `ns`.
-    fn commit_until(&mut self, ns: u64) {
-        while let Some(&Reverse((end, v))) = self.pending.peek() {
-            if end > ns {
-                break;
-            }
-            self.pending.pop();
-            self.commit(v);
-        }
-    }
-
-    fn commit(&mut self, v: usize) {
-        self.committed[v] = true;
-        for &p in &self.vars[v].patterns {
-            self.owners[p as usize].push(v);
-        }
-    }
-
-    fn ident(&mut self, key: String, name: String, class: Option<&str>, strong: bool) -> usize {
-        if let Some(&i) = self.by_key.get(&key) {
-            let id = &mut self.idents[i];
-            if strong && !id.strong {
-                id.class = class.map(str::to_owned);
-                id.strong = true;
-            }
-            return i;
-        }
-        let mut unique = name.clone();
-        let mut k = 1;
-        while !self.names.insert(unique.clone()) {
-            k += 1;
-            unique = format!("{name}-{k}");
-        }
-        self.idents.push(Ident {
-            name: unique,
-            class: class.map(str::to_owned),
-            strong,
-            versions: Vec::new(),
-        });
-        self.by_key.insert(key, self.idents.len() - 1);
-        self.idents.len() - 1
-    }
-
-    fn new_var(
-        &mut self,
-        ident: usize,
-        port: Option<&Port>,
-        text: String,
-        span: &Span,
-        session: &str,
-        created_ns: u64,
-    ) -> usize {
-        let mut found = Vec::new();
-        atoms(&text, &mut found);
-        if let Some(id) = port
-            .and_then(|p| p.doc_id.as_ref())
-            .filter(|id| id.len() >= MIN_LINK_CHARS)
-        {
-            found.push(id.clone());
-        }
-        let patterns = found
-            .iter()
-            .filter_map(|a| self.patterns.get(a).copied())
-            .collect();
-        let v = self.vars.len();
-        self.vars.push(Var {
-            ident,
-            text,
-            category: port.map_or_else(|| "memory_entry".to_owned(), |p| p.category.clone()),
-            created_ns,
-            session: session.to_owned(),
-            filename: span.filename.clone(),
-            metadata: port.map(|p| p.metadata.clone()).unwrap_or_default(),
-            patterns,
-        });
-        self.committed.push(false);
-        self.idents[ident].versions.push(v);
-        v
-    }
-
-    fn content_ident(&mut self, p: &Port) -> usize {
-        let name = format!("str:{:016x}", fnv1a(p.text.as_bytes()));
-        self.ident(format!("c\u{0}{}", p.text), name, Some(&p.class), p.strong)
-    }
-
-    fn latest_visible(&self, ident: usize) -> Option<usize> {
-        self.idents[ident]
-            .versions
-            .iter()
-            .rev()
-            .copied()
-            .find(|&v| self.committed[v])
-    }
-
-    /// The variable an input port reads: an equal visible value, or a new root variable.
-    fn input_var(&mut self, port: &Port, span: &Span, session: &str) -> usize {
-        let ident = self.content_ident(port);
-        if let Some(v) = self.latest_visible(ident) {
-            return v;
-        }
-        let v = self.new_var(
-            ident,
-            Some(port),
-            port.text.clone(),
-            span,
-            session,
-            span.start_ns,
-        );
-        self.commit(v);
-        v
-    }
-
-    /// The latest visible variables whose values occur in `text`.
-    fn contained(&self, text: &str) -> Vec<usize> {
-        let Some(m) = &self.matcher else {
-            return Vec::new();
-        };
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
-        for hit in m.find_overlapping_iter(text) {
-            let p = hit.pattern().as_usize();
-            if seen.insert(p) {
-                if let Some(&v) = self.owners.get(p).and_then(|o| o.last()) {
-                    out.push(v);
-                }
-            }
-        }
-        out
-    }
-
-    fn op(&mut self, s: &Span, session: &str) {
-        let op = self.ops.len();
-        let mut inputs: Vec<(usize, &'static str)> = Vec::new();
-        let push = |list: &mut Vec<(usize, &'static str)>, v: usize, link| {
-            if !list.iter().any(|&(x, _)| x == v) {
-                list.push((v, link));
-            }
-        };
-        for port in &s.inputs {
-            let v = self.input_var(port, s, session);
-            push(&mut inputs, v, "");
-            for c in self.contained(&port.text) {
-                push(&mut inputs, c, "inferred: its value occurs in this input");
-            }
-        }
-        if inputs.is_empty() {
-            let v = self.sentinel_var(s);
-            inputs.push((v, ""));
-        }
-        let mut made = Vec::new();
-        for port in &s.outputs {
-            let ident = self.content_ident(port);
-            let v = self.new_var(ident, Some(port), port.text.clone(), s, session, s.end_ns);
-            for &(i, link) in &inputs {
-                self.edges.push(Edge {
-                    from: i,
-                    to: v,
-                    op,
-                    link,
-                });
-            }
-            made.push(v);
-        }
-        for port in &s.documents {
-            let ident = match &port.doc_id {
-                Some(id) => self.ident(
-                    format!("d\u{0}{id}"),
-                    id.clone(),
-                    Some("retrieved_document"),
-                    false,
-                ),
-                None => self.content_ident(port),
-            };
-            let v = self.new_var(ident, Some(port), port.text.clone(), s, session, s.end_ns);
-            for &(i, link) in &inputs {
-                self.edges.push(Edge {
-                    from: i,
-                    to: v,
-                    op,
-                    link,
-                });
-            }
-            let by_id = port
-                .doc_id
-                .as_ref()
-                .and_then(|id| self.by_key.get(&format!("m\u{0}{id}")).copied());
-            let source = by_id
-                .and_then(|m| {
-                    self.latest_visible(m)
-                        .map(|u| (u, "inferred: the memory unit with this document id"))
-                })
-                .or_else(|| {
-                    let p = self.patterns.get(&port.text)?;
-                    let owner = *self.owners.get(*p as usize)?.last()?;
-                    Some((owner, "inferred: a value equal to this document"))
-                });
-            if let Some((u, link)) = source.filter(|(u, _)| !inputs.iter().any(|(x, _)| x == u)) {
-                self.edges.push(Edge {
-                    from: u,
-                    to: v,
-                    op,
-                    link,
-                });
-            }
-            made.push(v);
-        }
-        for w in &s.memory_writes {
-            let ident = self.ident(
-                format!("m\u{0}{}", w.id),
-                format!("memory-unit-{}", w.id),
-                None,
-                false,
-            );
-            let prev = self.latest_visible(ident);
-            let text = match &w.text {
-                Some(t) => t.clone(),
-                None => {
-                    serde_json::json!({"id": w.id, "memory": null, "deleted": true}).to_string()
-                }
-            };
-            let mut port = Port::new("memory_unit", "memory_entry", text.clone());
-            port.metadata
-                .insert("event".into(), Value::String(w.event.clone()));
-            let v = self.new_var(ident, Some(&port), text, s, session, s.end_ns);
-            for &(i, link) in &inputs {
-                self.edges.push(Edge {
-                    from: i,
-                    to: v,
-                    op,
-                    link,
-                });
-            }
-            if let Some(p) = prev.filter(|p| !inputs.iter().any(|(x, _)| x == p)) {
-                self.edges.push(Edge {
-                    from: p,
-                    to: v,
-                    op,
-                    link: "previous version of the memory unit",
-                });
-            }
-            made.push(v);
-        }
-        if made.is_empty() {
-            let port = Port::new("status", "status", s.status.clone());
-            let ident = self.ident(
-                format!("s\u{0}{}", s.id),
-                format!("status-{}", s.id),
-                Some("status"),
-                false,
-            );
-            let v = self.new_var(ident, Some(&port), s.status.clone(), s, session, s.end_ns);
-            for &(i, link) in &inputs {
-                self.edges.push(Edge {
-                    from: i,
-                    to: v,
-                    op,
-                    link,
-                });
-            }
-            made.push(v);
-        }
-        for v in made {
-            self.pending.push(Reverse((s.end_ns, v)));
-        }
-        let mut metadata = s.metadata.clone();
-        metadata.insert("trace_id".into(), Value::String(s.trace_id.clone()));
-        metadata.insert("span_id".into(), Value::String(s.id.clone()));
-        if let Some(p) = &s.parent {
-            metadata.insert("parent_span_id".into(), Value::String(p.clone()));
-        }
-        self.ops.push(OpRecord {
-            created_at: format_nanos(s.start_ns),
-            filename: s.filename.clone(),
-            lineno: 0,
-            op_id: format!("op-{}", s.id),
-            op_name: s.name.clone(),
-            comment: String::new(),
-            category: s.kind.category().to_owned(),
-            graph_id: self.meta.graph_id.clone(),
-            user_id: self.meta.user_id.clone(),
-            project_id: self.meta.project_id.clone(),
-            session_id: session.to_owned(),
-            metadata: Value::Object(metadata),
-            trigger_point: String::new(),
-            extra: Map::new(),
-        });
-        self.op_ends.push(s.end_ns);
-    }
-
-    fn sentinel_var(&mut self, s: &Span) -> usize {
-        if let Some(v) = self.sentinel {
-            return v;
-        }
-        let ident = self.ident("sentinel".into(), "NONE".into(), Some("COMMENT"), true);
-        let mut port = Port::new("COMMENT", "sentinel", "NONE".into());
-        port.metadata = Map::new();
-        let v = self.new_var(ident, Some(&port), "NONE".into(), s, "__none__", s.start_ns);
-        self.vars[v].filename = "<sentinel>".into();
-        self.committed[v] = true;
-        self.sentinel = Some(v);
-        v
-    }
-
-    fn finish(self) -> Parts {
-        let mut used = vec![false; self.vars.len()];
-        for e in &self.edges {
-            used[e.from] = true;
-            used[e.to] = true;
-        }
-        let mut version = vec![0u32; self.vars.len()];
-        for id in &self.idents {
-            let mut k = 0;
-            for &v in &id.versions {
-                if used[v] {
-                    k += 1;
-                    version[v] = k;
-                }
-            }
-        }
-        let full = |v: usize| {
-            let id = &self.idents[self.vars[v].ident];
-            match &id.class {
-                Some(c) => format!("{c}:{}@{}", id.name, version[v]),
-                None => format!("{}@{}", id.name, version[v]),
-            }
-        };
-        let meta = self.meta;
-        let mut parts = Parts::default();
-        for (v, var) in self.vars.iter().enumerate().filter(|(v, _)| used[*v]) {
-            let id = &self.idents[var.ident];
-            parts.nodes.push(NodeRecord {
-                created_at: format_nanos(var.created_ns),
-                filename: var.filename.clone(),
-                lineno: 0,
-                name: id.name.clone(),
-                version: version[v],
-                value: var.text.clone(),
-                comment: String::new(),
-                category: var.category.clone(),
-                graph_id: meta.graph_id.clone(),
-                user_id: meta.user_id.clone(),
-                class_name: id.class.clone(),
-                project_id: meta.project_id.clone(),
-                session_id: var.session.clone(),
-                metadata: Value::Object(var.metadata.clone()),
-                trigger_point: String::new(),
-                full_name: String::new(),
-                node_id: String::new(),
-                full_node_id: full(v),
-                extra: Map::new(),
-            });
-        }
-        for (k, e) in self.edges.iter().enumerate() {
-            let op = &self.ops[e.op];
-            let mut metadata = Map::new();
-            if !e.link.is_empty() {
-                metadata.insert("inferred".into(), Value::Bool(true));
-            }
-            parts.edges.push(EdgeRecord {
-                created_at: format_nanos(self.op_ends[e.op]),
-                filename: op.filename.clone(),
-                lineno: 0,
-                edge_id: format!("edge-{k:032x}"),
-                graph_id: meta.graph_id.clone(),
-                user_id: meta.user_id.clone(),
-                project_id: meta.project_id.clone(),
-                session_id: op.session_id.clone(),
-                op_id: op.op_id.clone(),
-                category: op.category.clone(),
-                source_full_node_id: full(e.from),
-                target_full_node_id: full(e.to),
-                comment: e.link.to_owned(),
-                metadata: Value::Object(metadata),
-                trigger_point: String::new(),
-                extra: Map::new(),
-            });
-        }
-        parts.ops = self.ops;
-        parts
-    }
-}
-
-/// FNV-1a, 64 bits: short stable names for content-addressed variables.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -6,7 +6,18 @@
 
 use serde_json::{Map, Value};
 
-/// What a span does, from OpenInference `openinference.span.kind`, GenAI `gen_ai.operation.name`
+use super::FormatError;
+use crate::model::GraphMeta;
+
+/// What an importer read: spans, graph-level fields, and (lenient mode) what it skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    pub spans: Vec<Span>,
+    pub meta: GraphMeta,
+    pub problems: Vec<FormatError>,
+}
+
+/// What a span does, from `openinference.span.kind`, `gen_ai.operation.name`
 /// or the Langfuse observation `type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -147,7 +158,7 @@ pub fn json_in(text: &str) -> Option<Value> {
 }
 
 /// The text of a chat message's content: a string, or the text parts of a list
-/// (`[{type: "text", text | content}]`, GenAI `parts`).
+/// (`[{type: "text", text | content}]`, `gen_ai` `parts`).
 pub fn message_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),

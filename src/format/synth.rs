@@ -1,6 +1,6 @@
 //! Synthetic smartcomment traces of any size, deterministic per seed, for benchmarks and tests.
 //!
-//! The shape follows the Mem0 pipeline in MemBase graphs: sessions of messages → fact
+//! The shape follows the Mem0 pipeline in `MemBase` graphs: sessions of messages → fact
 //! extraction → memory units added, updated (new versions) and deleted (tombstones) →
 //! retrieval of memory units for a question → answering → an LLM judge whose `judge_score`
 //! is `0.0` for about one question in four (so failure cases appear).
@@ -25,7 +25,7 @@ pub struct Options {
     pub seed: u64,
 }
 
-/// SplitMix64: small, fast, and the same on every platform.
+/// `SplitMix64`: small, fast, and the same on every platform.
 struct Rng(u64);
 
 impl Rng {
@@ -120,13 +120,30 @@ struct Gen<'s, S: Sink> {
     session: String,
     nodes: usize,
     lineno: i64,
+    prompts: Vec<String>,
+    /// Live memory units: (id, latest version, its `full_node_id`, text); deleted ones are removed.
+    units: Vec<(String, u32, String, String)>,
 }
 
 fn py_str(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
-impl<S: Sink> Gen<'_, S> {
+impl<'s, S: Sink> Gen<'s, S> {
+    fn new(seed: u64, sink: &'s mut S, meta: &GraphMeta) -> Self {
+        Gen {
+            rng: Rng(seed),
+            sink,
+            meta: meta.clone(),
+            clock_ms: 0,
+            session: String::new(),
+            nodes: 0,
+            lineno: 0,
+            prompts: Vec::new(),
+            units: Vec::new(),
+        }
+    }
+
     fn stamp(&mut self) -> String {
         self.clock_ms += 1 + self.rng.below(40) as u64;
         super::time::format_nanos(1_704_067_200_000_000_000 + self.clock_ms * 1_000_000)
@@ -141,7 +158,7 @@ impl<S: Sink> Gen<'_, S> {
         category: &str,
         metadata: Value,
     ) -> io::Result<String> {
-        self.lineno = 100 + self.rng.below(400) as i64;
+        self.lineno = 100 + i64::try_from(self.rng.below(400)).unwrap_or(0);
         let mut r = NodeRecord {
             created_at: self.stamp(),
             filename: "/srv/memsys/synthetic.py".into(),
@@ -250,187 +267,204 @@ impl<S: Sink> Gen<'_, S> {
 
     fn run(&mut self, target: usize) -> io::Result<()> {
         self.session("session-prompts".into(), "setup")?;
-        let mut prompts = Vec::new();
         for (name, text) in PROMPTS {
-            prompts.push(self.node(name, None, 1, py_str(text), "prompt", json!({}))?);
+            let p = self.node(name, None, 1, py_str(text), "prompt", json!({}))?;
+            self.prompts.push(p);
         }
-        // Live memory units: (id, latest version, latest full_node_id, text); deleted ones are removed.
-        let mut units: Vec<(String, u32, String, String)> = Vec::new();
         let mut k = 0usize;
         while self.nodes < target {
             k += 1;
-            self.session(format!("session-{k}"), "memory_construction")?;
-            let mut said = Vec::new();
-            for j in 1..=(2 + self.rng.below(4)) {
-                let fact = self.fact();
-                let speaker = self.rng.pick(&NAMES);
-                let content = json!({"content": format!("{speaker}: {fact}"), "name": speaker, "role": "user", "timestamp": self.stamp()});
-                let msg = self.node(
-                    &format!("U1:D{k}:{j}"),
+            let said = self.construction(k)?;
+            self.evaluation(k, &said)?;
+        }
+        Ok(())
+    }
+
+    /// One conversation session: messages, extraction, memory adds / updates / deletions.
+    /// Returns (message name, fact) of each message.
+    fn construction(&mut self, k: usize) -> io::Result<Vec<(String, String)>> {
+        let prompts = self.prompts.clone();
+        let mut units = std::mem::take(&mut self.units);
+        self.session(format!("session-{k}"), "memory_construction")?;
+        let mut said = Vec::new();
+        for j in 1..=(2 + self.rng.below(4)) {
+            let fact = self.fact();
+            let speaker = self.rng.pick(&NAMES);
+            let content = json!({"content": format!("{speaker}: {fact}"), "name": speaker, "role": "user", "timestamp": self.stamp()});
+            let msg = self.node(
+                &format!("U1:D{k}:{j}"),
+                None,
+                1,
+                serde_json::to_string_pretty(&content).unwrap_or_default(),
+                "message",
+                json!({"dia_id": format!("D{k}:{j}")}),
+            )?;
+            let raw = self.text(
+                "raw_fact_extraction_response",
+                &format!("{{\"facts\": [\"{fact}\"]}}"),
+                "llm_response",
+            )?;
+            let facts = self.text("extracted_facts", &fact, "llm_response")?;
+            self.op(
+                "memory_system.extract_facts",
+                "extraction",
+                &[(&msg, &raw), (&prompts[0], &raw), (&raw, &facts)],
+            )?;
+            said.push((format!("U1:D{k}:{j}"), fact.clone()));
+
+            let action = self.text("update_action", "{'event': 'ADD'}", "llm_response")?;
+            let mut edges: Vec<(String, String)> = vec![
+                (facts.clone(), action.clone()),
+                (prompts[1].clone(), action.clone()),
+            ];
+            let update = !units.is_empty() && self.rng.chance(30);
+            if update {
+                let u = self.rng.below(units.len());
+                let (id, v, prev, _) = units[u].clone();
+                let next = self.node(
+                    &format!("memory-unit-{id}"),
+                    None,
+                    v + 1,
+                    py_str(&fact),
+                    "memory_entry",
+                    json!({}),
+                )?;
+                edges.push((prev, next.clone()));
+                edges.push((action.clone(), next.clone()));
+                units[u] = (id, v + 1, next, fact.clone());
+            } else {
+                let id = self.rng.hex32();
+                let unit = self.node(
+                    &format!("memory-unit-{id}"),
                     None,
                     1,
-                    serde_json::to_string_pretty(&content).unwrap_or_default(),
-                    "message",
-                    json!({"dia_id": format!("D{k}:{j}")}),
+                    py_str(&fact),
+                    "memory_entry",
+                    json!({}),
                 )?;
-                let raw = self.text(
-                    "raw_fact_extraction_response",
-                    &format!("{{\"facts\": [\"{fact}\"]}}"),
-                    "llm_response",
-                )?;
-                let facts = self.text("extracted_facts", &fact, "llm_response")?;
-                self.op(
-                    "memory_system.extract_facts",
-                    "extraction",
-                    &[(&msg, &raw), (&prompts[0], &raw), (&raw, &facts)],
-                )?;
-                said.push((format!("U1:D{k}:{j}"), fact.clone()));
-
-                let action = self.text("update_action", "{'event': 'ADD'}", "llm_response")?;
-                let mut edges: Vec<(String, String)> = vec![
-                    (facts.clone(), action.clone()),
-                    (prompts[1].clone(), action.clone()),
-                ];
-                let update = !units.is_empty() && self.rng.chance(30);
-                if update {
-                    let u = self.rng.below(units.len());
-                    let (id, v, prev, _) = units[u].clone();
-                    let next = self.node(
-                        &format!("memory-unit-{id}"),
-                        None,
-                        v + 1,
-                        py_str(&fact),
-                        "memory_entry",
-                        json!({}),
-                    )?;
-                    edges.push((prev, next.clone()));
-                    edges.push((action.clone(), next.clone()));
-                    units[u] = (id, v + 1, next, fact.clone());
-                } else {
-                    let id = self.rng.hex32();
-                    let unit = self.node(
-                        &format!("memory-unit-{id}"),
-                        None,
-                        1,
-                        py_str(&fact),
-                        "memory_entry",
-                        json!({}),
-                    )?;
-                    edges.push((action.clone(), unit.clone()));
-                    units.push((id, 1, unit, fact.clone()));
-                }
-                let refs: Vec<(&str, &str)> = edges
-                    .iter()
-                    .map(|(a, b)| (a.as_str(), b.as_str()))
-                    .collect();
-                self.op("memory_system.update_memory_decision", "update", &refs)?;
-
-                if units.len() > 3 && self.rng.chance(8) {
-                    let u = self.rng.below(units.len());
-                    let (id, v, prev, _) = units.swap_remove(u);
-                    let del = self.text("delete_action", "{'event': 'DELETE'}", "llm_response")?;
-                    let tomb = self.node(
-                        &format!("memory-unit-{id}"),
-                        None,
-                        v + 1,
-                        format!("{{'id': '{id}', 'memory': None, 'deleted': True}}"),
-                        "memory_entry",
-                        json!({}),
-                    )?;
-                    self.op(
-                        "memory_system.delete_memory",
-                        "deletion",
-                        &[
-                            (&facts, &del),
-                            (&prompts[1], &del),
-                            (&prev, &tomb),
-                            (&del, &tomb),
-                        ],
-                    )?;
-                }
+                edges.push((action.clone(), unit.clone()));
+                units.push((id, 1, unit, fact.clone()));
             }
+            let refs: Vec<(&str, &str)> = edges
+                .iter()
+                .map(|(a, b)| (a.as_str(), b.as_str()))
+                .collect();
+            self.op("memory_system.update_memory_decision", "update", &refs)?;
 
-            self.session(format!("session-{k}-evaluation"), "memory_evaluation")?;
-            for q in 1..=(1 + self.rng.below(2)) {
-                let (evidence, fact) = said[self.rng.below(said.len())].clone();
-                let query = self.node(
-                    &format!("locomo-qa-{k}-{q}"),
-                    Some("query"),
-                    1,
-                    py_str(&format!("What about {fact}")),
-                    "message & query",
-                    json!({"evidence": [evidence]}),
-                )?;
-                let mut edges = Vec::new();
-                let mut context_in = vec![query.clone(), prompts[2].clone()];
-                for _ in 0..units.len().min(5) {
-                    let (_, _, unit, _) = &units[self.rng.below(units.len())];
-                    if !context_in.contains(unit) {
-                        edges.push((query.clone(), unit.clone()));
-                        context_in.push(unit.clone());
-                    }
-                }
-                if !edges.is_empty() {
-                    let refs: Vec<(&str, &str)> = edges
-                        .iter()
-                        .map(|(a, b)| (a.as_str(), b.as_str()))
-                        .collect();
-                    self.op("memory_system.search_vector_store", "retrieval", &refs)?;
-                }
-                let context = self.text(
-                    "context",
-                    &format!("Memories about: {fact}"),
-                    "memory_context",
-                )?;
-                let wrong = self.rng.chance(25);
-                let answer = if wrong {
-                    "I do not know.".to_owned()
-                } else {
-                    fact.clone()
-                };
-                let prediction = self.text("prediction", &answer, "llm_response")?;
-                let mut qa: Vec<(&str, &str)> = context_in
-                    .iter()
-                    .map(|c| (c.as_str(), context.as_str()))
-                    .collect();
-                qa.push((&context, &prediction));
-                self.op("question-answering", "evaluation", &qa)?;
-                let gold_name = format!("list:{}", self.rng.hex32());
-                let gold = self.node(
-                    &gold_name,
-                    Some("golden_answers"),
-                    1,
-                    format!("[{}]", py_str(&fact)),
-                    "golden_answers",
-                    json!({}),
-                )?;
-                let response = self.text(
-                    "judge_response",
-                    if wrong { "WRONG" } else { "CORRECT" },
-                    "llm_response",
-                )?;
-                let score_name = format!("float:{}", self.rng.hex32());
-                let score = self.node(
-                    &score_name,
-                    Some("judge_score"),
-                    1,
-                    if wrong { "0.0".into() } else { "1.0".into() },
-                    "variable",
+            if units.len() > 3 && self.rng.chance(8) {
+                let u = self.rng.below(units.len());
+                let (id, v, prev, _) = units.swap_remove(u);
+                let del = self.text("delete_action", "{'event': 'DELETE'}", "llm_response")?;
+                let tomb = self.node(
+                    &format!("memory-unit-{id}"),
+                    None,
+                    v + 1,
+                    format!("{{'id': '{id}', 'memory': None, 'deleted': True}}"),
+                    "memory_entry",
                     json!({}),
                 )?;
                 self.op(
-                    "llm-judge",
-                    "evaluation",
+                    "memory_system.delete_memory",
+                    "deletion",
                     &[
-                        (&query, &response),
-                        (&gold, &response),
-                        (&prompts[3], &response),
-                        (&prediction, &response),
-                        (&response, &score),
+                        (&facts, &del),
+                        (&prompts[1], &del),
+                        (&prev, &tomb),
+                        (&del, &tomb),
                     ],
                 )?;
             }
         }
+
+        self.units = units;
+        Ok(said)
+    }
+
+    /// Questions about one session: retrieval, answer, judge (score 0.0 for about one in four).
+    fn evaluation(&mut self, k: usize, said: &[(String, String)]) -> io::Result<()> {
+        let prompts = self.prompts.clone();
+        let units = std::mem::take(&mut self.units);
+        self.session(format!("session-{k}-evaluation"), "memory_evaluation")?;
+        for q in 1..=(1 + self.rng.below(2)) {
+            let (evidence, fact) = said[self.rng.below(said.len())].clone();
+            let query = self.node(
+                &format!("locomo-qa-{k}-{q}"),
+                Some("query"),
+                1,
+                py_str(&format!("What about {fact}")),
+                "message & query",
+                json!({"evidence": [evidence]}),
+            )?;
+            let mut edges = Vec::new();
+            let mut context_in = vec![query.clone(), prompts[2].clone()];
+            for _ in 0..units.len().min(5) {
+                let (_, _, unit, _) = &units[self.rng.below(units.len())];
+                if !context_in.contains(unit) {
+                    edges.push((query.clone(), unit.clone()));
+                    context_in.push(unit.clone());
+                }
+            }
+            if !edges.is_empty() {
+                let refs: Vec<(&str, &str)> = edges
+                    .iter()
+                    .map(|(a, b)| (a.as_str(), b.as_str()))
+                    .collect();
+                self.op("memory_system.search_vector_store", "retrieval", &refs)?;
+            }
+            let context = self.text(
+                "context",
+                &format!("Memories about: {fact}"),
+                "memory_context",
+            )?;
+            let wrong = self.rng.chance(25);
+            let answer = if wrong {
+                "I do not know.".to_owned()
+            } else {
+                fact.clone()
+            };
+            let prediction = self.text("prediction", &answer, "llm_response")?;
+            let mut qa: Vec<(&str, &str)> = context_in
+                .iter()
+                .map(|c| (c.as_str(), context.as_str()))
+                .collect();
+            qa.push((&context, &prediction));
+            self.op("question-answering", "evaluation", &qa)?;
+            let gold_name = format!("list:{}", self.rng.hex32());
+            let gold = self.node(
+                &gold_name,
+                Some("golden_answers"),
+                1,
+                format!("[{}]", py_str(&fact)),
+                "golden_answers",
+                json!({}),
+            )?;
+            let response = self.text(
+                "judge_response",
+                if wrong { "WRONG" } else { "CORRECT" },
+                "llm_response",
+            )?;
+            let score_name = format!("float:{}", self.rng.hex32());
+            let score = self.node(
+                &score_name,
+                Some("judge_score"),
+                1,
+                if wrong { "0.0".into() } else { "1.0".into() },
+                "variable",
+                json!({}),
+            )?;
+            self.op(
+                "llm-judge",
+                "evaluation",
+                &[
+                    (&query, &response),
+                    (&gold, &response),
+                    (&prompts[3], &response),
+                    (&prediction, &response),
+                    (&response, &score),
+                ],
+            )?;
+        }
+        self.units = units;
         Ok(())
     }
 }
@@ -507,22 +541,13 @@ pub fn write<W: Write>(opts: &Options, out: &mut W) -> io::Result<()> {
         if i > 0 {
             out.write_all(b",")?;
         }
-        write!(out, "\"{key}\":[\n")?;
+        writeln!(out, "\"{key}\":[")?;
         let mut sink = ListWriter {
             out: &mut *out,
             list,
             first: true,
         };
-        let mut g = Gen {
-            rng: Rng(opts.seed),
-            sink: &mut sink,
-            meta: meta.clone(),
-            clock_ms: 0,
-            session: String::new(),
-            nodes: 0,
-            lineno: 0,
-        };
-        g.run(opts.nodes)?;
+        Gen::new(opts.seed, &mut sink, &meta).run(opts.nodes)?;
         out.write_all(b"\n]")?;
     }
     out.write_all(b"}}\n")
@@ -570,18 +595,11 @@ impl Sink for Collect {
 pub fn trace(opts: &Options) -> Result<Trace, FormatError> {
     let meta = meta(opts.seed);
     let mut c = Collect::default();
-    let mut g = Gen {
-        rng: Rng(opts.seed),
-        sink: &mut c,
-        meta: meta.clone(),
-        clock_ms: 0,
-        session: String::new(),
-        nodes: 0,
-        lineno: 0,
-    };
-    g.run(opts.nodes).map_err(|e| FormatError::Unknown {
-        reason: e.to_string(),
-    })?;
+    Gen::new(opts.seed, &mut c, &meta)
+        .run(opts.nodes)
+        .map_err(|e| FormatError::Unknown {
+            reason: e.to_string(),
+        })?;
     let mut t = Trace {
         meta,
         sessions: c.sessions,

@@ -36,16 +36,16 @@ pub fn format_nanos(nanos: u64) -> String {
 /// use memtrace::format::time::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("2024-05-01T12:00:00.123+02:00"), Some(1_714_557_600_123_000_000));
 /// ```
-pub fn parse_rfc3339(s: &str) -> Option<u64> {
-    let b = s.trim().as_bytes();
+pub fn parse_rfc3339(text: &str) -> Option<u64> {
+    let bytes = text.trim().as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = b.get(r)?;
+        let part = bytes.get(r)?;
         if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
             return None;
         }
         std::str::from_utf8(part).ok()?.parse().ok()
     };
-    let sep = |i: usize, c: &[u8]| b.get(i).is_some_and(|x| c.contains(x));
+    let sep = |pos: usize, c: &[u8]| bytes.get(pos).is_some_and(|x| c.contains(x));
     if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
         return None;
     }
@@ -60,29 +60,29 @@ pub fn parse_rfc3339(s: &str) -> Option<u64> {
     {
         return None;
     }
-    let mut i = 19;
+    let mut pos = 19;
     let mut frac_nanos: i64 = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            if i - start < 9 {
-                frac_nanos = frac_nanos * 10 + i64::from(b[i] - b'0');
+    if bytes.get(pos) == Some(&b'.') {
+        pos += 1;
+        let start = pos;
+        while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+            if pos - start < 9 {
+                frac_nanos = frac_nanos * 10 + i64::from(bytes[pos] - b'0');
             }
-            i += 1;
+            pos += 1;
         }
-        if i == start {
+        if pos == start {
             return None;
         }
-        for _ in (i - start)..9 {
+        for _ in (pos - start)..9 {
             frac_nanos *= 10;
         }
     }
-    let offset_secs = match b.get(i) {
+    let offset_secs = match bytes.get(pos) {
         None => 0,
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(&c @ (b'+' | b'-')) if b.len() == i + 6 && b[i + 3] == b':' => {
-            let (h, m) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+        Some(b'Z' | b'z') if pos + 1 == bytes.len() => 0,
+        Some(&c @ (b'+' | b'-')) if bytes.len() == pos + 6 && bytes[pos + 3] == b':' => {
+            let (h, m) = (num(pos + 1..pos + 3)?, num(pos + 4..pos + 6)?);
             let sign = if c == b'+' { 1 } else { -1 };
             sign * (h * 3600 + m * 60)
         }

@@ -36,30 +36,11 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         s.trigger_point = format!("{}:{}", s.filename, s.lineno);
     }
 
-    let stamps = p
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(i, r)| ("sessions", i, &r.created_at));
+    let stamps = p.sessions.iter().enumerate().map(|(i, r)| ("sessions", i, &r.created_at));
     let stamps = stamps
-        .chain(
-            p.nodes
-                .iter()
-                .enumerate()
-                .map(|(i, r)| ("nodes", i, &r.created_at)),
-        )
-        .chain(
-            p.ops
-                .iter()
-                .enumerate()
-                .map(|(i, r)| ("operations", i, &r.created_at)),
-        )
-        .chain(
-            p.edges
-                .iter()
-                .enumerate()
-                .map(|(i, r)| ("edges", i, &r.created_at)),
-        );
+        .chain(p.nodes.iter().enumerate().map(|(i, r)| ("nodes", i, &r.created_at)))
+        .chain(p.ops.iter().enumerate().map(|(i, r)| ("operations", i, &r.created_at)))
+        .chain(p.edges.iter().enumerate().map(|(i, r)| ("edges", i, &r.created_at)));
     for (list, i, value) in stamps {
         if !is_timestamp(value) {
             report(FormatError::BadTimestamp {
@@ -111,24 +92,13 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         } else {
             seen_edges.insert(&e.edge_id, i);
         }
-        for (field, id) in [
-            ("source_full_node_id", &e.source_full_node_id),
-            ("target_full_node_id", &e.target_full_node_id),
-        ] {
+        for (field, id) in [("source_full_node_id", &e.source_full_node_id), ("target_full_node_id", &e.target_full_node_id)] {
             if bad.is_none() && !seen.contains_key(id.as_str()) {
-                bad = Some(FormatError::Dangling {
-                    path: format!("data.edges[{i}].{field}"),
-                    id: id.clone(),
-                    kind: "node".into(),
-                });
+                bad = Some(FormatError::Dangling { path: format!("data.edges[{i}].{field}"), id: id.clone(), kind: "node".into() });
             }
         }
         if bad.is_none() && !seen_ops.contains_key(e.op_id.as_str()) {
-            bad = Some(FormatError::Dangling {
-                path: format!("data.edges[{i}].op_id"),
-                id: e.op_id.clone(),
-                kind: "operation".into(),
-            });
+            bad = Some(FormatError::Dangling { path: format!("data.edges[{i}].op_id"), id: e.op_id.clone(), kind: "operation".into() });
         }
         if let Some(b) = bad {
             report(b)?;
@@ -139,22 +109,11 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     let mut drop_ann = Vec::new();
     for (i, a) in p.annotations.iter().flatten().enumerate() {
         let bad = if !seen.contains_key(a.query_id.as_str()) {
-            Some(FormatError::Dangling {
-                path: format!("data.annotations[{i}].query_id"),
-                id: a.query_id.clone(),
-                kind: "node".into(),
-            })
+            Some(FormatError::Dangling { path: format!("data.annotations[{i}].query_id"), id: a.query_id.clone(), kind: "node".into() })
         } else if !a.final_op_id.is_empty() && !seen_ops.contains_key(a.final_op_id.as_str()) {
-            Some(FormatError::Dangling {
-                path: format!("data.annotations[{i}].final_op_id"),
-                id: a.final_op_id.clone(),
-                kind: "operation".into(),
-            })
+            Some(FormatError::Dangling { path: format!("data.annotations[{i}].final_op_id"), id: a.final_op_id.clone(), kind: "operation".into() })
         } else if let Err(message) = a.final_error_type.parse::<crate::model::ErrorType>() {
-            Some(FormatError::Field {
-                path: format!("data.annotations[{i}].final_error_type"),
-                message,
-            })
+            Some(FormatError::Field { path: format!("data.annotations[{i}].final_error_type"), message })
         } else {
             None
         };
@@ -192,8 +151,7 @@ pub(crate) fn is_timestamp(s: &str) -> bool {
         && b[16] == b':'
         && digits(17..19);
     let rest = &b[19..];
-    let fraction = rest.is_empty()
-        || (rest[0] == b'.' && rest.len() > 1 && rest[1..].iter().all(u8::is_ascii_digit));
+    let fraction = rest.is_empty() || (rest[0] == b'.' && rest.len() > 1 && rest[1..].iter().all(u8::is_ascii_digit));
     shape && fraction
 }
 

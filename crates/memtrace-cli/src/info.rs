@@ -19,8 +19,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     for path in &args.files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         match load(&bytes, LoadOptions::default()) {
             Ok(loaded) => {
                 let s = loaded.trace.summary(loaded.format.as_str());
@@ -37,11 +36,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     println!("  variables   {}", s.variables);
                     println!("  edges       {}", s.edges);
                     println!("  failures    {}", s.failures);
-                    let by_type: Vec<String> = s
-                        .annotations_by_type
-                        .iter()
-                        .map(|(k, n)| format!("{k} {n}"))
-                        .collect();
+                    let by_type: Vec<String> =
+                        s.annotations_by_type.iter().map(|(k, n)| format!("{k} {n}")).collect();
                     println!("  annotations {} ({})", s.annotations, by_type.join(", "));
                 }
             }
@@ -51,9 +47,5 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

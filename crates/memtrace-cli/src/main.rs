@@ -9,11 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "memtrace",
-    version,
-    about = "Why did the memory system answer wrongly?"
-)]
+#[command(name = "memtrace", version, about = "Why did the memory system answer wrongly?")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
