@@ -2,11 +2,15 @@
 //! traces, or `{"data": [traces]}`. Observations become the common [`Span`] form; the trace is
 //! the root span; scores become evaluator spans. `docs/formats-import.md` has the mapping.
 
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::error::from_json;
 use super::otlp::value_ports;
-use super::spans::{self, text_of, Imported, Kind, MemoryWrite, Port, Span};
+use super::spans::{self, text_of, Imported, Kind, Lines, MemoryWrite, Port, Span};
 use super::time::{format_nanos, parse_rfc3339};
 use super::FormatError;
 use crate::model::GraphMeta;
@@ -41,11 +45,12 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
                         .into(),
             }),
         };
+    let at = positions(bytes);
     let mut problems = Vec::new();
     let mut out = Vec::new();
     let mut meta = GraphMeta::default();
     for (k, (path, t)) in traces.into_iter().enumerate() {
-        match trace(t, &path, lenient, &mut problems) {
+        match trace(t, &path, &at, lenient, &mut problems) {
             Ok(mut spans) => {
                 if k == 0 {
                     meta.graph_id = format!(
@@ -99,12 +104,68 @@ fn str_field(o: &Map<String, Value>, key: &str) -> Option<String> {
     o.get(key).filter(|v| !v.is_null()).map(text_of)
 }
 
+/// `line L, column C: ` of each trace and observation, by JSON path (`[0]`,
+/// `[0].observations[2]`, `data[1]`, `trace.observations[0]`).
+fn positions(bytes: &[u8]) -> HashMap<String, String> {
+    #[derive(Deserialize)]
+    struct TraceRaw<'a> {
+        #[serde(borrow, default)]
+        observations: Option<Vec<&'a RawValue>>,
+        #[serde(borrow, default)]
+        data: Option<Vec<&'a RawValue>>,
+    }
+    let lines = Lines::new(bytes);
+    let mut out = HashMap::new();
+    let Ok(top) = serde_json::from_slice::<&RawValue>(bytes) else {
+        return out;
+    };
+    let traces: Vec<(String, &RawValue)> = if top.get().starts_with('[') {
+        let list: Vec<&RawValue> = serde_json::from_str(top.get()).unwrap_or_default();
+        list.into_iter()
+            .enumerate()
+            .map(|(i, t)| (format!("[{i}]"), t))
+            .collect()
+    } else {
+        match serde_json::from_str::<TraceRaw<'_>>(top.get()) {
+            Ok(TraceRaw {
+                observations: None,
+                data: Some(list),
+            }) => list
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| (format!("data[{i}]"), t))
+                .collect(),
+            _ => vec![("trace".to_owned(), top)],
+        }
+    };
+    for (path, raw) in traces {
+        out.insert(path.clone(), lines.prefix(bytes, raw.get()));
+        let Ok(TraceRaw {
+            observations: Some(obs),
+            ..
+        }) = serde_json::from_str(raw.get())
+        else {
+            continue;
+        };
+        for (j, ob) in obs.into_iter().enumerate() {
+            out.insert(
+                format!("{path}.observations[{j}]"),
+                lines.prefix(bytes, ob.get()),
+            );
+        }
+    }
+    out
+}
+
 fn trace(
     t: &Value,
-    path: &str,
+    json_path: &str,
+    at: &HashMap<String, String>,
     lenient: bool,
     problems: &mut Vec<FormatError>,
 ) -> Result<Vec<Span>, FormatError> {
+    let located = |p: &str| format!("{}{p}", at.get(p).map_or("", String::as_str));
+    let path = &located(json_path);
     let Some(o) = t.as_object() else {
         return Err(FormatError::Field {
             path: path.to_owned(),
@@ -119,14 +180,14 @@ fn trace(
                     .into(),
         });
     };
-    let trace_id = str_field(o, "id").unwrap_or_else(|| format!("trace-{path}"));
+    let trace_id = str_field(o, "id").unwrap_or_else(|| format!("trace-{json_path}"));
     let name = str_field(o, "name").unwrap_or_else(|| "trace".into());
     let filename = format!("langfuse:{name}");
     let mut spans = Vec::new();
     for (j, ob) in obs.iter().enumerate() {
         match observation(
             ob,
-            &format!("{path}.observations[{j}]"),
+            &located(&format!("{json_path}.observations[{j}]")),
             &trace_id,
             &filename,
         ) {

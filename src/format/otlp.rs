@@ -5,30 +5,32 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::spans::{self, json_in, text_of, Imported, Kind, Port, Span};
+use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
 use super::FormatError;
 use crate::model::GraphMeta;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct TracesData {
-    #[serde(rename = "resourceSpans", alias = "resource_spans")]
-    resource_spans: Vec<ResourceSpans>,
+struct TracesData<'a> {
+    #[serde(borrow, rename = "resourceSpans", alias = "resource_spans")]
+    resource_spans: Vec<ResourceSpans<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct ResourceSpans {
+struct ResourceSpans<'a> {
     resource: Resource,
+    #[serde(borrow)]
     #[serde(
         rename = "scopeSpans",
         alias = "scope_spans",
         alias = "instrumentationLibrarySpans"
     )]
-    scope_spans: Vec<ScopeSpans>,
+    scope_spans: Vec<ScopeSpans<'a>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -39,8 +41,10 @@ struct Resource {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct ScopeSpans {
-    spans: Vec<RawSpan>,
+struct ScopeSpans<'a> {
+    /// Kept raw, so each span's position in the file is known.
+    #[serde(borrow)]
+    spans: Vec<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -98,35 +102,32 @@ pub fn sniff(head: &str) -> bool {
 /// In lenient mode, a bad line or span is dropped and reported instead.
 pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
     let mut problems = Vec::new();
-    let mut docs: Vec<(TracesData, String)> = Vec::new();
-    let first_line = bytes
-        .split(|&b| b == b'\n')
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
-    let is_jsonl = first_line
-        .is_some_and(|l| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok())
-        && bytes
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-            .nth(1)
-            .is_some();
-    if is_jsonl {
+    let lines = Lines::new(bytes);
+    let mut docs: Vec<TracesData<'_>> = Vec::new();
+    let nonblank = |l: &&[u8]| !l.iter().all(u8::is_ascii_whitespace);
+    let mut split = bytes.split(|&b| b == b'\n').filter(nonblank);
+    let first_is_whole = split
+        .next()
+        .is_some_and(|l| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok());
+    if first_is_whole && split.next().is_some() {
+        // JSON Lines: one TracesData per line.
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-            if line.iter().all(u8::is_ascii_whitespace) {
+            if !nonblank(&line) {
                 continue;
             }
-            match read(line, i + 1, &format!("line {}: ", i + 1)) {
-                Ok(d) => docs.push((d, format!("line {}: ", i + 1))),
+            match read(line, i + 1) {
+                Ok(d) => docs.push(d),
                 Err(e) if lenient => problems.push(e),
                 Err(e) => return Err(e),
             }
         }
     } else {
-        docs.push((read(bytes, 1, "")?, String::new()));
+        docs.push(read(bytes, 1)?);
     }
 
     let mut out = Vec::new();
     let mut meta_resource: Option<Map<String, Value>> = None;
-    for (doc, prefix) in docs {
+    for doc in docs {
         for (r, rs) in doc.resource_spans.into_iter().enumerate() {
             let resource = attributes(&rs.resource.attributes);
             let service = resource
@@ -135,8 +136,10 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
             meta_resource.get_or_insert_with(|| resource.clone());
             for (s, ss) in rs.scope_spans.into_iter().enumerate() {
                 for (k, raw) in ss.spans.into_iter().enumerate() {
-                    let path = format!("{prefix}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]");
-                    match span(raw, &service, path) {
+                    let at = lines.prefix(bytes, raw.get());
+                    let path = format!("{at}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]");
+                    let parsed = read_span(raw, bytes, &lines, &path);
+                    match parsed.and_then(|raw| span(raw, &service, path)) {
                         Ok(sp) => out.push(sp),
                         Err(e) if lenient => problems.push(e),
                         Err(e) => return Err(e),
@@ -171,35 +174,66 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
     })
 }
 
-fn read(bytes: &[u8], first_line: usize, prefix: &str) -> Result<TracesData, FormatError> {
-    let locate = |inner: &serde_json::Error, path: String| {
-        let line = first_line + inner.line().saturating_sub(1);
-        let column = inner.column();
-        let message = inner.to_string();
-        let message = message
-            .rsplit_once(" at line ")
-            .map_or(message.as_str(), |(m, _)| m)
-            .to_owned();
-        if inner.is_syntax() || inner.is_eof() {
-            FormatError::Json {
-                line,
-                column,
-                message,
-            }
-        } else {
-            FormatError::Field {
-                path: format!("{prefix}{path}"),
-                message: format!("{message} (line {line}, column {column})"),
-            }
-        }
-    };
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let data = serde_path_to_error::deserialize::<_, TracesData>(&mut de).map_err(|e| {
+/// Reads one `TracesData`: the whole file, or the JSON Lines line numbered `line`.
+fn read(part: &[u8], line: usize) -> Result<TracesData<'_>, FormatError> {
+    let mut de = serde_json::Deserializer::from_slice(part);
+    let data = serde_path_to_error::deserialize::<_, TracesData<'_>>(&mut de).map_err(|e| {
         let path = e.path().to_string();
-        locate(e.inner(), path)
+        located(e.inner(), &path, (line, 1))
     })?;
-    de.end().map_err(|e| locate(&e, String::new()))?;
+    de.end().map_err(|e| located(&e, "", (line, 1)))?;
     Ok(data)
+}
+
+/// Parses one raw span; a type error names its path and absolute line and column.
+fn read_span(
+    raw: &RawValue,
+    file: &[u8],
+    lines: &Lines,
+    path: &str,
+) -> Result<RawSpan, FormatError> {
+    let offset = raw
+        .get()
+        .as_ptr()
+        .addr()
+        .saturating_sub(file.as_ptr().addr());
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    serde_path_to_error::deserialize::<_, RawSpan>(&mut de).map_err(|e| {
+        let inner_path = e.path().to_string();
+        let path = if inner_path == "." {
+            path.to_owned()
+        } else {
+            format!("{path}.{inner_path}")
+        };
+        located(e.inner(), &path, lines.at(offset))
+    })
+}
+
+/// A serde error inside a part of the file that starts at `start` (line, column).
+fn located(inner: &serde_json::Error, path: &str, start: (usize, usize)) -> FormatError {
+    let line = start.0 + inner.line().saturating_sub(1);
+    let column = if inner.line() <= 1 {
+        start.1 + inner.column().saturating_sub(1)
+    } else {
+        inner.column()
+    };
+    let message = inner.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m)
+        .to_owned();
+    if inner.is_syntax() || inner.is_eof() {
+        FormatError::Json {
+            line,
+            column,
+            message,
+        }
+    } else {
+        FormatError::Field {
+            path: path.to_owned(),
+            message: format!("{message} (line {line}, column {column})"),
+        }
+    }
 }
 
 /// An OTLP `AnyValue` as plain JSON.

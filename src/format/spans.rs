@@ -139,6 +139,38 @@ pub struct Span {
     pub status: String,
 }
 
+/// Line and column (1-based; the column counts bytes, like `serde_json`) of offsets in a file.
+pub struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    /// Indexes the line starts of `file`.
+    pub fn new(file: &[u8]) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(
+            file.iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines { starts }
+    }
+
+    /// `line L, column C: ` for the start of `part`, a slice of the indexed file at `file`.
+    pub fn prefix(&self, file: &[u8], part: &str) -> String {
+        let offset = part.as_ptr().addr().saturating_sub(file.as_ptr().addr());
+        let (line, column) = self.at(offset);
+        format!("line {line}, column {column}: ")
+    }
+
+    /// Line and column of a byte offset.
+    pub fn at(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        (line, offset - self.starts[line - 1] + 1)
+    }
+}
+
 /// JSON text of a value: strings as they are, anything else serialized.
 pub fn text_of(v: &Value) -> String {
     match v {
