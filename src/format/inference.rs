@@ -11,7 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::{Map, Value};
 
 use super::smartcomment::Parts;
@@ -56,6 +56,8 @@ pub(super) struct Builder<'a> {
     committed: Vec<bool>,
     pending: BinaryHeap<Reverse<(u64, usize)>>,
     patterns: HashMap<String, u32>,
+    /// Pattern ids of each value's atoms.
+    text_patterns: HashMap<String, Vec<u32>>,
     matcher: Option<AhoCorasick>,
     owners: Vec<Vec<usize>>,
     ops: Vec<OpRecord>,
@@ -65,7 +67,7 @@ pub(super) struct Builder<'a> {
 }
 
 /// Strings worth matching inside a value: the whole text and its JSON string leaves.
-fn atoms(text: &str, out: &mut Vec<String>) {
+fn atoms_of(text: &str) -> Vec<String> {
     fn leaves(v: &Value, out: &mut Vec<String>, depth: usize) {
         match v {
             Value::String(s) if s.len() >= MIN_LINK_CHARS => out.push(s.clone()),
@@ -74,44 +76,66 @@ fn atoms(text: &str, out: &mut Vec<String>) {
             _ => {}
         }
     }
+    let mut out = Vec::new();
     if text.len() >= MIN_LINK_CHARS {
         out.push(text.to_owned());
     }
     if let Some(v) = json_in(text) {
-        leaves(&v, out, 0);
+        leaves(&v, &mut out, 0);
     }
-}
-
-fn port_atoms(p: &Port, out: &mut Vec<String>) {
-    atoms(&p.text, out);
-    if let Some(id) = p.doc_id.as_ref().filter(|id| id.len() >= MIN_LINK_CHARS) {
-        out.push(id.clone());
-    }
+    out
 }
 
 impl<'a> Builder<'a> {
     pub(super) fn new(spans: &[Span], meta: &'a GraphMeta) -> Builder<'a> {
-        let mut all = Vec::new();
+        // Atoms of every value, computed once per distinct text, in file order (pattern ids
+        // order the matches, so they must not depend on hashing).
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut by_text: Vec<(&str, Vec<String>)> = Vec::new();
+        let mut ids: Vec<&str> = Vec::new();
         for s in spans {
-            for p in s.inputs.iter().chain(&s.outputs).chain(&s.documents) {
-                port_atoms(p, &mut all);
-            }
-            for w in &s.memory_writes {
-                atoms(w.text.as_deref().unwrap_or_default(), &mut all);
-                if w.id.len() >= MIN_LINK_CHARS {
-                    all.push(w.id.clone());
+            let texts = s
+                .inputs
+                .iter()
+                .chain(&s.outputs)
+                .chain(&s.documents)
+                .map(|p| p.text.as_str());
+            let writes = s
+                .memory_writes
+                .iter()
+                .map(|w| w.text.as_deref().unwrap_or_default());
+            for text in texts.chain(writes) {
+                if seen.insert(text) {
+                    by_text.push((text, atoms_of(text)));
                 }
             }
+            ids.extend(s.documents.iter().filter_map(|p| p.doc_id.as_deref()));
+            ids.extend(s.memory_writes.iter().map(|w| w.id.as_str()));
         }
-        let mut patterns = HashMap::new();
-        let mut list = Vec::new();
-        for a in all {
-            if !patterns.contains_key(&a) {
-                patterns.insert(a.clone(), list.len() as u32);
-                list.push(a);
+        let mut patterns: HashMap<String, u32> = HashMap::new();
+        let mut list: Vec<String> = Vec::new();
+        let mut intern = |a: &str| -> u32 {
+            if let Some(&p) = patterns.get(a) {
+                return p;
             }
+            patterns.insert(a.to_owned(), list.len() as u32);
+            list.push(a.to_owned());
+            list.len() as u32 - 1
+        };
+        let mut text_patterns = HashMap::new();
+        for (text, found) in &by_text {
+            let ps: Vec<u32> = found.iter().map(|a| intern(a)).collect();
+            text_patterns.insert((*text).to_owned(), ps);
         }
-        let matcher = AhoCorasick::new(&list).ok();
+        for id in ids.into_iter().filter(|id| id.len() >= MIN_LINK_CHARS) {
+            intern(id);
+        }
+        // A non-contiguous NFA builds fastest; values are scanned once each, so a faster
+        // automaton would not pay for its build.
+        let matcher = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+            .build(&list)
+            .ok();
         Builder {
             meta,
             vars: Vec::new(),
@@ -122,6 +146,7 @@ impl<'a> Builder<'a> {
             pending: BinaryHeap::new(),
             owners: vec![Vec::new(); list.len()],
             patterns,
+            text_patterns,
             matcher,
             ops: Vec::new(),
             op_ends: Vec::new(),
@@ -184,18 +209,9 @@ impl<'a> Builder<'a> {
         session: &str,
         created_ns: u64,
     ) -> usize {
-        let mut found = Vec::new();
-        atoms(&text, &mut found);
-        if let Some(id) = port
-            .and_then(|p| p.doc_id.as_ref())
-            .filter(|id| id.len() >= MIN_LINK_CHARS)
-        {
-            found.push(id.clone());
-        }
-        let patterns = found
-            .iter()
-            .filter_map(|a| self.patterns.get(a).copied())
-            .collect();
+        let mut patterns = self.text_patterns.get(&text).cloned().unwrap_or_default();
+        let id = port.and_then(|p| p.doc_id.as_ref());
+        patterns.extend(id.and_then(|id| self.patterns.get(id)).copied());
         let v = self.vars.len();
         self.vars.push(Var {
             ident,
@@ -290,6 +306,7 @@ impl<'a> Builder<'a> {
                 }
             };
             let mut port = Port::new("memory_unit", "memory_entry", text.clone());
+            port.doc_id = Some(w.id.clone());
             port.metadata
                 .insert("event".into(), Value::String(w.event.clone()));
             let v = self.new_var(ident, Some(&port), text, s, session, s.end_ns);

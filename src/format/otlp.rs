@@ -176,6 +176,10 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
 
 /// Reads one `TracesData`: the whole file, or the JSON Lines line numbered `line`.
 fn read(part: &[u8], line: usize) -> Result<TracesData<'_>, FormatError> {
+    // Fast path first; on a type error, read again tracking the path to name it.
+    if let Ok(data) = serde_json::from_slice::<TracesData<'_>>(part) {
+        return Ok(data);
+    }
     let mut de = serde_json::Deserializer::from_slice(part);
     let data = serde_path_to_error::deserialize::<_, TracesData<'_>>(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -197,6 +201,9 @@ fn read_span(
         .as_ptr()
         .addr()
         .saturating_sub(file.as_ptr().addr());
+    if let Ok(span) = serde_json::from_str::<RawSpan>(raw.get()) {
+        return Ok(span);
+    }
     let mut de = serde_json::Deserializer::from_str(raw.get());
     serde_path_to_error::deserialize::<_, RawSpan>(&mut de).map_err(|e| {
         let inner_path = e.path().to_string();

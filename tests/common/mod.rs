@@ -1,5 +1,5 @@
 //! Helpers shared by the format tests; they run natively and in the browser.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used)] // helpers of tests; not every test file uses each
 
 use memtrace::format::{load, Format, FormatError, LoadOptions, Loaded};
 use memtrace::model::{OpIx, Trace, VarIx};
@@ -39,8 +39,6 @@ pub fn load_lenient(bytes: &[u8]) -> Loaded {
 
 /// Weakly connected components of the bipartite graph (variables + operations).
 pub fn components(t: &Trace) -> usize {
-    let nv = t.vars.len();
-    let mut parent: Vec<usize> = (0..nv + t.ops.len()).collect();
     fn find(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {
             p[x] = p[p[x]];
@@ -48,6 +46,8 @@ pub fn components(t: &Trace) -> usize {
         }
         x
     }
+    let nv = t.vars.len();
+    let mut parent: Vec<usize> = (0..nv + t.ops.len()).collect();
     for &(s, d, o) in &t.flow.edge_ends {
         for v in [s, d] {
             let (a, b) = (find(&mut parent, v.get()), find(&mut parent, nv + o.get()));

@@ -25,21 +25,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         nodes: args.nodes,
         seed: args.seed,
     };
-    match &args.output {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            synth::write(&opts, &mut w)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            w.flush()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        None => {
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            synth::write(&opts, &mut w).context("cannot write to standard output")?;
-            w.flush().context("cannot write to standard output")?;
-        }
-    }
+    let Some(path) = &args.output else {
+        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+        synth::write(&opts, &mut w).context("cannot write to standard output")?;
+        w.flush().context("cannot write to standard output")?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    synth::write(&opts, &mut w).with_context(|| format!("cannot write {}", path.display()))?;
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(ExitCode::SUCCESS)
 }
