@@ -1,4 +1,5 @@
 //! `memtrace gen`, `convert` and `info` end to end, through the built binary.
+#![allow(clippy::expect_used)] // helpers outside #[test] fns
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
