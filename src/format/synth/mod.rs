@@ -11,8 +11,11 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
 use serde_json::{json, Map, Value};
+
+mod output;
+
+use output::{Collect, List, ListWriter, Sink};
 
 use super::FormatError;
 use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Trace};
@@ -95,22 +98,6 @@ const PROMPTS: [(&str, &str); 4] = [
         "Is the prediction correct with respect to the gold answers? Answer CORRECT or WRONG.",
     ),
 ];
-
-/// Where generated records go; each list is one pass.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum List {
-    Nodes,
-    Edges,
-    Operations,
-    Sessions,
-}
-
-trait Sink {
-    fn node(&mut self, r: &NodeRecord) -> io::Result<()>;
-    fn edge(&mut self, r: &EdgeRecord) -> io::Result<()>;
-    fn op(&mut self, r: &OpRecord) -> io::Result<()>;
-    fn session(&mut self, r: &SessionRecord) -> io::Result<()>;
-}
 
 struct Gen<'s, S: Sink> {
     rng: Rng,
@@ -482,40 +469,6 @@ fn meta(seed: u64) -> GraphMeta {
     }
 }
 
-struct ListWriter<'w, W: Write> {
-    out: &'w mut W,
-    list: List,
-    first: bool,
-}
-
-impl<W: Write> ListWriter<'_, W> {
-    fn put<T: Serialize>(&mut self, list: List, r: &T) -> io::Result<()> {
-        if list != self.list {
-            return Ok(());
-        }
-        if !self.first {
-            self.out.write_all(b",\n")?;
-        }
-        self.first = false;
-        serde_json::to_writer(&mut *self.out, r).map_err(io::Error::other)
-    }
-}
-
-impl<W: Write> Sink for ListWriter<'_, W> {
-    fn node(&mut self, r: &NodeRecord) -> io::Result<()> {
-        self.put(List::Nodes, r)
-    }
-    fn edge(&mut self, r: &EdgeRecord) -> io::Result<()> {
-        self.put(List::Edges, r)
-    }
-    fn op(&mut self, r: &OpRecord) -> io::Result<()> {
-        self.put(List::Operations, r)
-    }
-    fn session(&mut self, r: &SessionRecord) -> io::Result<()> {
-        self.put(List::Sessions, r)
-    }
-}
-
 /// Streams a synthetic trace as smartcomment JSON (compact, one record per line).
 ///
 /// # Errors
@@ -559,33 +512,6 @@ pub fn bytes(opts: &Options) -> Vec<u8> {
     // Writing to a Vec cannot fail.
     let _ = write(opts, &mut out);
     out
-}
-
-#[derive(Default)]
-struct Collect {
-    nodes: Vec<NodeRecord>,
-    edges: Vec<EdgeRecord>,
-    ops: Vec<OpRecord>,
-    sessions: Vec<SessionRecord>,
-}
-
-impl Sink for Collect {
-    fn node(&mut self, r: &NodeRecord) -> io::Result<()> {
-        self.nodes.push(r.clone());
-        Ok(())
-    }
-    fn edge(&mut self, r: &EdgeRecord) -> io::Result<()> {
-        self.edges.push(r.clone());
-        Ok(())
-    }
-    fn op(&mut self, r: &OpRecord) -> io::Result<()> {
-        self.ops.push(r.clone());
-        Ok(())
-    }
-    fn session(&mut self, r: &SessionRecord) -> io::Result<()> {
-        self.sessions.push(r.clone());
-        Ok(())
-    }
 }
 
 /// The synthetic trace in memory, indexed (one generator pass, no JSON).
