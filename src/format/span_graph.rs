@@ -231,3 +231,137 @@ fn tree(
     }
     Ok((root, depth))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::spans::Port;
+    use crate::model::Trace;
+
+    fn span(
+        id: &str,
+        parent: Option<&str>,
+        (start_ns, end_ns): (u64, u64),
+        input: &str,
+        output: &str,
+    ) -> Span {
+        let port = |class: &str, text: &str| {
+            (!text.is_empty()).then(|| Port::new(class, class, text.to_owned()))
+        };
+        Span {
+            id: id.into(),
+            trace_id: "t".into(),
+            parent: parent.map(Into::into),
+            name: id.into(),
+            kind: Kind::Chain,
+            start_ns,
+            end_ns,
+            inputs: port("input", input).into_iter().collect(),
+            outputs: port("output", output).into_iter().collect(),
+            documents: Vec::new(),
+            memory_writes: Vec::new(),
+            metadata: Map::new(),
+            filename: "test".into(),
+            path: format!("spans[{id}]"),
+            id_field: "spanId",
+            parent_field: "parentSpanId",
+            status: "OK".into(),
+        }
+    }
+
+    fn trace(spans: Vec<Span>) -> Trace {
+        let (parts, problems) = build(
+            Imported {
+                spans,
+                ..Imported::default()
+            },
+            false,
+        )
+        .unwrap();
+        assert!(problems.is_empty());
+        let mut t = Trace {
+            vars: parts.nodes,
+            ops: parts.ops,
+            edges: parts.edges,
+            sessions: parts.sessions,
+            ..Trace::default()
+        };
+        for v in &mut t.vars {
+            v.fill_computed();
+        }
+        t.reindex().unwrap();
+        t
+    }
+
+    fn reads(t: &Trace, reader: &str, writer: &str) -> bool {
+        let (r, w) = (
+            t.op_by_id(&format!("op-{reader}")).unwrap(),
+            t.op_by_id(&format!("op-{writer}")).unwrap(),
+        );
+        t.flow.op_inputs[r.get()]
+            .iter()
+            .any(|v| t.flow.producers[v.get()].contains(&w))
+    }
+
+    #[test]
+    fn a_span_reads_only_what_ended_before_it_started() {
+        let t = trace(vec![
+            span("a", None, (0, 10), "question", "the answer is forty-two"),
+            span("b", None, (5, 15), "the answer is forty-two", "b out"),
+            span("c", None, (10, 20), "so: the answer is forty-two!", "c out"),
+            span("d", None, (30, 30), "b out", "d out"),
+            span("e", None, (30, 31), "see b out here", "e out"),
+        ]);
+        assert!(!reads(&t, "b", "a"), "b started before a ended");
+        assert!(
+            reads(&t, "c", "a"),
+            "c contains a's output and started when a ended"
+        );
+        assert!(
+            reads(&t, "d", "b"),
+            "an equal value links whatever its length"
+        );
+        assert!(
+            !reads(&t, "e", "b"),
+            "a contained value links only from MIN_LINK_CHARS bytes on"
+        );
+    }
+
+    #[test]
+    fn equal_values_are_one_variable_and_parents_are_scopes() {
+        let t = trace(vec![
+            span(
+                "root",
+                None,
+                (0, 100),
+                "the user's question",
+                "ignored: repeats a child",
+            ),
+            span(
+                "x",
+                Some("root"),
+                (1, 10),
+                "the user's question",
+                "a long enough output",
+            ),
+            span(
+                "y",
+                Some("root"),
+                (11, 20),
+                "a long enough output",
+                "final output text",
+            ),
+        ]);
+        assert_eq!(t.ops.len(), 2, "the root is a scope, not an op");
+        assert_eq!(t.sessions.len(), 1);
+        assert!(reads(&t, "y", "x"));
+        assert!(!t.vars.iter().any(|v| v.value.starts_with("ignored")));
+        assert_eq!(
+            t.vars
+                .iter()
+                .filter(|v| v.value == "the user's question")
+                .count(),
+            1
+        );
+    }
+}
