@@ -173,7 +173,7 @@ impl<'s, S: Sink> Gen<'s, S> {
         Ok(r.full_node_id)
     }
 
-    /// A content-addressed variable (`class:str:<hex>`), like smartcomment's default identity.
+    /// A variable named `class:str:<32 random hex>`, shaped like smartcomment's default identity.
     fn text(&mut self, class: &str, text: &str, category: &str) -> io::Result<String> {
         let name = format!("str:{}", self.rng.hex32());
         self.node(&name, Some(class), 1, py_str(text), category, json!({}))
