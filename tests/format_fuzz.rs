@@ -248,7 +248,7 @@ fn ten_thousand_mutants_through_every_importer_without_a_panic() {
         ),
         (
             "smartcomment synthetic",
-            synth::bytes(&synth::Options { nodes: 40, seed: 3 }),
+            synth::bytes(&synth::Options { nodes: 12, seed: 3 }),
             cases(500),
         ),
     ];
