@@ -70,7 +70,14 @@ pub(super) struct Builder<'a> {
 fn atoms_of(text: &str) -> Vec<String> {
     fn leaves(v: &Value, out: &mut Vec<String>, depth: usize) {
         match v {
-            Value::String(s) if s.len() >= MIN_LINK_CHARS => out.push(s.clone()),
+            // A single word without digits ("assistant", "completed") is vocabulary, not data.
+            Value::String(s)
+                if s.len() >= MIN_LINK_CHARS
+                    && s.bytes()
+                        .any(|b| b.is_ascii_whitespace() || b.is_ascii_digit()) =>
+            {
+                out.push(s.clone());
+            }
             Value::Array(a) if depth < 16 => a.iter().for_each(|x| leaves(x, out, depth + 1)),
             Value::Object(o) if depth < 16 => o.values().for_each(|x| leaves(x, out, depth + 1)),
             _ => {}

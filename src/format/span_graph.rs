@@ -364,4 +364,16 @@ mod tests {
             1
         );
     }
+
+    #[test]
+    fn json_leaves_link_when_they_are_data_not_vocabulary() {
+        let out = r#"{"role": "assistant", "text": "Alice moved to Munich"}"#;
+        let t = trace(vec![
+            span("a", None, (0, 1), "q", out),
+            span("b", None, (2, 3), "the assistant said hello", "b out"),
+            span("c", None, (2, 3), "memory: Alice moved to Munich", "c out"),
+        ]);
+        assert!(!reads(&t, "b", "a"), "\"assistant\" is a single word");
+        assert!(reads(&t, "c", "a"), "a sentence leaf links");
+    }
 }
