@@ -38,6 +38,8 @@ struct Ident {
     class: Option<String>,
     strong: bool,
     versions: Vec<usize>,
+    /// The version made visible last (the one a reader sees).
+    visible: Option<usize>,
 }
 
 struct Edge {
@@ -53,7 +55,6 @@ pub(super) struct Builder<'a> {
     idents: Vec<Ident>,
     by_key: HashMap<String, usize>,
     names: HashSet<String>,
-    committed: Vec<bool>,
     pending: BinaryHeap<Reverse<(u64, usize)>>,
     patterns: HashMap<String, u32>,
     /// Pattern ids of each value's atoms.
@@ -149,7 +150,6 @@ impl<'a> Builder<'a> {
             idents: Vec::new(),
             by_key: HashMap::new(),
             names: HashSet::new(),
-            committed: Vec::new(),
             pending: BinaryHeap::new(),
             owners: vec![Vec::new(); list.len()],
             patterns,
@@ -174,7 +174,7 @@ impl<'a> Builder<'a> {
     }
 
     fn commit(&mut self, v: usize) {
-        self.committed[v] = true;
+        self.idents[self.vars[v].ident].visible = Some(v);
         for &p in &self.vars[v].patterns {
             self.owners[p as usize].push(v);
         }
@@ -202,6 +202,7 @@ impl<'a> Builder<'a> {
             class: class.map(str::to_owned),
             strong,
             versions: Vec::new(),
+            visible: None,
         });
         self.by_key.insert(key, self.idents.len() - 1);
         self.idents.len() - 1
@@ -230,7 +231,6 @@ impl<'a> Builder<'a> {
             metadata: port.map(|p| p.metadata.clone()).unwrap_or_default(),
             patterns,
         });
-        self.committed.push(false);
         self.idents[ident].versions.push(v);
         v
     }
@@ -241,12 +241,7 @@ impl<'a> Builder<'a> {
     }
 
     fn latest_visible(&self, ident: usize) -> Option<usize> {
-        self.idents[ident]
-            .versions
-            .iter()
-            .rev()
-            .copied()
-            .find(|&v| self.committed[v])
+        self.idents[ident].visible
     }
 
     /// The variable an input port reads: an equal visible value, or a new root variable.
@@ -446,11 +441,9 @@ impl<'a> Builder<'a> {
             return v;
         }
         let ident = self.ident("sentinel".into(), "NONE".into(), Some("COMMENT"), true);
-        let mut port = Port::new("COMMENT", "sentinel", "NONE".into());
-        port.metadata = Map::new();
+        let port = Port::new("COMMENT", "sentinel", "NONE".into());
         let v = self.new_var(ident, Some(&port), "NONE".into(), s, "__none__", s.start_ns);
         self.vars[v].filename = "<sentinel>".into();
-        self.committed[v] = true;
         self.sentinel = Some(v);
         v
     }
