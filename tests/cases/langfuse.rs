@@ -223,5 +223,8 @@ fn langfuse_bad_timestamp_names_the_field() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn langfuse_import_is_deterministic() {
     // Each load hashes with fresh random keys; the records must not depend on them.
-    assert_eq!(load_ok(TRACES.as_bytes()).trace, load_ok(TRACES.as_bytes()).trace);
+    assert_eq!(
+        load_ok(TRACES.as_bytes()).trace,
+        load_ok(TRACES.as_bytes()).trace
+    );
 }

@@ -338,5 +338,8 @@ fn otlp_wrong_type_names_path_line_and_column() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn otlp_import_is_deterministic() {
     // Each load hashes with fresh random keys; the records must not depend on them.
-    assert_eq!(load_ok(JSONL.as_bytes()).trace, load_ok(JSONL.as_bytes()).trace);
+    assert_eq!(
+        load_ok(JSONL.as_bytes()).trace,
+        load_ok(JSONL.as_bytes()).trace
+    );
 }
