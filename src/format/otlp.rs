@@ -88,11 +88,6 @@ struct Status {
     message: String,
 }
 
-/// True when the text holds OTLP (`resourceSpans` somewhere near the top).
-pub fn sniff(head: &str) -> bool {
-    head.contains("\"resourceSpans\"") || head.contains("\"resource_spans\"")
-}
-
 /// Reads OTLP JSON or JSON Lines into spans and graph metadata.
 ///
 /// # Errors
