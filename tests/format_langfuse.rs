@@ -1,0 +1,7 @@
+//! Langfuse export import: graph shape, inferred data flow, scores as failure cases, errors.
+//! The bodies are in `cases/langfuse.rs`, shared with the browser run (`format_browser.rs`).
+
+#[path = "common/formats.rs"]
+mod common;
+
+include!("cases/langfuse.rs");

@@ -1,0 +1,7 @@
+//! OTLP JSON / JSON Lines import: graph shape, inferred data flow, failure cases, errors.
+//! The bodies are in `cases/otlp.rs`, shared with the browser run (`format_browser.rs`).
+
+#[path = "common/formats.rs"]
+mod common;
+
+include!("cases/otlp.rs");
