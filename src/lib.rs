@@ -3,11 +3,15 @@
 //! The pipeline, one module a stage:
 //! - [`format`] reads trace files (smartcomment / MemTraceBench JSON) into
 //! - [`model`], the bipartite execution graph: variable versions, operations, edges, failure cases;
+//! - [`attribution`] finds the earliest decisive faulty operation of each failure;
+//! - [`algo`], queries over it: topological order, slices, lifelines, search, start points, renders;
 //! - [`provider`] talks to LLMs (sans-IO; the transport is the caller's).
 //!
 //! The core is pure: no file system, network, clock or threads. It runs the same natively, in
 //! the browser (wasm32) and in tests; I/O lives in the CLI, web and wasm crates.
 
+pub mod algo;
+pub mod attribution;
 pub mod error;
 pub mod format;
 pub mod memsys;

@@ -134,7 +134,7 @@ pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
         let answer_op = prediction_id
             .as_deref()
             .and_then(|p| t.var_by_id(p))
-            .and_then(|p| t.flow.producers[p.get()].first().copied())
+            .and_then(|p| answer_op_of(t, p, t.var_by_id(&a.query_id)))
             .map(|o| t.op(o).op_id.clone());
         cases.push(FailureCase {
             query_id: a.query_id.clone(),
@@ -222,7 +222,7 @@ fn judges(t: &Trace) -> Vec<Judged> {
         };
         let prediction = find("prediction").or_else(|| find("answer"));
         let answer_op = prediction
-            .and_then(|p| t.flow.producers[p.get()].first().copied())
+            .and_then(|p| answer_op_of(t, p, find("query")))
             .map(|a| t.op(a).op_id.clone());
         out.push(Judged {
             op: ox,
@@ -237,6 +237,20 @@ fn judges(t: &Trace) -> Vec<Judged> {
         });
     }
     out
+}
+
+/// The producer of a prediction that read the query (identical predictions of two questions are
+/// one variable with two producers), else its first producer.
+fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -> Option<OpIx> {
+    let producers = &t.flow.producers[prediction.get()];
+    query
+        .and_then(|q| {
+            producers
+                .iter()
+                .copied()
+                .find(|&o| t.flow.op_inputs[o.get()].contains(&q))
+        })
+        .or_else(|| producers.first().copied())
 }
 
 fn judge_of_query(t: &Trace, query_id: &str) -> Option<Judged> {

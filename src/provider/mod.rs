@@ -1,10 +1,40 @@
 //! Talking to LLMs, sans-IO: one internal chat model ([`ChatRequest`] / [`ChatResponse`]) that
 //! every caller in the core uses through the [`Llm`] trait. HTTP providers build requests and
-//! parse responses here; the bytes travel through a `Transport` supplied by the CLI or the page.
-
-pub mod simulated;
+//! parse responses here; the bytes travel through a [`Transport`] supplied by the CLI or the page.
+//!
+//! - [`openai`], [`anthropic`], [`embeddings`]: request builders and reply parsers per API shape;
+//! - [`client::HttpLlm`]: an [`Llm`] over a [`Transport`] with retries ([`retry`]), timeouts,
+//!   cancellation ([`CancelToken`]) and usage counting ([`cost`]);
+//! - [`batch`]: bounded concurrency; [`tools`]: the tool-calling loop that answers malformed
+//!   calls with an error message to the model; [`scripted`]: an in-process scripted provider;
+//!   [`simulated`]: the offline rule-based stand-in the reference memory system runs with.
 
 use serde::{Deserialize, Serialize};
+
+pub mod anthropic;
+pub mod batch;
+pub mod client;
+pub mod config;
+pub mod cost;
+pub mod embeddings;
+pub mod http;
+pub mod openai;
+pub mod retry;
+pub mod scripted;
+pub mod simulated;
+pub mod tools;
+
+pub use batch::{chat_batch, run_bounded};
+pub use client::{CallStats, HttpLlm};
+pub use config::{ApiKey, ApiKind, ProviderConfig};
+pub use cost::{Price, PriceTable, UsageLedger};
+pub use embeddings::Embeddings;
+pub use http::{
+    CancelToken, HttpRequest, HttpResponse, RecordingSleep, Sleep, Transport, TransportError,
+};
+pub use retry::RetryPolicy;
+pub use scripted::{Script, ScriptedLlm};
+pub use tools::{check_tool_call, run_tool_loop, ToolLoop};
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,6 +167,15 @@ pub enum ProviderError {
     Cancelled,
     #[error("could not read the provider's reply: {0}")]
     BadResponse(String),
+    /// The browser could not fetch: the server is down or refuses cross-origin requests.
+    #[error(
+        "could not reach {url} from this page: the server is down or does not allow \
+             cross-origin requests. {hint}"
+    )]
+    Blocked { url: String, hint: String },
+    /// The provider settings are unusable (base URL, model).
+    #[error("provider settings: {0}")]
+    Config(String),
 }
 
 /// Anything that answers chat requests: an HTTP provider, the simulated provider, a script.

@@ -1,7 +1,11 @@
 //! `memtrace`: the native command line. File I/O and printing live here; the work is the core's.
 
+mod attribute;
 mod bench_gen;
+mod eval;
 mod info;
+mod search;
+mod start_points;
 
 use std::process::ExitCode;
 
@@ -26,6 +30,17 @@ enum Command {
     Bench(bench_gen::BenchArgs),
     /// Regenerate the demo trace (household robot, simulated LLM).
     Demo(bench_gen::DemoArgs),
+    /// Attribute each failed case of a trace to its earliest decisive faulty operation.
+    Attribute(attribute::Args),
+    /// Score a method against the annotations of MemTraceBench-format files.
+    Eval(eval::Args),
+    /// Search variable values: BM25 ranking, or every regex match; hits with ids and snippets.
+    Search(search::Args),
+    /// Rank start messages for each failed case and measure recall@k against the gold evidence.
+    StartPoints(start_points::Args),
+    /// Send one chat request with the LLM options (checks provider settings; used by tests).
+    #[command(hide = true)]
+    LlmPing(memtrace_cli::llm::PingArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +49,11 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Bench(args) => bench_gen::run_bench(&args),
         Command::Demo(args) => bench_gen::run_demo(&args),
+        Command::Attribute(args) => attribute::run(&args),
+        Command::Eval(args) => eval::run(&args),
+        Command::Search(args) => search::run(&args),
+        Command::StartPoints(args) => start_points::run(&args),
+        Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

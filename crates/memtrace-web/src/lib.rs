@@ -9,7 +9,7 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod components;
 #[cfg(target_arch = "wasm32")]
-mod services;
+pub mod services;
 
 #[cfg(target_arch = "wasm32")]
 pub use app::App;

@@ -1,3 +1,4 @@
-//! Browser I/O: files now; network and storage later.
+//! Browser I/O: files, network (LLM providers) and key storage.
 
 pub mod files;
+pub mod http;

@@ -1,0 +1,222 @@
+//! LLM options shared by every command that calls an LLM, and the hidden `llm-ping` command.
+//!
+//! The API key comes only from the environment variable `MEMTRACE_API_KEY` (never a flag, so
+//! it stays out of shell history) and is sent only to `--base-url`.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _};
+use clap::ValueEnum;
+use memtrace::provider::{
+    chat_batch, ApiKey, ApiKind, CallStats, ChatMessage, ChatRequest, ChatResponse, ChatRole,
+    HttpLlm, Llm, PriceTable, ProviderConfig, ProviderError, Script, ScriptedLlm,
+};
+use serde_json::json;
+
+use crate::http::{NativeTransport, ThreadSleep};
+
+/// The environment variable holding the API key.
+pub const KEY_ENV: &str = "MEMTRACE_API_KEY";
+
+/// Which provider answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderChoice {
+    /// `OpenAI` Chat Completions and every compatible server (Gemini, `OpenRouter`, Groq, Ollama).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// No network: an in-process provider that answers by rule (echo for now).
+    Simulated,
+}
+
+/// `--provider`, `--base-url`, `--model`, `--concurrency` and friends.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProviderArgs {
+    /// Which API to talk to.
+    #[arg(long, value_enum, default_value = "simulated")]
+    pub provider: ProviderChoice,
+    /// Base URL up to the version path, e.g. `http://localhost:11434/v1` (Ollama) or
+    /// `https://generativelanguage.googleapis.com/v1beta/openai` (Gemini). Default: the
+    /// provider's public API.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model name. Default: gpt-4o-mini (openai), claude-3-5-haiku-latest (anthropic).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// At most this many requests in flight.
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    pub concurrency: usize,
+    /// Per-attempt timeout in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub timeout_ms: u64,
+    /// Retries on 429, 5xx, timeouts and network errors.
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    pub max_retries: u32,
+    /// First backoff in milliseconds (doubles per retry, jittered; `Retry-After` wins if longer).
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub retry_base_ms: u64,
+    /// A JSON price table `{model: {input_usd_per_mtok, output_usd_per_mtok}}`; default: built in.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+}
+
+impl ProviderArgs {
+    /// The HTTP configuration, or `None` for the simulated provider.
+    ///
+    /// # Errors
+    /// When the base URL or model is unusable (the message says which flag to fix).
+    pub fn config(&self, api_key: Option<ApiKey>) -> anyhow::Result<Option<ProviderConfig>> {
+        let (api, default_model) = match self.provider {
+            ProviderChoice::Openai => (ApiKind::OpenAi, "gpt-4o-mini"),
+            ProviderChoice::Anthropic => (ApiKind::Anthropic, "claude-3-5-haiku-latest"),
+            ProviderChoice::Simulated => return Ok(None),
+        };
+        let model = self
+            .model
+            .clone()
+            .unwrap_or_else(|| default_model.to_owned());
+        let mut cfg = ProviderConfig::new(api, model, api_key);
+        if let Some(url) = &self.base_url {
+            cfg.base_url.clone_from(url);
+        }
+        cfg.timeout_ms = self.timeout_ms;
+        cfg.retry.max_retries = self.max_retries;
+        cfg.retry.base_delay_ms = self.retry_base_ms;
+        cfg.validate()
+            .map_err(|e| anyhow::anyhow!("{e} (see --base-url / --model)"))?;
+        Ok(Some(cfg))
+    }
+
+    /// Builds the provider, reading the key from `MEMTRACE_API_KEY`.
+    ///
+    /// # Errors
+    /// As [`config`](Self::config).
+    pub fn build(&self) -> anyhow::Result<CliLlm> {
+        let key = std::env::var(KEY_ENV)
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+            .map(ApiKey::new);
+        match self.config(key)? {
+            None => Ok(CliLlm::Simulated(ScriptedLlm::new(Script::default()))),
+            Some(cfg) => Ok(CliLlm::Http(
+                HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            )),
+        }
+    }
+
+    /// The price table: `--prices FILE`, else the built-in one.
+    ///
+    /// # Errors
+    /// When the file cannot be read or is not a price table.
+    pub fn price_table(&self) -> anyhow::Result<PriceTable> {
+        let Some(path) = &self.prices else {
+            return Ok(PriceTable::builtin());
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the price table {}", path.display()))?;
+        PriceTable::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+}
+
+/// The provider a command uses.
+pub enum CliLlm {
+    Http(HttpLlm<NativeTransport, ThreadSleep>),
+    Simulated(ScriptedLlm),
+}
+
+impl CliLlm {
+    /// Calls, attempts, retries, waits and tokens so far (zero for the simulated provider).
+    pub fn stats(&self) -> CallStats {
+        match self {
+            Self::Http(h) => h.stats(),
+            Self::Simulated(_) => CallStats::default(),
+        }
+    }
+}
+
+impl Llm for CliLlm {
+    async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError> {
+        match self {
+            Self::Http(h) => h.chat(req).await,
+            Self::Simulated(s) => s.chat(req).await,
+        }
+    }
+}
+
+/// `memtrace llm-ping`: sends prompts and prints the replies (a check of the provider settings).
+#[derive(Debug, clap::Args)]
+pub struct PingArgs {
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// The user message; sent `--count` times as `PROMPT #i` when count > 1.
+    #[arg(long, default_value = "ping")]
+    pub prompt: String,
+    /// How many requests to send (through the bounded-concurrency batch).
+    #[arg(long, default_value_t = 1)]
+    pub count: usize,
+    /// Write call statistics, usage and cost as JSON here.
+    #[arg(long, value_name = "FILE")]
+    pub stats_out: Option<PathBuf>,
+}
+
+/// Runs `llm-ping`.
+///
+/// # Errors
+/// The first failed request, or a bad option.
+pub fn ping(args: &PingArgs) -> anyhow::Result<()> {
+    let llm = args.provider.build()?;
+    let prices = args.provider.price_table()?;
+    let requests: Vec<ChatRequest> = (0..args.count.max(1))
+        .map(|i| {
+            let text = if args.count > 1 {
+                format!("{} #{i}", args.prompt)
+            } else {
+                args.prompt.clone()
+            };
+            ChatRequest {
+                messages: vec![ChatMessage::text(ChatRole::User, text)],
+                purpose: "ping".to_owned(),
+                ..ChatRequest::default()
+            }
+        })
+        .collect();
+    let replies =
+        futures_executor::block_on(chat_batch(&llm, &requests, args.provider.concurrency));
+    let stats = llm.stats();
+    let (cost_usd, unpriced) = stats.usage.cost_usd(&prices);
+    let total = stats.usage.total();
+    eprintln!(
+        "calls {} · attempts {} · retries {} · waited {} ms · tokens in {} out {} · cost ${cost_usd:.6}{}",
+        stats.calls,
+        stats.attempts,
+        stats.retries,
+        stats.waited_ms,
+        total.input_tokens,
+        total.output_tokens,
+        if unpriced.is_empty() { String::new() } else { format!(" (no price: {})", unpriced.join(", ")) }
+    );
+    if let Some(path) = &args.stats_out {
+        let out = json!({
+            "calls": stats.calls, "attempts": stats.attempts, "retries": stats.retries,
+            "waited_ms": stats.waited_ms, "failures": stats.failures,
+            "usage_by_model": stats.usage.by_model, "cost_usd": cost_usd, "unpriced": unpriced,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&out)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let mut first_error = None;
+    for (i, r) in replies.into_iter().enumerate() {
+        match r {
+            Ok(reply) => println!("{}", reply.content),
+            Err(e) => {
+                eprintln!("request {i}: {e}");
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        bail!("{e}");
+    }
+    Ok(())
+}

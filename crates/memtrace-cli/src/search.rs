@@ -1,0 +1,61 @@
+//! `memtrace search FILE QUERY [--regex] [--ignore-case] [--limit N] [--json]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use memtrace::algo::{RegexOptions, SearchIndex};
+use memtrace::format::{load, LoadOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A trace file (smartcomment / `MemTraceBench` JSON).
+    file: PathBuf,
+    /// Words to rank variables by (BM25), or a regular expression with --regex.
+    query: String,
+    /// Treat QUERY as a regular expression and list every match.
+    #[arg(long)]
+    regex: bool,
+    /// Match the regex without regard to case.
+    #[arg(long, short = 'i')]
+    ignore_case: bool,
+    /// Most hits to show.
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+    /// Print the hits as one JSON array.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let trace = load(&bytes, LoadOptions::default())
+        .with_context(|| format!("cannot load {}", args.file.display()))?
+        .trace;
+    let index = SearchIndex::build(&trace);
+    let hits = if args.regex {
+        let opts = RegexOptions {
+            case_insensitive: args.ignore_case,
+            max_hits: args.limit,
+            context_chars: 60,
+            literal: false,
+        };
+        index.regex(&args.query, &opts)?
+    } else {
+        index.bm25(&args.query, args.limit)
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&hits)?);
+    } else if hits.is_empty() {
+        println!("no hits");
+    } else {
+        for h in &hits {
+            println!(
+                "{:<48} {:>7.3}  [{}..{}]  {}",
+                h.id, h.score, h.start, h.end, h.snippet
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

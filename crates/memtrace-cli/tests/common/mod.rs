@@ -1,0 +1,93 @@
+//! Shared by the provider integration tests: starts the scripted LLM server on a free port.
+
+#![allow(dead_code)] // each test file uses a part
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail by panicking
+
+pub mod conversation;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy};
+use serde_json::Value;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The scripted server, killed on drop.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    /// Spawns `python3 tests/llm_server/server.py --port 0` and reads the port it prints.
+    pub fn start() -> Self {
+        let script = repo_root().join("tests/llm_server/server.py");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .args(["--port", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 must be on PATH to run the provider tests");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("server prints its port");
+        let port = line
+            .trim()
+            .strip_prefix("LISTENING ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("unexpected first line from the server: {line:?}"));
+        Self { child, port }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Every request the server received.
+    pub fn log(&self) -> Vec<Value> {
+        let body = ureq::get(&self.url("/_log"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap();
+        serde_json::from_str::<Vec<Value>>(&body).unwrap()
+    }
+
+    /// `POST /_control`.
+    pub fn control(&self, settings: &Value) {
+        ureq::post(&self.url("/_control"))
+            .send(settings.to_string().as_bytes())
+            .unwrap();
+    }
+
+    /// A provider configuration pointed at this server (`/v1` base).
+    pub fn config(&self, api: ApiKind, model: &str, key: &str) -> ProviderConfig {
+        let mut cfg = ProviderConfig::new(api, model, Some(ApiKey::new(key)));
+        cfg.base_url = self.url("/v1");
+        cfg.timeout_ms = 5_000;
+        cfg.retry = RetryPolicy {
+            max_retries: 6,
+            base_delay_ms: 20,
+            max_delay_ms: 400,
+            seed: 9,
+            ..RetryPolicy::default()
+        };
+        cfg
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

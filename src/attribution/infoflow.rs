@@ -1,0 +1,463 @@
+//! The information-flow attributor: no LLM, milliseconds per case.
+//!
+//! It follows the answer-bearing information forward from the gold evidence — messages →
+//! extracted facts → memory-unit versions → retrieved context → answer — and returns the first
+//! operation where it is lost or corrupted, typed by that operation's role:
+//!
+//! 1. the answer op's inputs hold the information → the answer op is at fault (ResponseError);
+//! 2. a memory version current at retrieval time holds it, but it did not reach the answer op →
+//!    the retrieval op (RetrievalError);
+//! 3. a memory version held it once, a later version does not → the op that wrote that version
+//!    (UpdateError, or DeletionError for a tombstone / deletion op);
+//! 4. an extracted fact held it but no memory ever did → the op that consumed that fact
+//!    (UpdateError: the decision dropped it);
+//! 5. nothing after the evidence held it → the op that read the evidence (ExtractionError).
+//!
+//! "Holds" is [`Key::carry`] ≥ the threshold. Which variables are memory is read from the graph:
+//! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::roles::{OpRole, RoleHints};
+use super::text::{content_tokens, var_text, Key};
+use super::{Attribution, AttributionError, Cost};
+use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
+
+/// Settings of the information-flow attributor.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InfoFlow {
+    pub hints: RoleHints,
+    /// Share of the key a variable must hold to count as carrying the information.
+    pub threshold: f64,
+    /// Messages taken as evidence when a case names none.
+    pub start_points: usize,
+}
+
+impl Default for InfoFlow {
+    fn default() -> Self {
+        InfoFlow {
+            hints: RoleHints::default(),
+            threshold: 0.6,
+            start_points: 3,
+        }
+    }
+}
+
+/// The places of one case's pipeline, found from the graph.
+struct Stage {
+    query: VarIx,
+    answer_op: OpIx,
+    retrieval_op: Option<OpIx>,
+    /// Categories of memory variables.
+    memory_kinds: BTreeSet<String>,
+    /// Memory versions created after this time are not visible to the question.
+    cutoff: String,
+}
+
+impl InfoFlow {
+    /// Attributes one failed case.
+    ///
+    /// # Errors
+    /// [`AttributionError::Unresolvable`] when the case's query or prediction cannot be found
+    /// in the graph.
+    pub fn attribute(
+        &self,
+        t: &Trace,
+        case: &FailureCase,
+    ) -> Result<Attribution, AttributionError> {
+        let stage = Self::stage(t, case)?;
+        let (evidence, from_start_points) = self.evidence(t, case, stage.query);
+        let texts: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
+        let key = Key::new(&case.golden_answers, &case.query, &texts);
+        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= self.threshold;
+        let ev_ids: Vec<String> = evidence
+            .iter()
+            .map(|&e| t.var(e).full_node_id.clone())
+            .collect();
+        let result = |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| {
+            let mut evidence_path = ev_ids.clone();
+            evidence_path.extend(path.iter().map(|&v| t.var(v).full_node_id.clone()));
+            evidence_path.push(t.op(op).op_id.clone());
+            let error_type = role.error_type().unwrap_or(ErrorType::ResponseError);
+            let confidence = if from_start_points {
+                confidence * 0.7
+            } else {
+                confidence
+            };
+            Attribution {
+                case_id: case.query_id.clone(),
+                op_id: t.op(op).op_id.clone(),
+                op_name: t.op(op).op_name.clone(),
+                error_type,
+                reason,
+                evidence_path,
+                confidence,
+                cost: Cost::default(),
+                method: "infoflow".into(),
+            }
+        };
+
+        // 1. The answer op had the information.
+        let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
+        let held = answer_inputs
+            .filter(|&v| v != stage.query && t.var(v).category != "prompt")
+            .find(|&v| carries(v));
+        if let Some(v) = held {
+            let reason = format!(
+                "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
+                t.var(v).full_node_id,
+                case.prediction
+            );
+            return Ok(result(
+                stage.answer_op,
+                OpRole::Response,
+                vec![v],
+                reason,
+                0.85,
+            ));
+        }
+
+        let lineage = descendants(t, &evidence);
+        let memory: Vec<VarIx> = lineage
+            .iter()
+            .copied()
+            .filter(|&v| stage.memory_kinds.contains(&t.var(v).category) && v != stage.query)
+            .collect();
+        let identities: BTreeSet<&str> = memory
+            .iter()
+            .map(|&v| t.var(v).full_name.as_str())
+            .collect();
+
+        // 2 and 3: follow each memory identity's versions up to the question.
+        let mut losses: Vec<(String, OpIx, OpRole, Vec<VarIx>, String)> = Vec::new();
+        for name in identities {
+            let Some(versions) = t.flow.versions.get(name) else {
+                continue;
+            };
+            let visible: Vec<VarIx> = versions
+                .iter()
+                .copied()
+                .filter(|&v| t.var(v).created_at <= stage.cutoff)
+                .collect();
+            let Some(&current) = visible.last() else {
+                continue;
+            };
+            if carries(current) {
+                if let Some(del) = Self::deleted_by_link(t, &stage, current) {
+                    let reason = format!(
+                        "{} held the information but {} marked it deleted.",
+                        t.var(current).full_node_id,
+                        t.op(del).op_name
+                    );
+                    losses.push((
+                        t.op(del).created_at.clone(),
+                        del,
+                        OpRole::Deletion,
+                        vec![current],
+                        reason,
+                    ));
+                    continue;
+                }
+                let op = stage.retrieval_op.unwrap_or(stage.answer_op);
+                let reason = format!(
+                    "{} still held the information when the question was asked, but retrieval did not pass it to the answer.",
+                    t.var(current).full_node_id
+                );
+                return Ok(result(op, OpRole::Retrieval, vec![current], reason, 0.8));
+            }
+            let Some(last_good) = visible.iter().rposition(|&v| carries(v)) else {
+                continue;
+            };
+            let Some(&next) = visible.get(last_good + 1) else {
+                continue;
+            };
+            let writer = t.flow.producers[next.get()]
+                .iter()
+                .copied()
+                .find(|&o| Some(o) != stage.retrieval_op && o != stage.answer_op);
+            let Some(writer) = writer else { continue };
+            let role = if is_tombstone(t, next)
+                || self.hints.hint(t.op(writer)) == Some(OpRole::Deletion)
+            {
+                OpRole::Deletion
+            } else {
+                OpRole::Update
+            };
+            let verb = if role == OpRole::Deletion {
+                "deleted"
+            } else {
+                "overwrote"
+            };
+            let reason = format!(
+                "{} held the information; {} {verb} it as {}, which no longer holds it.",
+                t.var(visible[last_good]).full_node_id,
+                t.op(writer).op_name,
+                t.var(next).full_node_id
+            );
+            losses.push((
+                t.op(writer).created_at.clone(),
+                writer,
+                role,
+                vec![visible[last_good], next],
+                reason,
+            ));
+        }
+        if let Some((_, op, role, path, reason)) = losses.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
+            return Ok(result(op, role, path, reason, 0.8));
+        }
+
+        // 4. A non-memory descendant (an extracted fact) held it; nothing downstream did.
+        let fact_carriers: Vec<VarIx> = lineage
+            .iter()
+            .copied()
+            .filter(|v| !evidence.contains(v) && *v != stage.query && carries(*v))
+            .collect();
+        let last_carriers = fact_carriers.iter().copied().filter(|&c| {
+            let below = descendants(t, &[c]);
+            !below.iter().any(|d| *d != c && fact_carriers.contains(d))
+        });
+        let mut drops: Vec<(String, OpIx, VarIx)> = Vec::new();
+        for c in last_carriers {
+            for &o in &t.flow.consumers[c.get()] {
+                if o != stage.answer_op
+                    && Some(o) != stage.retrieval_op
+                    && self.hints.hint(t.op(o)) != Some(OpRole::Other)
+                {
+                    drops.push((t.op(o).created_at.clone(), o, c));
+                }
+            }
+        }
+        if let Some((_, op, fact)) = drops
+            .into_iter()
+            .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)))
+        {
+            let role = match self.hints.hint(t.op(op)) {
+                Some(OpRole::Deletion) => OpRole::Deletion,
+                Some(OpRole::Extraction) if !Self::writes_memory(t, &stage, op) => {
+                    OpRole::Extraction
+                }
+                _ => OpRole::Update,
+            };
+            let reason = format!(
+                "{} held the information, but {} did not store it in memory.",
+                t.var(fact).full_node_id,
+                t.op(op).op_name
+            );
+            return Ok(result(op, role, vec![fact], reason, 0.75));
+        }
+
+        // 5. Lost at the first op that read the evidence.
+        let readers = evidence
+            .iter()
+            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied());
+        let reader = readers
+            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
+            .min_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)));
+        let Some(reader) = reader else {
+            return Err(AttributionError::Unresolvable {
+                case_id: case.query_id.clone(),
+                reason: "no operation read the evidence messages".into(),
+            });
+        };
+        let reason = format!(
+            "{} read the evidence, but none of what it produced holds the answer-bearing information.",
+            t.op(reader).op_name
+        );
+        Ok(result(reader, OpRole::Extraction, Vec::new(), reason, 0.8))
+    }
+
+    /// Finds the query, the answer op, the retrieval op and the memory kinds of a case.
+    fn stage(t: &Trace, case: &FailureCase) -> Result<Stage, AttributionError> {
+        let unresolvable = |reason: &str| AttributionError::Unresolvable {
+            case_id: case.query_id.clone(),
+            reason: reason.to_owned(),
+        };
+        let query = t
+            .var_by_id(&case.query_id)
+            .ok_or_else(|| unresolvable("the query variable is not in the graph"))?;
+        let prediction = case.prediction_id.as_deref().and_then(|p| t.var_by_id(p));
+        // The prediction's producer that read this query: identical answers to two questions
+        // are one variable with two producers.
+        let producers = prediction
+            .map(|p| t.flow.producers[p.get()].clone())
+            .unwrap_or_default();
+        let answer_op = producers
+            .iter()
+            .copied()
+            .find(|&o| t.flow.op_inputs[o.get()].contains(&query))
+            .or_else(|| case.answer_op.as_deref().and_then(|a| t.op_by_id(a)))
+            .or_else(|| producers.first().copied())
+            .ok_or_else(|| unresolvable("no operation produced the prediction"))?;
+        let (_, upstream_ops) = ancestors(t, answer_op);
+        let retrieval_op = upstream_ops
+            .iter()
+            .copied()
+            .filter(|&o| o != answer_op && t.flow.op_inputs[o.get()].contains(&query))
+            .max_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)));
+        let written_elsewhere = |v: VarIx| {
+            t.flow.producers[v.get()]
+                .iter()
+                .any(|&o| o != answer_op && Some(o) != retrieval_op)
+        };
+        let mut memory_kinds = BTreeSet::new();
+        let near: Vec<VarIx> = match retrieval_op {
+            Some(r) => t.flow.op_vars(r).map(|(v, _)| v).collect(),
+            None => t.flow.op_inputs[answer_op.get()].clone(),
+        };
+        for v in near {
+            let rec = t.var(v);
+            if v != query && rec.category != "prompt" && written_elsewhere(v) {
+                memory_kinds.insert(rec.category.clone());
+            }
+        }
+        let cutoff_op = retrieval_op.unwrap_or(answer_op);
+        Ok(Stage {
+            query,
+            answer_op,
+            retrieval_op,
+            memory_kinds,
+            cutoff: t.op(cutoff_op).created_at.clone(),
+        })
+    }
+
+    /// The case's evidence messages, or the best-matching messages when it names none.
+    fn evidence(&self, t: &Trace, case: &FailureCase, query: VarIx) -> (Vec<VarIx>, bool) {
+        let named: Vec<VarIx> = case
+            .evidence_ids
+            .iter()
+            .filter_map(|id| t.var_by_id(id))
+            .collect();
+        if !named.is_empty() {
+            return (named, false);
+        }
+        let want = content_tokens(&format!("{} {}", case.query, case.golden_answers.join(" ")));
+        let mut scored: Vec<(usize, VarIx)> = (0..t.vars.len() as u32)
+            .map(VarIx)
+            .filter(|&v| v != query && t.var(v).category == "message")
+            .map(|v| {
+                (
+                    content_tokens(&var_text(t.var(v)))
+                        .intersection(&want)
+                        .count(),
+                    v,
+                )
+            })
+            .filter(|(s, _)| *s > 0)
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        (
+            scored
+                .into_iter()
+                .take(self.start_points)
+                .map(|(_, v)| v)
+                .collect(),
+            true,
+        )
+    }
+
+    /// An op that read `v` and produced a deletion marker without writing a newer version.
+    fn deleted_by_link(t: &Trace, stage: &Stage, v: VarIx) -> Option<OpIx> {
+        t.flow.consumers[v.get()].iter().copied().find(|&o| {
+            o != stage.answer_op
+                && Some(o) != stage.retrieval_op
+                && t.op(o).created_at <= stage.cutoff
+                && t.flow.op_produced(o).any(|out| {
+                    let r = t.var(out);
+                    let hay = format!("{} {}", r.full_name, r.category).to_ascii_lowercase();
+                    r.full_name != t.var(v).full_name
+                        && (hay.contains("delete") || r.category == "marker")
+                })
+                && !t
+                    .flow
+                    .op_produced(o)
+                    .any(|out| t.var(out).full_name == t.var(v).full_name)
+        })
+    }
+
+    fn writes_memory(t: &Trace, stage: &Stage, op: OpIx) -> bool {
+        t.flow
+            .op_produced(op)
+            .any(|v| stage.memory_kinds.contains(&t.var(v).category))
+    }
+}
+
+/// A memory version that says it is deleted or is empty.
+fn is_tombstone(t: &Trace, v: VarIx) -> bool {
+    let json = crate::model::pyrepr::to_json(&t.var(v).value);
+    match &json {
+        serde_json::Value::Object(m) => {
+            m.get("deleted").and_then(serde_json::Value::as_bool) == Some(true)
+                || m.get("memory").is_some_and(serde_json::Value::is_null)
+        }
+        serde_json::Value::Null => true,
+        serde_json::Value::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// Every variable reachable forward from `from` (including `from`).
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+pub(crate) fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
+    let mut seen_v = vec![false; t.vars.len()];
+    let mut seen_o = vec![false; t.ops.len()];
+    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
+    for &v in from {
+        seen_v[v.get()] = true;
+    }
+    let mut out = Vec::new();
+    while let Some(v) = queue.pop_front() {
+        out.push(v);
+        for &o in &t.flow.consumers[v.get()] {
+            if std::mem::replace(&mut seen_o[o.get()], true) {
+                continue;
+            }
+            for w in t.flow.op_produced(o) {
+                if !std::mem::replace(&mut seen_v[w.get()], true) {
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every variable and op upstream of `op` (the op included).
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+pub(crate) fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
+    let mut seen_v = vec![false; t.vars.len()];
+    let mut seen_o = vec![false; t.ops.len()];
+    let mut ops = vec![op];
+    let mut vars = Vec::new();
+    seen_o[op.get()] = true;
+    let mut i = 0;
+    while let Some(&o) = ops.get(i) {
+        i += 1;
+        for &v in &t.flow.op_inputs[o.get()] {
+            if std::mem::replace(&mut seen_v[v.get()], true) {
+                continue;
+            }
+            vars.push(v);
+            for &p in &t.flow.producers[v.get()] {
+                if !std::mem::replace(&mut seen_o[p.get()], true) {
+                    ops.push(p);
+                }
+            }
+        }
+    }
+    (vars, ops)
+}
+
+/// Attributes every case of a trace, keyed by case id.
+pub fn attribute_all(
+    t: &Trace,
+    attributor: &InfoFlow,
+) -> BTreeMap<String, Result<Attribution, AttributionError>> {
+    t.cases
+        .iter()
+        .map(|c| (c.query_id.clone(), attributor.attribute(t, c)))
+        .collect()
+}

@@ -1,0 +1,51 @@
+//! Attribution: which operation broke a failed answer, and how.
+//!
+//! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM. Every method
+//! returns the same [`Attribution`], exported as MemTrace-compatible result records.
+
+pub mod eval;
+pub mod infoflow;
+pub mod roles;
+pub mod text;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ErrorType;
+
+pub use infoflow::InfoFlow;
+pub use roles::{OpRole, RoleHints};
+
+/// What an attribution cost. Wall time is filled in by the caller (the core has no clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Cost {
+    pub llm_calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub wall_ms: u64,
+}
+
+/// The verdict on one failed case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// The case's query `full_node_id`.
+    pub case_id: String,
+    /// The earliest decisive faulty operation.
+    pub op_id: String,
+    pub op_name: String,
+    pub error_type: ErrorType,
+    pub reason: String,
+    /// Node and op ids the verdict rests on, in information-flow order.
+    pub evidence_path: Vec<String>,
+    /// 0..=1.
+    pub confidence: f64,
+    pub cost: Cost,
+    /// `infoflow`, `graphtrace`, `obstrace`, `all-at-once`, `step-by-step`, `binary-search`.
+    pub method: String,
+}
+
+/// Why a case could not be attributed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum AttributionError {
+    #[error("case {case_id}: {reason}")]
+    Unresolvable { case_id: String, reason: String },
+}

@@ -1,0 +1,214 @@
+//! Text signals for following information: tokens, key tokens of a case, and a carry score.
+
+use std::collections::BTreeSet;
+
+use crate::model::{pyrepr, NodeRecord};
+
+/// Words too common to say anything about where a fact went.
+const STOPWORDS: &[&str] = &[
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "but",
+    "by",
+    "did",
+    "do",
+    "does",
+    "for",
+    "from",
+    "had",
+    "has",
+    "have",
+    "he",
+    "her",
+    "his",
+    "how",
+    "i",
+    "in",
+    "is",
+    "it",
+    "its",
+    "me",
+    "my",
+    "of",
+    "on",
+    "or",
+    "our",
+    "she",
+    "so",
+    "that",
+    "the",
+    "their",
+    "them",
+    "they",
+    "this",
+    "to",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "will",
+    "with",
+    "you",
+    "your",
+    "yes",
+    "no",
+    "not",
+    "just",
+    "really",
+    "also",
+    "too",
+    "very",
+    "mentioned",
+    "memory",
+    "user",
+    "role",
+    "name",
+    "content",
+    "timestamp",
+    "speaker",
+    "below",
+    "message",
+    "s",
+    "t",
+    "metadata",
+];
+
+/// Lower-cased `[a-z0-9_]+` tokens.
+pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+/// Tokens that carry content: no stopwords.
+pub fn content_tokens(text: &str) -> BTreeSet<String> {
+    tokens(text)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// The readable text of a variable: a message's `content`, a memory's `memory`/`text`, else the
+/// value as a person would read it.
+pub fn var_text(v: &NodeRecord) -> String {
+    let json = pyrepr::to_json(&v.value);
+    match &json {
+        serde_json::Value::Object(m) => {
+            for key in ["content", "memory", "text", "data"] {
+                match m.get(key) {
+                    Some(serde_json::Value::String(s)) => return s.clone(),
+                    // A tombstone ({"memory": null, "deleted": true}) holds nothing.
+                    Some(serde_json::Value::Null) => return String::new(),
+                    _ => {}
+                }
+            }
+            json.to_string()
+        }
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// What must survive for the answer to be right: the gold answer's content tokens, and the
+/// distinctive tokens of the evidence messages (minus the question's own words, which say
+/// what is asked, not the answer).
+#[derive(Debug, Clone, Default)]
+pub struct Key {
+    pub gold: BTreeSet<String>,
+    pub evidence: BTreeSet<String>,
+    /// Most gold tokens appear in the evidence: then the gold tokens alone decide.
+    pub gold_is_literal: bool,
+}
+
+impl Key {
+    /// Builds the key of a case.
+    pub fn new(gold: &[String], question: &str, evidence_texts: &[String]) -> Key {
+        let gold: BTreeSet<String> = gold.iter().flat_map(|g| content_tokens(g)).collect();
+        let asked = content_tokens(question);
+        let all: BTreeSet<String> = evidence_texts
+            .iter()
+            .flat_map(|t| content_tokens(t))
+            .collect();
+        let literal = gold.iter().filter(|w| all.contains(*w)).count();
+        let gold_is_literal = !gold.is_empty() && literal * 2 >= gold.len();
+        let evidence = all
+            .into_iter()
+            .filter(|w| !asked.contains(w) && w.len() > 2)
+            .collect();
+        Key {
+            gold,
+            evidence,
+            gold_is_literal,
+        }
+    }
+
+    /// How much of the key a text holds, 0..=1: the better of gold coverage and evidence
+    /// coverage, taken over the best paragraph (so a long concatenated context does not
+    /// collect the key from unrelated memories).
+    pub fn carry(&self, text: &str) -> f64 {
+        let whole = self.carry_one(text);
+        let parts = text
+            .split("\n\n")
+            .flat_map(|p| {
+                if p.len() > 600 {
+                    p.split('\n').collect::<Vec<_>>()
+                } else {
+                    vec![p]
+                }
+            })
+            .map(|p| self.carry_one(p))
+            .fold(0.0, f64::max);
+        if text.len() > 600 {
+            parts
+        } else {
+            whole.max(parts)
+        }
+    }
+
+    fn carry_one(&self, text: &str) -> f64 {
+        let have = content_tokens(text);
+        let cov = |set: &BTreeSet<String>| {
+            if set.is_empty() {
+                0.0
+            } else {
+                set.iter().filter(|w| have.contains(*w)).count() as f64 / set.len() as f64
+            }
+        };
+        if self.gold_is_literal {
+            cov(&self.gold)
+        } else {
+            cov(&self.gold).max(cov(&self.evidence))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carry_prefers_the_best_paragraph() {
+        let key = Key::new(
+            &["hot cocoa".into()],
+            "What does Mom drink?",
+            &["Mom drinks hot cocoa every evening.".into()],
+        );
+        assert!(key.carry("Mom drinks hot cocoa every evening.") > 0.9);
+        assert!(key.carry("Mom drinks coffee every evening.") < 0.6);
+        let long = format!(
+            "{}\n\nMom drinks hot cocoa.",
+            "Grandpa likes tea. ".repeat(50)
+        );
+        assert!(key.carry(&long) > 0.9);
+    }
+}

@@ -1,0 +1,163 @@
+//! Builders for hand-made traces in tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test helpers
+
+use memtrace::model::{EdgeRecord, NodeRecord, OpRecord, SessionRecord};
+use memtrace::Trace;
+use serde_json::{Map, Value};
+
+/// Builds a trace record by record; every record gets the next tick of a fake clock, unless a
+/// time is given.
+#[derive(Default)]
+pub struct TraceBuilder {
+    trace: Trace,
+    tick: u32,
+    edges: u32,
+    pub session: String,
+}
+
+/// The time string of tick `t`.
+pub fn time(t: u32) -> String {
+    format!("2024-01-01 00:{:02}:{:02}.000", t / 60, t % 60)
+}
+
+impl TraceBuilder {
+    pub fn new() -> Self {
+        let mut b = TraceBuilder {
+            session: "s1".into(),
+            ..Default::default()
+        };
+        b.trace.meta.graph_id = "graph-test".into();
+        b
+    }
+
+    fn next_time(&mut self) -> String {
+        self.tick += 1;
+        time(self.tick)
+    }
+
+    /// Switches to (and records) a session.
+    pub fn session(&mut self, id: &str) -> &mut Self {
+        id.clone_into(&mut self.session);
+        let created_at = self.next_time();
+        let rec: SessionRecord = serde_json::from_value(serde_json::json!({
+            "created_at": created_at, "filename": "t.py", "lineno": 1, "session_id": id,
+        }))
+        .unwrap();
+        self.trace.sessions.push(rec);
+        self
+    }
+
+    /// Adds a variable version; returns its `full_node_id` (`name@version`).
+    pub fn var(&mut self, name: &str, version: u32, category: &str, value: &str) -> String {
+        let created_at = self.next_time();
+        self.var_at(name, version, category, value, &created_at)
+    }
+
+    /// Adds a variable version with an explicit time.
+    pub fn var_at(
+        &mut self,
+        name: &str,
+        version: u32,
+        category: &str,
+        value: &str,
+        created_at: &str,
+    ) -> String {
+        let mut rec = NodeRecord {
+            created_at: created_at.to_owned(),
+            filename: "t.py".into(),
+            lineno: 1,
+            name: name.into(),
+            version,
+            value: value.into(),
+            comment: String::new(),
+            category: category.into(),
+            graph_id: "graph-test".into(),
+            user_id: Value::Null,
+            class_name: None,
+            project_id: Value::Null,
+            session_id: self.session.clone(),
+            metadata: Value::Object(Map::new()),
+            trigger_point: String::new(),
+            full_name: String::new(),
+            node_id: String::new(),
+            full_node_id: String::new(),
+            extra: Map::new(),
+        };
+        rec.fill_computed();
+        let id = rec.full_node_id.clone();
+        self.trace.vars.push(rec);
+        id
+    }
+
+    /// Adds an op whose edges run from each input to each intermediate (or to each output when
+    /// there are no intermediates) and from each intermediate to each output.
+    pub fn op(
+        &mut self,
+        op_id: &str,
+        name: &str,
+        category: &str,
+        inputs: &[&str],
+        mids: &[&str],
+        outputs: &[&str],
+    ) {
+        let created_at = self.next_time();
+        self.op_at(op_id, name, category, inputs, mids, outputs, &created_at);
+    }
+
+    /// As [`TraceBuilder::op`] with an explicit time.
+    #[allow(clippy::too_many_arguments)]
+    pub fn op_at(
+        &mut self,
+        op_id: &str,
+        name: &str,
+        category: &str,
+        inputs: &[&str],
+        mids: &[&str],
+        outputs: &[&str],
+        created_at: &str,
+    ) {
+        let rec: OpRecord = serde_json::from_value(serde_json::json!({
+            "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
+            "op_name": name, "category": category, "session_id": self.session,
+            "comment": format!("does {name}"),
+        }))
+        .unwrap();
+        self.trace.ops.push(rec);
+        let first: &[&str] = if mids.is_empty() { outputs } else { mids };
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for &i in inputs {
+            for &t in first {
+                pairs.push((i, t));
+            }
+        }
+        if !mids.is_empty() {
+            for &m in mids {
+                for &t in outputs {
+                    pairs.push((m, t));
+                }
+            }
+        }
+        for (s, t) in pairs {
+            self.edges += 1;
+            let rec: EdgeRecord = serde_json::from_value(serde_json::json!({
+                "created_at": created_at, "filename": "t.py", "lineno": 1,
+                "edge_id": format!("edge-{}", self.edges), "op_id": op_id,
+                "source_full_node_id": s, "target_full_node_id": t, "session_id": self.session,
+            }))
+            .unwrap();
+            self.trace.edges.push(rec);
+        }
+    }
+
+    /// Indexes and returns the trace.
+    pub fn build(self) -> Trace {
+        let mut t = self.trace;
+        t.reindex().unwrap();
+        t
+    }
+
+    /// The records without indexing.
+    pub fn raw(self) -> Trace {
+        self.trace
+    }
+}
