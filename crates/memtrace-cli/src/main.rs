@@ -26,10 +26,6 @@ struct Cli {
 enum Command {
     /// Print a summary of each trace file: format, sessions, operations, variables, edges, failures.
     Info(info::Args),
-    /// Benchmarks: `bench gen` writes MemTraceBench files with injected, verified faults.
-    Bench(bench_gen::BenchArgs),
-    /// Regenerate the demo trace (household robot, simulated LLM).
-    Demo(bench_gen::DemoArgs),
     /// Attribute each failed case of a trace to its earliest decisive faulty operation.
     Attribute(attribute::Args),
     /// Score a method against the annotations of MemTraceBench-format files.
@@ -41,19 +37,23 @@ enum Command {
     /// Send one chat request with the LLM options (checks provider settings; used by tests).
     #[command(hide = true)]
     LlmPing(memtrace_cli::llm::PingArgs),
+    /// Benchmarks: `bench gen` writes MemTraceBench files with injected, verified faults.
+    Bench(bench_gen::BenchArgs),
+    /// Regenerate the demo trace (household robot, simulated LLM).
+    Demo(bench_gen::DemoArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
-        Command::Bench(args) => bench_gen::run_bench(&args),
-        Command::Demo(args) => bench_gen::run_demo(&args),
         Command::Attribute(args) => attribute::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Search(args) => search::run(&args),
         Command::StartPoints(args) => start_points::run(&args),
         Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => bench_gen::run_bench(&args),
+        Command::Demo(args) => bench_gen::run_demo(&args),
     };
     match result {
         Ok(code) => code,
