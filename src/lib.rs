@@ -3,6 +3,7 @@
 //! The pipeline, one module a stage:
 //! - [`format`] reads trace files (smartcomment / MemTraceBench JSON) into
 //! - [`model`], the bipartite execution graph: variable versions, operations, edges, failure cases;
+//! - [`layout`] places it as a timeline with lifelines (memory-unit versions on one lane);
 //! - [`provider`] talks to LLMs (sans-IO; the transport is the caller's).
 //!
 //! The core is pure: no file system, network, clock or threads. It runs the same natively, in
@@ -10,6 +11,7 @@
 
 pub mod error;
 pub mod format;
+pub mod layout;
 pub mod model;
 pub mod provider;
 

@@ -1,0 +1,581 @@
+//! Layout of the bipartite execution graph as a timeline with **lifelines**.
+//!
+//! - x is time: operations take one column each in a topological order that follows
+//!   `(created_at, op_id)` (Kahn's algorithm with a priority queue), so edges always point right
+//!   and the picture reads left → right as the run went. A produced variable sits one column
+//!   right of its producer; a source variable one column left of its first reader; a variable
+//!   with neither (in the shown subset) at its place in time.
+//! - y is lanes. Every variable identity with more than one version shown (a memory unit that
+//!   was updated) gets one lane for all its versions, in a band on top: an update or deletion is
+//!   a second dot on the same line. Lifelines that do not overlap in time share a lane
+//!   (interval packing). Everything else stacks per column below that band.
+//!
+//! Why not a Sugiyama layering (`rust-sugiyama`): its crossing minimisation is super-linear and
+//! has no notion of lanes; this layout is O(n log n) and keeps versions on one line.
+
+mod view;
+
+pub use view::{
+    backward_reach, expand, failure_view, forward_reach, information_path, NodeRef, NodeSet,
+};
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use crate::model::{OpIx, Trace, VarIx};
+
+/// Spacing of the drawing, in world units (pixels at zoom 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayoutOptions {
+    /// Horizontal distance between columns.
+    pub column_gap: f32,
+    /// Vertical distance between lanes.
+    pub lane_gap: f32,
+}
+
+impl Default for LayoutOptions {
+    fn default() -> Self {
+        LayoutOptions {
+            column_gap: 90.0,
+            lane_gap: 34.0,
+        }
+    }
+}
+
+/// One placed node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaidNode {
+    pub node: NodeRef,
+    pub column: u32,
+    pub lane: u32,
+    pub x: f32,
+    pub y: f32,
+}
+
+/// The versions of one identity on one lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lifeline {
+    /// The identity (`full_name`).
+    pub name: String,
+    pub lane: u32,
+    /// Indices into [`Layout::nodes`], ascending version.
+    pub nodes: Vec<u32>,
+}
+
+/// A drawn edge between two placed nodes (indices into [`Layout::nodes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaidEdge {
+    pub from: u32,
+    pub to: u32,
+}
+
+/// The placed subset: nodes, edges, lifelines and the drawing's size.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Layout {
+    pub nodes: Vec<LaidNode>,
+    pub edges: Vec<LaidEdge>,
+    pub lifelines: Vec<Lifeline>,
+    /// Lanes `0..lifeline_lanes` hold lifelines; the rest hold single nodes.
+    pub lifeline_lanes: u32,
+    pub columns: u32,
+    pub lanes: u32,
+    pub width: f32,
+    pub height: f32,
+    slot: HashMap<NodeRef, u32>,
+}
+
+impl Layout {
+    /// Where `node` was placed, if it is in the layout.
+    pub fn index_of(&self, node: NodeRef) -> Option<u32> {
+        self.slot.get(&node).copied()
+    }
+
+    /// The placed node `node`, if it is in the layout.
+    pub fn get(&self, node: NodeRef) -> Option<&LaidNode> {
+        self.index_of(node).and_then(|i| self.nodes.get(i as usize))
+    }
+}
+
+/// Lays out the nodes of `trace` that are in `subset`.
+///
+/// # Complexity
+/// O(n log n + e) for n shown nodes and e shown edges.
+///
+/// # Example
+/// ```
+/// use memtrace::layout::{layout, LayoutOptions, NodeSet};
+/// let trace = memtrace::Trace::default();
+/// let l = layout(&trace, &NodeSet::all(&trace), LayoutOptions::default());
+/// assert!(l.nodes.is_empty());
+/// ```
+pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
+    let f = &trace.flow;
+    let shown_ops: Vec<OpIx> = subset.ops().filter(|o| o.get() < trace.ops.len()).collect();
+    let vars: Vec<VarIx> = subset
+        .vars()
+        .filter(|v| v.get() < trace.vars.len())
+        .collect();
+
+    // 1. Op columns: topological order over op → var → op, ties by (created_at, op_id).
+    let order = op_order(trace, subset, &shown_ops);
+    let mut op_col: HashMap<OpIx, u32> = HashMap::with_capacity(order.len());
+    for (i, &o) in order.iter().enumerate() {
+        op_col.insert(o, 2 * i as u32 + 1);
+    }
+    // Ops by time, to place variables that touch no shown op.
+    let mut by_time: Vec<(&str, u32)> = order
+        .iter()
+        .map(|&o| (trace.op(o).created_at.as_str(), op_col[&o]))
+        .collect();
+    by_time.sort_unstable();
+
+    // 2. Variable columns.
+    let mut var_col: HashMap<VarIx, u32> = HashMap::with_capacity(vars.len());
+    for &v in &vars {
+        let produced = f.producers[v.get()]
+            .iter()
+            .filter_map(|o| op_col.get(o))
+            .max()
+            .map(|c| c + 1);
+        let read = || {
+            f.consumers[v.get()]
+                .iter()
+                .filter_map(|o| op_col.get(o))
+                .min()
+                .map(|c| c - 1)
+        };
+        let at_time = || {
+            let t = trace.var(v).created_at.as_str();
+            let i = by_time.partition_point(|&(ot, _)| ot <= t);
+            by_time
+                .get(i)
+                .map_or(2 * order.len() as u32, |&(_, c)| c - 1)
+        };
+        var_col.insert(v, produced.or_else(read).unwrap_or_else(at_time));
+    }
+    // Versions of one identity must read left → right even without mutation edges.
+    let mut identities: BTreeMap<&str, Vec<VarIx>> = BTreeMap::new();
+    for &v in &vars {
+        identities
+            .entry(trace.var(v).full_name.as_str())
+            .or_default()
+            .push(v);
+    }
+    for list in identities.values_mut() {
+        list.sort_by_key(|&v| trace.var(v).version);
+        let mut last = 0u32;
+        for (k, &v) in list.iter().enumerate() {
+            let c = var_col.entry(v).or_insert(0);
+            if k > 0 && *c <= last {
+                *c = last + 1;
+            }
+            last = *c;
+        }
+    }
+
+    // 3. Lifeline lanes: interval packing, earliest start first, reusing the lane that freed first.
+    let mut lines: Vec<(u32, u32, &str, &Vec<VarIx>)> = identities
+        .iter()
+        .filter(|(_, l)| l.len() > 1)
+        .map(|(name, l)| {
+            let cols = l.iter().map(|v| var_col[v]);
+            let start = cols.clone().min().unwrap_or(0);
+            (start, cols.max().unwrap_or(0), *name, l)
+        })
+        .collect();
+    lines.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let mut free: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new(); // (end column, lane)
+    let mut lane_count = 0u32;
+    let mut var_lane: HashMap<VarIx, u32> = HashMap::new();
+    let mut lifelines = Vec::with_capacity(lines.len());
+    for (start, end, name, list) in lines {
+        let lane = match free.peek() {
+            Some(&Reverse((e, lane))) if e + 1 < start => {
+                free.pop();
+                lane
+            }
+            _ => {
+                lane_count += 1;
+                lane_count - 1
+            }
+        };
+        free.push(Reverse((end, lane)));
+        for &v in list {
+            var_lane.insert(v, lane);
+        }
+        lifelines.push((name.to_owned(), lane, list.clone()));
+    }
+    let lifeline_lanes = lane_count;
+    let band = if lifeline_lanes > 0 {
+        lifeline_lanes + 1
+    } else {
+        0
+    };
+
+    // 4. Everything else stacks per column: ops, then produced variables, then sources.
+    let mut column_items: BTreeMap<u32, Vec<(u8, &str, NodeRef)>> = BTreeMap::new();
+    for &o in &order {
+        column_items.entry(op_col[&o]).or_default().push((
+            0,
+            trace.op(o).op_id.as_str(),
+            NodeRef::Op(o),
+        ));
+    }
+    for &v in &vars {
+        if var_lane.contains_key(&v) {
+            continue;
+        }
+        let kind = if f.producers[v.get()].iter().any(|o| op_col.contains_key(o)) {
+            1
+        } else {
+            2
+        };
+        column_items.entry(var_col[&v]).or_default().push((
+            kind,
+            trace.var(v).full_node_id.as_str(),
+            NodeRef::Var(v),
+        ));
+    }
+    let mut nodes = Vec::with_capacity(shown_ops.len() + vars.len());
+    let mut slot = HashMap::with_capacity(shown_ops.len() + vars.len());
+    let mut max_lane = lifeline_lanes.saturating_sub(1);
+    let mut max_col = 0u32;
+    let mut place = |node: NodeRef, column: u32, lane: u32, nodes: &mut Vec<LaidNode>| {
+        slot.insert(node, nodes.len() as u32);
+        max_lane = max_lane.max(lane);
+        max_col = max_col.max(column);
+        nodes.push(LaidNode {
+            node,
+            column,
+            lane,
+            x: column as f32 * opts.column_gap,
+            y: lane as f32 * opts.lane_gap,
+        });
+    };
+    for (column, mut items) in column_items {
+        items.sort_unstable();
+        for (k, (_, _, node)) in items.into_iter().enumerate() {
+            place(node, column, band + k as u32, &mut nodes);
+        }
+    }
+    let mut laid_lines = Vec::with_capacity(lifelines.len());
+    for (name, lane, list) in lifelines {
+        let mut idx = Vec::with_capacity(list.len());
+        for v in list {
+            idx.push(nodes.len() as u32);
+            place(NodeRef::Var(v), var_col[&v], lane, &mut nodes);
+        }
+        laid_lines.push(Lifeline {
+            name,
+            lane,
+            nodes: idx,
+        });
+    }
+
+    // 5. Edges: input → op → produced, both ends shown.
+    let mut edges = Vec::new();
+    for &o in &order {
+        let Some(&oi) = slot.get(&NodeRef::Op(o)) else {
+            continue;
+        };
+        for &v in &f.op_inputs[o.get()] {
+            if let Some(&vi) = slot.get(&NodeRef::Var(v)) {
+                edges.push(LaidEdge { from: vi, to: oi });
+            }
+        }
+        for v in f.op_produced(o) {
+            if let Some(&vi) = slot.get(&NodeRef::Var(v)) {
+                edges.push(LaidEdge { from: oi, to: vi });
+            }
+        }
+    }
+    let (columns, lane_total) = if nodes.is_empty() {
+        (0, 0)
+    } else {
+        (max_col + 1, max_lane + 1)
+    };
+    Layout {
+        nodes,
+        edges,
+        lifelines: laid_lines,
+        lifeline_lanes,
+        columns,
+        lanes: lane_total,
+        width: columns.saturating_sub(1) as f32 * opts.column_gap,
+        height: lane_total.saturating_sub(1) as f32 * opts.lane_gap,
+        slot,
+    }
+}
+
+/// Ops in topological order (an op after every op that produced one of its inputs), ties
+/// broken by `(created_at, op_id)`.
+///
+/// # Complexity
+/// O(n log n + e).
+fn op_order(trace: &Trace, subset: &NodeSet, ops: &[OpIx]) -> Vec<OpIx> {
+    let f = &trace.flow;
+    let shown = |o: OpIx| subset.contains(NodeRef::Op(o));
+    // Distinct upstream ops of each shown op (through any variable, shown or not).
+    let mut indeg: HashMap<OpIx, u32> = HashMap::with_capacity(ops.len());
+    let mut downstream: HashMap<OpIx, Vec<OpIx>> = HashMap::new();
+    for &o in ops {
+        let mut ups: Vec<OpIx> = f.op_inputs[o.get()]
+            .iter()
+            .flat_map(|v| f.producers[v.get()].iter().copied())
+            .filter(|&u| u != o && shown(u))
+            .collect();
+        ups.sort_unstable();
+        ups.dedup();
+        indeg.insert(o, ups.len() as u32);
+        for u in ups {
+            downstream.entry(u).or_default().push(o);
+        }
+    }
+    let key = |o: OpIx| {
+        let r = trace.op(o);
+        Reverse((r.created_at.as_str(), r.op_id.as_str(), o))
+    };
+    let mut ready: BinaryHeap<_> = ops
+        .iter()
+        .filter(|o| indeg.get(o) == Some(&0))
+        .map(|&o| key(o))
+        .collect();
+    let mut order = Vec::with_capacity(ops.len());
+    while let Some(Reverse((_, _, o))) = ready.pop() {
+        order.push(o);
+        for &d in downstream.get(&o).into_iter().flatten() {
+            if let Some(n) = indeg.get_mut(&d) {
+                *n -= 1;
+                if *n == 0 {
+                    ready.push(key(d));
+                }
+            }
+        }
+    }
+    if order.len() < ops.len() {
+        // Unreachable for a validated trace (acyclic); keep every op anyway, by time.
+        let mut rest: Vec<OpIx> = ops.iter().copied().filter(|o| !order.contains(o)).collect();
+        rest.sort_by_key(|&o| key(o).0);
+        order.extend(rest);
+    }
+    order
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A small trace from (name, version, created_at) nodes and (src, dst, op) edges.
+    pub(crate) fn trace_of(
+        nodes: &[(&str, u32, &str)],
+        ops: &[(&str, &str)],
+        edges: &[(&str, &str, &str)],
+    ) -> Trace {
+        let rec = |t: &str| json!({"created_at": t, "filename": "x.py", "lineno": 1});
+        let nodes: Vec<_> = nodes
+            .iter()
+            .map(|(n, v, t)| {
+                let mut r = rec(t);
+                r["name"] = json!(n);
+                r["version"] = json!(v);
+                r["value"] = json!(format!("'{n} v{v}'"));
+                r
+            })
+            .collect();
+        let ops: Vec<_> = ops
+            .iter()
+            .map(|(id, t)| {
+                let mut r = rec(t);
+                r["op_id"] = json!(id);
+                r["op_name"] = json!(id);
+                r
+            })
+            .collect();
+        let edges: Vec<_> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, (s, d, o))| {
+                let mut r = rec("2024-01-01 00:00:00.000");
+                r["edge_id"] = json!(format!("edge-{i}"));
+                r["op_id"] = json!(o);
+                r["source_full_node_id"] = json!(s);
+                r["target_full_node_id"] = json!(d);
+                r
+            })
+            .collect();
+        let file = json!({"graph_id": "graph-t", "data": {"nodes": nodes, "operations": ops, "edges": edges, "sessions": []}});
+        crate::load(
+            &serde_json::to_vec(&file).unwrap(),
+            crate::LoadOptions::default(),
+        )
+        .unwrap()
+        .trace
+    }
+
+    /// m -> extract -> fact -> answer(+prompt) -> pred; u -> other -> w.
+    pub(crate) fn chain_trace() -> Trace {
+        trace_of(
+            &[
+                ("m", 1, "2024-01-01 00:00:01.000"),
+                ("fact", 1, "2024-01-01 00:00:02.000"),
+                ("prompt", 1, "2024-01-01 00:00:00.000"),
+                ("pred", 1, "2024-01-01 00:00:04.000"),
+                ("u", 1, "2024-01-01 00:00:05.000"),
+                ("w", 1, "2024-01-01 00:00:06.000"),
+            ],
+            &[
+                ("op-extract", "2024-01-01 00:00:02.000"),
+                ("op-answer", "2024-01-01 00:00:03.000"),
+                ("op-other", "2024-01-01 00:00:06.000"),
+            ],
+            &[
+                ("m@1", "fact@1", "op-extract"),
+                ("fact@1", "pred@1", "op-answer"),
+                ("prompt@1", "pred@1", "op-answer"),
+                ("u@1", "w@1", "op-other"),
+            ],
+        )
+    }
+
+    /// A memory unit added, updated, then read: mem@1 -> update -> mem@2 -> search -> ctx.
+    fn memory_trace() -> Trace {
+        trace_of(
+            &[
+                ("fact", 1, "2024-01-01 00:00:01.000"),
+                ("mem", 1, "2024-01-01 00:00:02.000"),
+                ("fact2", 1, "2024-01-01 00:00:03.000"),
+                ("mem", 2, "2024-01-01 00:00:04.000"),
+                ("ctx", 1, "2024-01-01 00:00:05.000"),
+            ],
+            &[
+                ("op-add", "2024-01-01 00:00:02.000"),
+                ("op-update", "2024-01-01 00:00:04.000"),
+                ("op-search", "2024-01-01 00:00:05.000"),
+            ],
+            &[
+                ("fact@1", "mem@1", "op-add"),
+                ("mem@1", "mem@2", "op-update"),
+                ("fact2@1", "mem@2", "op-update"),
+                ("mem@2", "ctx@1", "op-search"),
+            ],
+        )
+    }
+
+    fn x_of(l: &Layout, t: &Trace, n: NodeRef) -> f32 {
+        let _ = t;
+        l.get(n).unwrap().x
+    }
+
+    #[test]
+    fn every_edge_points_right() {
+        for t in [chain_trace(), memory_trace()] {
+            let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+            assert_eq!(l.nodes.len(), t.vars.len() + t.ops.len());
+            assert!(!l.edges.is_empty());
+            for e in &l.edges {
+                let (a, b) = (l.nodes[e.from as usize], l.nodes[e.to as usize]);
+                assert!(a.x < b.x, "{:?} -> {:?}", a.node, b.node);
+            }
+        }
+    }
+
+    #[test]
+    fn versions_share_one_lane_above_the_rest() {
+        let t = memory_trace();
+        let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        assert_eq!(l.lifelines.len(), 1);
+        assert_eq!(l.lifeline_lanes, 1);
+        let line = &l.lifelines[0];
+        assert_eq!(line.name, "mem");
+        let lanes: Vec<u32> = line
+            .nodes
+            .iter()
+            .map(|&i| l.nodes[i as usize].lane)
+            .collect();
+        assert_eq!(lanes, vec![line.lane, line.lane]);
+        let xs: Vec<f32> = line.nodes.iter().map(|&i| l.nodes[i as usize].x).collect();
+        assert!(xs[0] < xs[1]);
+        for n in &l.nodes {
+            if !line.nodes.contains(&(l.index_of(n.node).unwrap())) {
+                assert!(n.lane > line.lane, "{:?} on lane {}", n.node, n.lane);
+            }
+        }
+    }
+
+    #[test]
+    fn non_overlapping_lifelines_share_a_lane() {
+        let t = trace_of(
+            &[
+                ("a", 1, "2024-01-01 00:00:01.000"),
+                ("a", 2, "2024-01-01 00:00:02.000"),
+                ("b", 1, "2024-01-01 00:00:05.000"),
+                ("b", 2, "2024-01-01 00:00:06.000"),
+            ],
+            &[
+                ("op-a", "2024-01-01 00:00:02.000"),
+                ("op-x", "2024-01-01 00:00:03.000"),
+                ("op-b", "2024-01-01 00:00:06.000"),
+            ],
+            &[
+                ("a@1", "a@2", "op-a"),
+                ("a@2", "b@1", "op-x"),
+                ("b@1", "b@2", "op-b"),
+            ],
+        );
+        let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        assert_eq!(l.lifelines.len(), 2);
+        assert_eq!(l.lifeline_lanes, 1, "{:?}", l.lifelines);
+    }
+
+    #[test]
+    fn ops_follow_time_and_sources_sit_next_to_their_reader() {
+        let t = chain_trace();
+        let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        let op = |id| NodeRef::Op(t.op_by_id(id).unwrap());
+        let var = |id| NodeRef::Var(t.var_by_id(id).unwrap());
+        assert!(x_of(&l, &t, op("op-extract")) < x_of(&l, &t, op("op-answer")));
+        assert!(x_of(&l, &t, op("op-answer")) < x_of(&l, &t, op("op-other")));
+        // The prompt is read by the answer op: it sits one column left of it, not at the start.
+        let gap = LayoutOptions::default().column_gap;
+        assert!((x_of(&l, &t, op("op-answer")) - x_of(&l, &t, var("prompt@1")) - gap).abs() < 1e-3);
+        // Deterministic.
+        assert_eq!(l, layout(&t, &NodeSet::all(&t), LayoutOptions::default()));
+    }
+
+    #[test]
+    fn subset_limits_nodes_and_edges() {
+        let t = chain_trace();
+        let pred = t.var_by_id("pred@1").unwrap();
+        let set = backward_reach(&t, &[pred]);
+        let l = layout(&t, &set, LayoutOptions::default());
+        assert_eq!(l.nodes.len(), set.len());
+        assert_eq!(l.edges.len(), 5); // m→extract→fact→answer←prompt, answer→pred
+        assert!(l
+            .get(NodeRef::Op(t.op_by_id("op-other").unwrap()))
+            .is_none());
+    }
+
+    #[test]
+    fn fixture_failure_views_lay_out() {
+        let bytes = include_bytes!("../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+        let t = crate::load(bytes, crate::LoadOptions::default())
+            .unwrap()
+            .trace;
+        let all = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        assert!(all.lifeline_lanes >= 1);
+        assert!(all.lifelines.iter().any(|l| l.nodes.len() == 3));
+        for case in &t.cases {
+            let verdict = case.annotation.as_ref().map(|a| a.op_id.as_str());
+            let set = failure_view(&t, case, verdict);
+            let l = layout(&t, &set, LayoutOptions::default());
+            assert_eq!(l.nodes.len(), set.len());
+            assert!(l
+                .edges
+                .iter()
+                .all(|e| l.nodes[e.from as usize].x < l.nodes[e.to as usize].x));
+            let path = information_path(&t, &set, case, verdict);
+            assert!(!path.is_empty());
+        }
+    }
+}
