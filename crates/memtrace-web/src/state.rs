@@ -1,9 +1,26 @@
 //! The page state and its reducer. Pure: no browser calls, so it is tested natively.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
+
 use memtrace::format::{load, LoadOptions};
+use memtrace::layout::NodeRef;
+use memtrace::model::VarIx;
 use memtrace::{Summary, Trace};
+
+use crate::bundle;
+use crate::failures::{failure_rows, ListSettings, SortKey};
+
+/// A verdict on a failed question, from an attributor (or imported). Filled by the attribution
+/// panel later; the failures list already shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub error_type: String,
+    pub op_id: String,
+    pub reason: String,
+}
 
 /// A trace the page has loaded.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,6 +28,10 @@ pub struct LoadedTrace {
     pub name: String,
     pub summary: Summary,
     pub trace: Rc<Trace>,
+    /// The file as read, for storage and export.
+    pub bytes: Rc<[u8]>,
+    /// Verdicts by `query_id`.
+    pub verdicts: BTreeMap<String, Verdict>,
 }
 
 /// A file the page could not read: which, what is wrong, where.
@@ -21,6 +42,37 @@ pub struct FileError {
     pub location: String,
 }
 
+/// Loading progress of the current drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    pub files_done: usize,
+    pub files_total: usize,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+/// What is selected in the trace on screen.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Selection {
+    /// Index into the trace's `cases`.
+    pub case: Option<usize>,
+    pub node: Option<NodeRef>,
+    /// Nodes grown one hop by hand, on top of the case's default view.
+    pub expanded: Vec<NodeRef>,
+    /// Two versions of one variable to diff (left, right).
+    pub compare: Option<(VarIx, VarIx)>,
+}
+
+/// What survives a reload (with the traces themselves), and goes into an exported bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub list: ListSettings,
+    /// Name of the trace on screen.
+    pub current: Option<String>,
+    pub case: Option<usize>,
+}
+
 /// Everything the page shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageState {
@@ -29,12 +81,18 @@ pub struct PageState {
     pub current: Option<usize>,
     /// Errors of the last drop, one per bad file; good files of the same drop still load.
     pub errors: Vec<FileError>,
+    pub progress: Option<Progress>,
+    pub selection: Selection,
+    pub list: ListSettings,
+    pub help_open: bool,
+    /// Bumped to ask the graph to fit its content.
+    pub fit_requests: u32,
 }
 
 /// What can happen to the page.
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// A file's bytes arrived (dropped, picked, or the demo).
+    /// A file's bytes arrived (dropped, picked, restored, or the demo). Bundles unpack here.
     Load {
         name: String,
         bytes: Rc<[u8]>,
@@ -46,7 +104,28 @@ pub enum Action {
     },
     /// A new drop starts: forget the previous drop's errors.
     ClearErrors,
+    Progress(Option<Progress>),
     Select(usize),
+    /// Closes the trace at this index.
+    Close(usize),
+    SelectCase(usize),
+    /// Moves the case selection by this many rows of the (filtered, sorted) list: j/k.
+    MoveCase(i32),
+    SelectNode(Option<NodeRef>),
+    Expand(NodeRef),
+    /// Back to the case's default view.
+    ResetView,
+    Compare(Option<(VarIx, VarIx)>),
+    FilterText(String),
+    FilterType(Option<String>),
+    /// Sorts by this key; the same key again flips the direction.
+    Sort(SortKey),
+    ToggleHelp,
+    /// Escape: closes the help, then the diff, then the node selection.
+    Escape,
+    Fit,
+    /// Settings restored from storage (applied to the traces loaded so far).
+    Restore(Settings),
 }
 
 impl PageState {
@@ -54,22 +133,7 @@ impl PageState {
     #[must_use]
     pub fn reduce(mut self, action: Action) -> Self {
         match action {
-            Action::Load { name, bytes } => match load(&bytes, LoadOptions::default()) {
-                Ok(loaded) => {
-                    let summary = loaded.trace.summary(loaded.format.as_str());
-                    self.traces.push(LoadedTrace {
-                        name,
-                        summary,
-                        trace: Rc::new(loaded.trace),
-                    });
-                    self.current = Some(self.traces.len() - 1);
-                }
-                Err(e) => self.errors.push(FileError {
-                    name,
-                    location: e.location(),
-                    message: e.to_string(),
-                }),
-            },
+            Action::Load { name, bytes } => self.load(name, bytes),
             Action::ReadFailed { name, message } => {
                 self.errors.push(FileError {
                     name,
@@ -78,15 +142,181 @@ impl PageState {
                 });
             }
             Action::ClearErrors => self.errors.clear(),
-            Action::Select(i) if i < self.traces.len() => self.current = Some(i),
-            Action::Select(_) => {}
+            Action::Progress(p) => self.progress = p,
+            Action::Select(i) if i < self.traces.len() => self.show(i),
+            Action::Close(i) if i < self.traces.len() => {
+                self.traces.remove(i);
+                match self.current {
+                    Some(c) if c > i => self.current = Some(c - 1),
+                    Some(c) if c == i && !self.traces.is_empty() => {
+                        self.show(c.min(self.traces.len() - 1));
+                    }
+                    Some(c) if c == i => {
+                        self.current = None;
+                        self.selection = Selection::default();
+                    }
+                    _ => {}
+                }
+            }
+            Action::Select(_) | Action::Close(_) => {}
+            Action::SelectCase(i) => self.select_case(i),
+            Action::MoveCase(delta) => self.move_case(delta),
+            Action::SelectNode(n) => {
+                self.selection.node = n;
+                self.selection.compare = None;
+            }
+            Action::Expand(n) => {
+                if !self.selection.expanded.contains(&n) {
+                    self.selection.expanded.push(n);
+                }
+            }
+            Action::ResetView => self.selection.expanded.clear(),
+            Action::Compare(pair) => self.selection.compare = pair,
+            Action::FilterText(t) => self.list.text = t,
+            Action::FilterType(t) => self.list.error_type = t,
+            Action::Sort(k) => {
+                self.list.descending = self.list.sort == k && !self.list.descending;
+                self.list.sort = k;
+            }
+            Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::Escape => {
+                if self.help_open {
+                    self.help_open = false;
+                } else if self.selection.compare.is_some() {
+                    self.selection.compare = None;
+                } else {
+                    self.selection.node = None;
+                }
+            }
+            Action::Fit => self.fit_requests = self.fit_requests.wrapping_add(1),
+            Action::Restore(s) => {
+                self.list = s.list;
+                if let Some(i) = s
+                    .current
+                    .and_then(|n| self.traces.iter().position(|t| t.name == n))
+                {
+                    self.show(i);
+                }
+                if let Some(c) = s.case {
+                    self.select_case(c);
+                }
+            }
         }
         self
+    }
+
+    fn load(&mut self, name: String, bytes: Rc<[u8]>) {
+        if bundle::is_bundle(&bytes) {
+            match bundle::parse(&bytes) {
+                Ok(b) => {
+                    for f in b.traces {
+                        self.load(f.name, Rc::from(f.content.into_bytes()));
+                    }
+                    *self = std::mem::take(self).reduce(Action::Restore(b.settings));
+                }
+                Err(message) => self.errors.push(FileError {
+                    name,
+                    message,
+                    location: String::new(),
+                }),
+            }
+            return;
+        }
+        match load(&bytes, LoadOptions::default()) {
+            Ok(loaded) => {
+                let summary = loaded.trace.summary(loaded.format.as_str());
+                let t = LoadedTrace {
+                    name: name.clone(),
+                    summary,
+                    trace: Rc::new(loaded.trace),
+                    bytes,
+                    verdicts: BTreeMap::new(),
+                };
+                // The same name again replaces the earlier one (a re-export of the same run).
+                let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
+                    self.traces[i] = t;
+                    i
+                } else {
+                    self.traces.push(t);
+                    self.traces.len() - 1
+                };
+                self.show(i);
+            }
+            Err(e) => self.errors.push(FileError {
+                name,
+                location: e.location(),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Puts trace `i` on screen with its first listed failure selected.
+    fn show(&mut self, i: usize) {
+        self.current = Some(i);
+        self.selection = Selection::default();
+        let first = self
+            .current_trace()
+            .and_then(|t| failure_rows(&t.trace, &self.list).first().copied());
+        if let Some(c) = first {
+            self.select_case(c);
+        }
+    }
+
+    fn select_case(&mut self, i: usize) {
+        let ok = self
+            .current_trace()
+            .is_some_and(|t| i < t.trace.cases.len());
+        if ok {
+            self.selection = Selection {
+                case: Some(i),
+                ..Selection::default()
+            };
+            self.fit_requests = self.fit_requests.wrapping_add(1);
+        }
+    }
+
+    fn move_case(&mut self, delta: i32) {
+        let Some(t) = self.current_trace() else {
+            return;
+        };
+        let rows = failure_rows(&t.trace, &self.list);
+        if rows.is_empty() {
+            return;
+        }
+        let at = self
+            .selection
+            .case
+            .and_then(|c| rows.iter().position(|&r| r == c));
+        let next = match at {
+            None => 0,
+            Some(p) => {
+                let step = delta.unsigned_abs() as usize;
+                if delta < 0 {
+                    p.saturating_sub(step)
+                } else {
+                    p.saturating_add(step).min(rows.len() - 1)
+                }
+            }
+        };
+        if let Some(&c) = rows.get(next) {
+            if self.selection.case != Some(c) {
+                self.select_case(c);
+            }
+        }
     }
 
     /// The trace on screen.
     pub fn current_trace(&self) -> Option<&LoadedTrace> {
         self.current.and_then(|i| self.traces.get(i))
+    }
+
+    /// What to persist.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            list: self.list.clone(),
+            current: self.current_trace().map(|t| t.name.clone()),
+            case: self.selection.case,
+        }
     }
 }
 
@@ -94,29 +324,32 @@ impl PageState {
 mod tests {
     use super::*;
 
+    const FIXTURE: &[u8] =
+        include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+
+    fn loaded(name: &str, bytes: &[u8]) -> PageState {
+        PageState::default().reduce(Action::Load {
+            name: name.into(),
+            bytes: bytes.into(),
+        })
+    }
+
     #[test]
     fn demo_loads_and_becomes_current() {
-        let s = PageState::default().reduce(Action::Load {
-            name: "demo".into(),
-            bytes: crate::DEMO_TRACE.into(),
-        });
+        let s = loaded("demo", crate::DEMO_TRACE);
         assert!(s.errors.is_empty(), "{:?}", s.errors);
         let t = s.current_trace().expect("current");
         assert!(t.summary.operations > 0);
         assert!(t.summary.failures > 0);
+        assert_eq!(s.selection.case, Some(0));
     }
 
     #[test]
     fn bad_file_keeps_loaded_traces() {
-        let s = PageState::default()
-            .reduce(Action::Load {
-                name: "demo".into(),
-                bytes: crate::DEMO_TRACE.into(),
-            })
-            .reduce(Action::Load {
-                name: "bad.json".into(),
-                bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into(),
-            });
+        let s = loaded("demo", crate::DEMO_TRACE).reduce(Action::Load {
+            name: "bad.json".into(),
+            bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into(),
+        });
         assert_eq!(s.traces.len(), 1);
         assert_eq!(s.errors.len(), 1);
         assert_eq!(s.errors[0].name, "bad.json");
@@ -125,5 +358,113 @@ mod tests {
             "{:?}",
             s.errors[0]
         );
+    }
+
+    #[test]
+    fn j_and_k_walk_the_filtered_list_and_stop_at_the_ends() {
+        let mut s = loaded("f.json", FIXTURE);
+        assert_eq!(s.selection.case, Some(0));
+        s = s.reduce(Action::MoveCase(1)).reduce(Action::MoveCase(1));
+        assert_eq!(s.selection.case, Some(2));
+        s = s.reduce(Action::MoveCase(-10));
+        assert_eq!(s.selection.case, Some(0));
+        s = s.reduce(Action::FilterType(Some("ResponseError".into())));
+        s = s.reduce(Action::MoveCase(1));
+        let c = s.selection.case.unwrap();
+        assert_eq!(
+            crate::failures::label_of(&s.current_trace().unwrap().trace.cases[c]),
+            "ResponseError"
+        );
+    }
+
+    #[test]
+    fn selecting_a_case_resets_the_node_and_asks_for_a_fit() {
+        let s = loaded("f.json", FIXTURE);
+        let fits = s.fit_requests;
+        let s = s
+            .reduce(Action::SelectNode(Some(NodeRef::Var(VarIx(0)))))
+            .reduce(Action::Expand(NodeRef::Var(VarIx(0))))
+            .reduce(Action::SelectCase(3));
+        assert_eq!(s.selection.case, Some(3));
+        assert_eq!(s.selection.node, None);
+        assert!(s.selection.expanded.is_empty());
+        assert!(s.fit_requests > fits);
+        let s = s.reduce(Action::SelectCase(99));
+        assert_eq!(s.selection.case, Some(3));
+    }
+
+    #[test]
+    fn escape_closes_help_then_diff_then_selection() {
+        let node = NodeRef::Var(VarIx(1));
+        let s = loaded("f.json", FIXTURE)
+            .reduce(Action::SelectNode(Some(node)))
+            .reduce(Action::Compare(Some((VarIx(1), VarIx(2)))))
+            .reduce(Action::ToggleHelp);
+        let s = s.reduce(Action::Escape);
+        assert!(!s.help_open);
+        assert!(s.selection.compare.is_some());
+        let s = s.reduce(Action::Escape);
+        assert!(s.selection.compare.is_none());
+        assert_eq!(s.selection.node, Some(node));
+        let s = s.reduce(Action::Escape);
+        assert_eq!(s.selection.node, None);
+    }
+
+    #[test]
+    fn sort_twice_flips_direction() {
+        let s = PageState::default().reduce(Action::Sort(SortKey::Query));
+        assert!(!s.list.descending);
+        let s = s.reduce(Action::Sort(SortKey::Query));
+        assert!(s.list.descending);
+        let s = s.reduce(Action::Sort(SortKey::Score));
+        assert!(!s.list.descending);
+    }
+
+    #[test]
+    fn bundle_restores_traces_and_settings() {
+        let s = loaded("demo.json", crate::DEMO_TRACE)
+            .reduce(Action::Load {
+                name: "f.json".into(),
+                bytes: FIXTURE.into(),
+            })
+            .reduce(Action::SelectCase(4))
+            .reduce(Action::FilterText("caroline".into()));
+        let files: Vec<(String, &[u8])> = s
+            .traces
+            .iter()
+            .map(|t| (t.name.clone(), &*t.bytes))
+            .collect();
+        let b = bundle::export(&files, &s.settings());
+        let r = loaded("project.memtrace.json", &b);
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!(r.traces.len(), 2);
+        assert_eq!(r.current_trace().unwrap().name, "f.json");
+        assert_eq!(r.list.text, "caroline");
+        assert_eq!(r.selection.case, Some(4));
+    }
+
+    #[test]
+    fn closing_the_current_trace_shows_another() {
+        let s = loaded("a.json", crate::DEMO_TRACE).reduce(Action::Load {
+            name: "b.json".into(),
+            bytes: FIXTURE.into(),
+        });
+        assert_eq!(s.current, Some(1));
+        let s = s.reduce(Action::Close(1));
+        assert_eq!(s.traces.len(), 1);
+        assert_eq!(s.current_trace().unwrap().name, "a.json");
+        let s = s.reduce(Action::Close(0));
+        assert!(s.current.is_none());
+        // Loading the same name twice replaces it.
+        let s = s
+            .reduce(Action::Load {
+                name: "a.json".into(),
+                bytes: crate::DEMO_TRACE.into(),
+            })
+            .reduce(Action::Load {
+                name: "a.json".into(),
+                bytes: crate::DEMO_TRACE.into(),
+            });
+        assert_eq!(s.traces.len(), 1);
     }
 }
