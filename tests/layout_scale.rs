@@ -2,7 +2,7 @@
 //! The layout at benchmark size: a generated Mem0-style trace with ~100k nodes lays out with every
 //! edge pointing right, and the time it took is printed (`cargo test --release --test layout_scale -- --nocapture`).
 
-use memtrace::layout::{layout, LayoutOptions, NodeSet};
+use memtrace::layout::{layout, LayoutOptions, NodeSet, XAxis};
 use serde_json::json;
 
 /// messages → extract → fact → add/update memory units → search → context → answer → prediction.
@@ -91,6 +91,21 @@ fn hundred_thousand_nodes_lay_out_left_to_right() {
         .iter()
         .all(|e| l.nodes[e.from as usize].x < l.nodes[e.to as usize].x));
     assert!(l.lifelines.len() > 1000);
+    let t2 = std::time::Instant::now();
+    let time_axis = LayoutOptions {
+        x_axis: XAxis::Time,
+        ..LayoutOptions::default()
+    };
+    let lt = layout(&trace, &NodeSet::all(&trace), time_axis);
+    let time_ms = t2.elapsed().as_secs_f64() * 1e3;
+    assert!(lt
+        .edges
+        .iter()
+        .all(|e| lt.nodes[e.from as usize].x < lt.nodes[e.to as usize].x));
+    println!(
+        "layout (time axis): {} columns x {} lanes: {time_ms:.0} ms",
+        lt.columns, lt.lanes
+    );
     let pred = trace.var_by_id("prediction15999@1").unwrap();
     let t1 = std::time::Instant::now();
     let set = memtrace::layout::backward_reach(&trace, &[pred]);
@@ -98,7 +113,7 @@ fn hundred_thousand_nodes_lay_out_left_to_right() {
     let slice_ms = t1.elapsed().as_secs_f64() * 1e3;
     assert!(slice.nodes.len() < n);
     println!(
-        "layout: {n} nodes, {} edges, {} lifelines on {} lanes, {} columns x {} lanes: {full_ms:.0} ms; backward slice of one prediction ({} nodes) + layout: {slice_ms:.1} ms",
+        "layout (rank axis): {n} nodes, {} edges, {} lifelines on {} lanes, {} columns x {} lanes: {full_ms:.0} ms; backward slice of one prediction ({} nodes) + layout: {slice_ms:.1} ms",
         l.edges.len(), l.lifelines.len(), l.lifeline_lanes, l.columns, l.lanes, slice.nodes.len()
     );
 }

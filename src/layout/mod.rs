@@ -24,9 +24,21 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use crate::model::{OpIx, Trace, VarIx};
 
+/// What the x axis means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum XAxis {
+    /// Longest-path rank: an op one column after the latest op it depends on; independent ops
+    /// share a column, stacked by time. Compact; reads as the pipeline's stages.
+    #[default]
+    Rank,
+    /// One column per op in time order: the run as it happened. Wide.
+    Time,
+}
+
 /// Spacing of the drawing, in world units (pixels at zoom 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LayoutOptions {
+    pub x_axis: XAxis,
     /// Horizontal distance between columns.
     pub column_gap: f32,
     /// Vertical distance between lanes.
@@ -36,6 +48,7 @@ pub struct LayoutOptions {
 impl Default for LayoutOptions {
     fn default() -> Self {
         LayoutOptions {
+            x_axis: XAxis::Rank,
             column_gap: 90.0,
             lane_gap: 34.0,
         }
@@ -120,7 +133,17 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
     let order = op_order(trace, subset, &shown_ops);
     let mut op_col: HashMap<OpIx, u32> = HashMap::with_capacity(order.len());
     for (i, &o) in order.iter().enumerate() {
-        op_col.insert(o, 2 * i as u32 + 1);
+        let position = match opts.x_axis {
+            XAxis::Time => i as u32,
+            XAxis::Rank => f.op_inputs[o.get()]
+                .iter()
+                .flat_map(|v| &f.producers[v.get()])
+                .filter_map(|u| op_col.get(u))
+                .map(|&c| c.div_ceil(2))
+                .max()
+                .unwrap_or(0),
+        };
+        op_col.insert(o, 2 * position + 1);
     }
     // Ops by time, to place variables that touch no shown op.
     let mut by_time: Vec<(&str, u32)> = order
@@ -212,12 +235,15 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
         0
     };
 
-    // 4. Everything else stacks per column: ops, then produced variables, then sources.
-    let mut column_items: BTreeMap<u32, Vec<(u8, &str, NodeRef)>> = BTreeMap::new();
+    // 4. Everything else stacks per column by time; at equal times ops, then produced
+    //    variables, then sources.
+    let mut column_items: BTreeMap<u32, Vec<(&str, u8, &str, NodeRef)>> = BTreeMap::new();
     for &o in &order {
+        let r = trace.op(o);
         column_items.entry(op_col[&o]).or_default().push((
+            r.created_at.as_str(),
             0,
-            trace.op(o).op_id.as_str(),
+            r.op_id.as_str(),
             NodeRef::Op(o),
         ));
     }
@@ -230,9 +256,11 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
         } else {
             2
         };
+        let r = trace.var(v);
         column_items.entry(var_col[&v]).or_default().push((
+            r.created_at.as_str(),
             kind,
-            trace.var(v).full_node_id.as_str(),
+            r.full_node_id.as_str(),
             NodeRef::Var(v),
         ));
     }
@@ -254,7 +282,7 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
     };
     for (column, mut items) in column_items {
         items.sort_unstable();
-        for (k, (_, _, node)) in items.into_iter().enumerate() {
+        for (k, (_, _, _, node)) in items.into_iter().enumerate() {
             place(node, column, band + k as u32, &mut nodes);
         }
     }
@@ -531,7 +559,11 @@ pub(crate) mod tests {
     #[test]
     fn ops_follow_time_and_sources_sit_next_to_their_reader() {
         let t = chain_trace();
-        let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        let time = LayoutOptions {
+            x_axis: XAxis::Time,
+            ..LayoutOptions::default()
+        };
+        let l = layout(&t, &NodeSet::all(&t), time);
         let op = |id| NodeRef::Op(t.op_by_id(id).unwrap());
         let var = |id| NodeRef::Var(t.var_by_id(id).unwrap());
         assert!(x_of(&l, &t, op("op-extract")) < x_of(&l, &t, op("op-answer")));
@@ -540,7 +572,30 @@ pub(crate) mod tests {
         let gap = LayoutOptions::default().column_gap;
         assert!((x_of(&l, &t, op("op-answer")) - x_of(&l, &t, var("prompt@1")) - gap).abs() < 1e-3);
         // Deterministic.
-        assert_eq!(l, layout(&t, &NodeSet::all(&t), LayoutOptions::default()));
+        assert_eq!(l, layout(&t, &NodeSet::all(&t), time));
+    }
+
+    #[test]
+    fn rank_axis_puts_independent_ops_in_one_column_stacked_by_time() {
+        let t = chain_trace();
+        let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        let op = |id| *l.get(NodeRef::Op(t.op_by_id(id).unwrap())).unwrap();
+        let (extract, answer, other) = (op("op-extract"), op("op-answer"), op("op-other"));
+        assert_eq!(extract.column, other.column);
+        assert!(extract.lane < other.lane, "earlier op higher up");
+        assert!(answer.column > extract.column);
+        assert!(
+            l.columns
+                < layout(
+                    &t,
+                    &NodeSet::all(&t),
+                    LayoutOptions {
+                        x_axis: XAxis::Time,
+                        ..LayoutOptions::default()
+                    }
+                )
+                .columns
+        );
     }
 
     #[test]

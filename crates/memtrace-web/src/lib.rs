@@ -7,6 +7,7 @@
 pub mod bundle;
 pub mod diff;
 pub mod failures;
+pub mod graph_model;
 pub mod state;
 pub mod viewport;
 

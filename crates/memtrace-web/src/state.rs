@@ -113,6 +113,8 @@ pub enum Action {
     MoveCase(i32),
     SelectNode(Option<NodeRef>),
     Expand(NodeRef),
+    /// `x`: expands the selected node, if any.
+    ExpandSelected,
     /// Back to the case's default view.
     ResetView,
     Compare(Option<(VarIx, VarIx)>),
@@ -168,6 +170,11 @@ impl PageState {
             Action::Expand(n) => {
                 if !self.selection.expanded.contains(&n) {
                     self.selection.expanded.push(n);
+                }
+            }
+            Action::ExpandSelected => {
+                if let Some(n) = self.selection.node {
+                    return self.reduce(Action::Expand(n));
                 }
             }
             Action::ResetView => self.selection.expanded.clear(),

@@ -147,7 +147,7 @@ impl Viewport {
     pub fn detail(&self) -> Detail {
         if self.scale < 0.3 {
             Detail::Dots
-        } else if self.scale < 0.75 {
+        } else if self.scale < 0.6 {
             Detail::Shapes
         } else {
             Detail::Labels

@@ -1,3 +1,4 @@
-//! Browser I/O: files now; network and storage later.
+//! Browser I/O: files (read with progress, download) and storage (IndexedDB).
 
 pub mod files;
+pub mod storage;
