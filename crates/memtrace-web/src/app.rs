@@ -137,7 +137,8 @@ pub fn app() -> Html {
         use_effect_with((), move |()| {
             let doc = web_sys::window().and_then(|w| w.document());
             let listener = doc.map(|d| {
-                gloo_events::EventListener::new(&d, "keydown", move |e| {
+                let opts = gloo_events::EventListenerOptions::enable_prevent_default();
+                gloo_events::EventListener::new_with_options(&d, "keydown", opts, move |e| {
                     let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
                         return;
                     };

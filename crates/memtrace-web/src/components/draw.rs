@@ -56,7 +56,7 @@ fn theme() -> Theme {
             muted: "#5f6670",
             edge: "rgba(95,102,112,0.30)",
             band: "rgba(47,158,68,0.06)",
-            path: "#e8590c",
+            path: "#fd7e14",
             verdict: "#e03131",
         }
     }
@@ -68,7 +68,7 @@ pub fn color(h: Hue) -> &'static str {
         Hue::Message => "#4c6ef5",
         Hue::Memory => "#2f9e44",
         Hue::Llm => "#9775fa",
-        Hue::Prompt => "#f59f00",
+        Hue::Prompt => "#a0652a",
         Hue::Retrieval => "#1098ad",
         Hue::Query => "#d6336c",
         Hue::Extraction => "#364fc7",
@@ -90,7 +90,10 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         f64::from(canvas.client_height().max(1)),
     );
     let dpr = window.device_pixel_ratio().max(1.0);
-    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    let (pw, ph) = (
+        crate::services::files::whole(w * dpr) as u32,
+        crate::services::files::whole(h * dpr) as u32,
+    );
     if canvas.width() != pw || canvas.height() != ph {
         canvas.set_width(pw);
         canvas.set_height(ph);
@@ -195,11 +198,14 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         }
         if on_path {
             ctx.set_stroke_style_str(th.path);
-            ctx.set_line_width((2.5 * s).clamp(1.2, 3.0));
-        } else {
-            ctx.set_stroke_style_str(th.edge);
-            ctx.set_line_width((1.2 * s).clamp(0.5, 1.5));
+            ctx.set_line_width((5.0 * s).clamp(2.5, 5.0));
+            ctx.set_global_alpha(0.75);
+            ctx.stroke();
+            ctx.set_global_alpha(1.0);
+            continue;
         }
+        ctx.set_stroke_style_str(th.edge);
+        ctx.set_line_width((1.2 * s).clamp(0.5, 1.5));
         ctx.stroke();
     }
 
@@ -215,7 +221,12 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         let p = view.to_screen(f64::from(n.x), f64::from(n.y));
         buckets.entry((is_op, color(hue))).or_default().push(p);
     }
-    let (op_w, op_h, r) = ((26.0 * s).max(3.0), (16.0 * s).max(2.0), (7.0 * s).max(1.5));
+    // Sizes follow the zoom between a readable minimum and maximum.
+    let (op_w, op_h, r) = (
+        (26.0 * s).clamp(3.0, 34.0),
+        (16.0 * s).clamp(2.0, 20.0),
+        (7.0 * s).clamp(1.5, 9.0),
+    );
     for ((is_op, fill), points) in &buckets {
         ctx.set_fill_style_str(fill);
         ctx.begin_path();
@@ -338,7 +349,7 @@ fn publish_stats(
     // Screen points (CSS px in the canvas) of the longest lifeline's versions, for click tests.
     let longest = m.layout.lifelines.iter().max_by_key(|l| l.nodes.len());
     let points = Array::new();
-    for &i in longest.map(|l| l.nodes.as_slice()).unwrap_or(&[]) {
+    for &i in longest.map_or(&[][..], |l| l.nodes.as_slice()) {
         if let Some(n) = m.layout.nodes.get(i as usize) {
             let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
             points.push(&Array::of2(&x.into(), &y.into()));

@@ -6,6 +6,12 @@ use std::time::Duration;
 
 use crate::state::{Action, Progress};
 
+/// A browser size or length (never negative) as a whole number.
+#[allow(clippy::cast_sign_loss)] // clamped to >= 0 first
+pub fn whole(x: f64) -> u64 {
+    x.max(0.0).round() as u64
+}
+
 /// Bytes read per step; the progress bar moves between steps.
 const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
 
@@ -15,7 +21,7 @@ async fn read(
     emit: &impl Fn(Action),
 ) -> Result<Vec<u8>, String> {
     let size = file.size();
-    let mut out = Vec::with_capacity(size as usize);
+    let mut out = Vec::with_capacity(usize::try_from(whole(size)).unwrap_or(0));
     let mut start = 0.0;
     while start < size {
         let end = (start + CHUNK_BYTES).min(size);
@@ -26,7 +32,7 @@ async fn read(
             .await
             .map_err(|e| format!("the browser could not read the file: {e}"))?;
         out.extend_from_slice(&bytes);
-        progress.bytes_done += (end - start) as u64;
+        progress.bytes_done += whole(end - start);
         emit(Action::Progress(Some(*progress)));
         start = end;
     }
@@ -38,7 +44,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
     wasm_bindgen_futures::spawn_local(async move {
         let mut progress = Progress {
             files_total: files.len(),
-            bytes_total: files.iter().map(|f| f.size() as u64).sum(),
+            bytes_total: files.iter().map(|f| whole(f.size())).sum(),
             ..Progress::default()
         };
         emit(Action::Progress(Some(progress)));
