@@ -56,6 +56,7 @@ fn shortcut(e: &KeyboardEvent) -> Option<Action> {
         "f" => Action::Fit,
         "x" => Action::ExpandSelected,
         "r" => Action::ResetView,
+        "w" => Action::ToggleWhole,
         _ => return None,
     })
 }
@@ -234,8 +235,9 @@ pub fn app() -> Html {
                         on_sort={d.reform(Action::Sort)} />
                     <Graph
                         trace={Shared(t.trace.clone())}
-                        case={state.selection.case}
+                        case={if state.whole_trace { None } else { state.selection.case }}
                         verdict_op={verdict_op(t, state.selection.case)}
+                        on_toggle_whole={d.reform(|()| Action::ToggleWhole)}
                         expanded={state.selection.expanded.clone()}
                         selected={state.selection.node}
                         fit_requests={state.fit_requests}

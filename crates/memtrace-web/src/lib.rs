@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod diff;
 pub mod failures;
 pub mod graph_model;
+pub mod raster;
 pub mod state;
 pub mod viewport;
 

@@ -85,6 +85,8 @@ pub struct PageState {
     pub selection: Selection,
     pub list: ListSettings,
     pub help_open: bool,
+    /// Show the whole trace instead of the selected failure's slice.
+    pub whole_trace: bool,
     /// Bumped to ask the graph to fit its content.
     pub fit_requests: u32,
 }
@@ -123,6 +125,8 @@ pub enum Action {
     /// Sorts by this key; the same key again flips the direction.
     Sort(SortKey),
     ToggleHelp,
+    /// `w`: whole trace ↔ the selected failure's slice.
+    ToggleWhole,
     /// Escape: closes the help, then the diff, then the node selection.
     Escape,
     Fit,
@@ -186,6 +190,10 @@ impl PageState {
                 self.list.sort = k;
             }
             Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::ToggleWhole => {
+                self.whole_trace = !self.whole_trace;
+                self.fit_requests = self.fit_requests.wrapping_add(1);
+            }
             Action::Escape => {
                 if self.help_open {
                     self.help_open = false;
@@ -274,6 +282,7 @@ impl PageState {
             .current_trace()
             .is_some_and(|t| i < t.trace.cases.len());
         if ok {
+            self.whole_trace = false;
             self.selection = Selection {
                 case: Some(i),
                 ..Selection::default()
@@ -415,6 +424,16 @@ mod tests {
         assert_eq!(s.selection.node, Some(node));
         let s = s.reduce(Action::Escape);
         assert_eq!(s.selection.node, None);
+    }
+
+    #[test]
+    fn whole_trace_toggles_and_a_case_click_returns_to_its_slice() {
+        let s = loaded("f.json", FIXTURE).reduce(Action::ToggleWhole);
+        assert!(s.whole_trace);
+        let fits = s.fit_requests;
+        let s = s.reduce(Action::SelectCase(2));
+        assert!(!s.whole_trace);
+        assert!(s.fit_requests > fits);
     }
 
     #[test]

@@ -69,7 +69,7 @@ pub enum Detail {
 }
 
 /// Zoom limits.
-pub const MIN_SCALE: f64 = 0.002;
+pub const MIN_SCALE: f64 = 1e-5;
 pub const MAX_SCALE: f64 = 8.0;
 
 /// What part of the world the canvas shows: screen = world × scale + offset.

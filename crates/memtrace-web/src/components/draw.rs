@@ -13,6 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::graph_model::{label, preview, GraphModel, Hue};
+use crate::raster::{rgb, Raster, Rgb};
 use crate::viewport::{Detail, Viewport};
 
 /// What the canvas shows now; updated on every render, read by event handlers.
@@ -27,6 +28,8 @@ pub struct Scene {
 /// Theme colours, from `prefers-color-scheme`.
 struct Theme {
     bg: &'static str,
+    /// The edge colour as RGB for the raster (drawn at partial alpha).
+    edge_rgb: Rgb,
     fg: &'static str,
     muted: &'static str,
     edge: &'static str,
@@ -42,6 +45,7 @@ fn theme() -> Theme {
     if dark {
         Theme {
             bg: "#16181c",
+            edge_rgb: [154, 161, 171],
             fg: "#e6e8eb",
             muted: "#9aa1ab",
             edge: "rgba(154,161,171,0.35)",
@@ -52,6 +56,7 @@ fn theme() -> Theme {
     } else {
         Theme {
             bg: "#ffffff",
+            edge_rgb: [95, 102, 112],
             fg: "#1d1f23",
             muted: "#5f6670",
             edge: "rgba(95,102,112,0.30)",
@@ -125,6 +130,19 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         34.0
     };
 
+    let shown = m.grid.query(visible);
+    // Sizes follow the zoom between a readable minimum and maximum.
+    let (op_w, op_h, r) = (
+        (26.0 * s).clamp(3.0, 34.0),
+        (16.0 * s).clamp(2.0, 20.0),
+        (7.0 * s).clamp(1.5, 9.0),
+    );
+    // Many nodes on screen: one pixel buffer instead of a canvas call per element.
+    let raster = detail == Detail::Dots && shown.len() > RASTER_MIN_NODES;
+    let mut drawn_edges = 0u32;
+    if raster {
+        drawn_edges = draw_raster(&ctx, m, view, &shown, &th, dpr, (pw, ph), r);
+    }
     // Lifeline band and lanes.
     if l.lifeline_lanes > 0 {
         let (_, y0) = view.to_screen(0.0, -lane_gap / 2.0);
@@ -141,106 +159,100 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
             );
         }
     }
-    ctx.set_line_width(3.0_f64.min(6.0 * s).max(1.0));
-    ctx.set_stroke_style_str("rgba(47,158,68,0.55)");
-    ctx.begin_path();
-    for line in &l.lifelines {
-        let (Some(a), Some(b)) = (
-            line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
-            line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
-        ) else {
-            continue;
-        };
-        let (a, b) = (
-            (f64::from(a.x), f64::from(a.y)),
-            (f64::from(b.x), f64::from(b.y)),
-        );
-        if visible.meets_segment(a, b) {
-            let (ax, ay) = view.to_screen(a.0, a.1);
-            let (bx, by) = view.to_screen(b.0, b.1);
-            ctx.move_to(ax, ay);
-            ctx.line_to(bx, by);
-        }
-    }
-    ctx.stroke();
-
-    // Edges: plain first, the information path on top.
-    let mut drawn_edges = 0u32;
-    for on_path in [false, true] {
+    if !raster {
+        ctx.set_line_width(3.0_f64.min(6.0 * s).max(1.0));
+        ctx.set_stroke_style_str("rgba(47,158,68,0.55)");
         ctx.begin_path();
-        for e in &l.edges {
-            let (Some(a), Some(b)) = (l.nodes.get(e.from as usize), l.nodes.get(e.to as usize))
-            else {
+        for line in &l.lifelines {
+            let (Some(a), Some(b)) = (
+                line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
+                line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
+            ) else {
                 continue;
             };
-            let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
-                && m.on_path.get(e.to as usize).copied().unwrap_or(false);
-            if hot != on_path {
-                continue;
-            }
             let (a, b) = (
                 (f64::from(a.x), f64::from(a.y)),
                 (f64::from(b.x), f64::from(b.y)),
             );
-            if !visible.meets_segment(a, b) {
+            if visible.meets_segment(a, b) {
+                let (ax, ay) = view.to_screen(a.0, a.1);
+                let (bx, by) = view.to_screen(b.0, b.1);
+                ctx.move_to(ax, ay);
+                ctx.line_to(bx, by);
+            }
+        }
+        ctx.stroke();
+
+        // Edges: plain first, the information path on top.
+        for on_path in [false, true] {
+            ctx.begin_path();
+            for e in &l.edges {
+                let (Some(a), Some(b)) = (l.nodes.get(e.from as usize), l.nodes.get(e.to as usize))
+                else {
+                    continue;
+                };
+                let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
+                    && m.on_path.get(e.to as usize).copied().unwrap_or(false);
+                if hot != on_path {
+                    continue;
+                }
+                let (a, b) = (
+                    (f64::from(a.x), f64::from(a.y)),
+                    (f64::from(b.x), f64::from(b.y)),
+                );
+                if !visible.meets_segment(a, b) {
+                    continue;
+                }
+                drawn_edges += 1;
+                let (ax, ay) = view.to_screen(a.0, a.1);
+                let (bx, by) = view.to_screen(b.0, b.1);
+                ctx.move_to(ax, ay);
+                if detail == Detail::Dots {
+                    ctx.line_to(bx, by);
+                } else {
+                    let mx = (ax + bx) / 2.0;
+                    ctx.bezier_curve_to(mx, ay, mx, by, bx, by);
+                }
+            }
+            if on_path {
+                ctx.set_stroke_style_str(th.path);
+                ctx.set_line_width((5.0 * s).clamp(2.5, 5.0));
+                ctx.set_global_alpha(0.75);
+                ctx.stroke();
+                ctx.set_global_alpha(1.0);
                 continue;
             }
-            drawn_edges += 1;
-            let (ax, ay) = view.to_screen(a.0, a.1);
-            let (bx, by) = view.to_screen(b.0, b.1);
-            ctx.move_to(ax, ay);
-            if detail == Detail::Dots {
-                ctx.line_to(bx, by);
-            } else {
-                let mx = (ax + bx) / 2.0;
-                ctx.bezier_curve_to(mx, ay, mx, by, bx, by);
-            }
-        }
-        if on_path {
-            ctx.set_stroke_style_str(th.path);
-            ctx.set_line_width((5.0 * s).clamp(2.5, 5.0));
-            ctx.set_global_alpha(0.75);
+            ctx.set_stroke_style_str(th.edge);
+            ctx.set_line_width((1.2 * s).clamp(0.5, 1.5));
             ctx.stroke();
-            ctx.set_global_alpha(1.0);
-            continue;
         }
-        ctx.set_stroke_style_str(th.edge);
-        ctx.set_line_width((1.2 * s).clamp(0.5, 1.5));
-        ctx.stroke();
-    }
 
-    // Nodes, bucketed by colour and shape so each bucket is one path.
-    let shown = m.grid.query(visible);
-    let mut buckets: BTreeMap<(bool, &'static str), Vec<(f64, f64)>> = BTreeMap::new();
-    for &i in &shown {
-        let Some(n) = l.nodes.get(i as usize) else {
-            continue;
-        };
-        let hue = m.hues.get(i as usize).copied().unwrap_or(Hue::Other);
-        let is_op = matches!(n.node, NodeRef::Op(_));
-        let p = view.to_screen(f64::from(n.x), f64::from(n.y));
-        buckets.entry((is_op, color(hue))).or_default().push(p);
-    }
-    // Sizes follow the zoom between a readable minimum and maximum.
-    let (op_w, op_h, r) = (
-        (26.0 * s).clamp(3.0, 34.0),
-        (16.0 * s).clamp(2.0, 20.0),
-        (7.0 * s).clamp(1.5, 9.0),
-    );
-    for ((is_op, fill), points) in &buckets {
-        ctx.set_fill_style_str(fill);
-        ctx.begin_path();
-        for &(x, y) in points {
-            if detail == Detail::Dots {
-                ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
-            } else if *is_op {
-                ctx.rect(x - op_w / 2.0, y - op_h / 2.0, op_w, op_h);
-            } else {
-                ctx.move_to(x + r, y);
-                let _ = ctx.arc(x, y, r, 0.0, TAU);
-            }
+        // Nodes, bucketed by colour and shape so each bucket is one path.
+        let mut buckets: BTreeMap<(bool, &'static str), Vec<(f64, f64)>> = BTreeMap::new();
+        for &i in &shown {
+            let Some(n) = l.nodes.get(i as usize) else {
+                continue;
+            };
+            let hue = m.hues.get(i as usize).copied().unwrap_or(Hue::Other);
+            let is_op = matches!(n.node, NodeRef::Op(_));
+            let p = view.to_screen(f64::from(n.x), f64::from(n.y));
+            buckets.entry((is_op, color(hue))).or_default().push(p);
         }
-        ctx.fill();
+        for ((is_op, fill), points) in &buckets {
+            ctx.set_fill_style_str(fill);
+            ctx.begin_path();
+            for &(x, y) in points {
+                if detail == Detail::Dots {
+                    ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
+                } else if *is_op {
+                    ctx.rect(x - op_w / 2.0, y - op_h / 2.0, op_w, op_h);
+                } else {
+                    ctx.move_to(x + r, y);
+                    let _ = ctx.arc(x, y, r, 0.0, TAU);
+                }
+            }
+            ctx.fill();
+        }
     }
     // Rings: path, verdict, selection, hover.
     let ring = |i: u32, style: &str, width: f64, pad: f64| {
@@ -312,7 +324,90 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         (Some(a), Some(p)) => p.now() - a,
         _ => 0.0,
     };
-    publish_stats(view, m, shown.len(), drawn_edges, frame_ms, detail);
+    publish_stats(view, m, shown.len(), drawn_edges, frame_ms, detail, raster);
+}
+
+/// Above this many nodes on screen (zoomed out), draw into a pixel buffer.
+const RASTER_MIN_NODES: usize = 2000;
+/// Above this many nodes on screen only the information path's edges are drawn.
+const RASTER_EDGE_LIMIT_NODES: usize = 20_000;
+
+/// The zoomed-out picture as one pixel buffer: edges, lifelines and nodes, then one
+/// `putImageData`.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename these
+fn draw_raster(
+    ctx: &CanvasRenderingContext2d,
+    m: &GraphModel,
+    view: &Viewport,
+    shown: &[u32],
+    th: &Theme,
+    dpr: f64,
+    (pw, ph): (u32, u32),
+    r: f64,
+) -> u32 {
+    let l = &m.layout;
+    let mut drawn = 0u32;
+    let mut ras = Raster::new(pw as usize, ph as usize, rgb(th.bg));
+    let visible = view.visible();
+    let px = |x: f32, y: f32| {
+        let (sx, sy) = view.to_screen(f64::from(x), f64::from(y));
+        (sx * dpr, sy * dpr)
+    };
+    let max_steps = (pw + ph) as usize * 2;
+    let path_rgb = rgb(th.path);
+    // With this many nodes on screen plain edges are a grey mush: draw the path only.
+    let plain_edges = shown.len() <= RASTER_EDGE_LIMIT_NODES;
+    for e in &l.edges {
+        let (Some(a), Some(b)) = (l.nodes.get(e.from as usize), l.nodes.get(e.to as usize)) else {
+            continue;
+        };
+        let (wa, wb) = (
+            (f64::from(a.x), f64::from(a.y)),
+            (f64::from(b.x), f64::from(b.y)),
+        );
+        if !visible.meets_segment(wa, wb) {
+            continue;
+        }
+        let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
+            && m.on_path.get(e.to as usize).copied().unwrap_or(false);
+        if !hot && !plain_edges {
+            continue;
+        }
+        let (c, alpha) = if hot {
+            (path_rgb, 255)
+        } else {
+            (th.edge_rgb, 70)
+        };
+        drawn += 1;
+        ras.line(px(a.x, a.y), px(b.x, b.y), c, alpha, max_steps);
+    }
+    let memory = rgb(color(Hue::Memory));
+    for line in &l.lifelines {
+        let (Some(a), Some(b)) = (
+            line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
+            line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
+        ) else {
+            continue;
+        };
+        ras.line(px(a.x, a.y), px(b.x, b.y), memory, 160, max_steps);
+    }
+    let side = ((r * dpr).round() as i64 / 2).clamp(0, 4);
+    for &i in shown {
+        let Some(n) = l.nodes.get(i as usize) else {
+            continue;
+        };
+        let hue = m.hues.get(i as usize).copied().unwrap_or(Hue::Other);
+        let (x, y) = px(n.x, n.y);
+        ras.square(x, y, side, rgb(color(hue)));
+    }
+    if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+        wasm_bindgen::Clamped(&ras.pixels),
+        pw,
+        ph,
+    ) {
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
+    }
+    drawn
 }
 
 /// `window.__memtrace_graph_stats`: what the last frame drew.
@@ -323,6 +418,7 @@ fn publish_stats(
     drawn_edges: u32,
     frame_ms: f64,
     detail: Detail,
+    raster: bool,
 ) {
     let Some(window) = web_sys::window() else {
         return;
@@ -337,6 +433,7 @@ fn publish_stats(
     set("drawn_nodes", JsValue::from(drawn_nodes as u32));
     set("drawn_edges", JsValue::from(drawn_edges));
     set("frame_ms", JsValue::from(frame_ms));
+    set("raster", JsValue::from(raster));
     set("scale", JsValue::from(view.scale));
     set(
         "detail",

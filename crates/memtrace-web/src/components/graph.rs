@@ -25,6 +25,8 @@ pub struct Props {
     pub fit_requests: u32,
     pub on_select: Callback<Option<NodeRef>>,
     pub on_expand: Callback<NodeRef>,
+    /// Switches between the failure's slice and the whole trace.
+    pub on_toggle_whole: Callback<()>,
 }
 
 /// Mouse-down position and whether the mouse moved enough to be a drag.
@@ -249,8 +251,12 @@ pub fn graph(props: &Props) -> Html {
             <div class="graph-bar">
                 <span class="graph-count" data-field="shown">
                     { format!("{shown} of {total} nodes") }
-                    { if props.case.is_some() { " · backward slice of the prediction" } else { "" } }
+                    { if props.case.is_some() { " · backward slice of the prediction" } else { " · whole trace, by time" } }
                 </span>
+                <button class="button small" onclick={props.on_toggle_whole.reform(|_: MouseEvent| ())}
+                        title="whole trace or the selected failure's slice (w)">
+                    { if props.case.is_some() { "whole trace (w)" } else { "failure slice (w)" } }
+                </button>
                 <span class="legend">
                     <span class="legend-item"><i class="shape-op"></i>{"operation"}</span>
                     <span class="legend-item"><i class="shape-var"></i>{"variable"}</span>

@@ -16,6 +16,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "fit the graph to the window"),
     ("x", "expand the selected node (show its neighbours)"),
     ("r", "back to the failure's default view"),
+    ("w", "whole trace / the failure's slice"),
     ("Tab", "move between list, graph and inspector"),
     ("graph: arrows", "pan"),
     ("graph: + / - / 0", "zoom in / out / fit"),
