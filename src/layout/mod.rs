@@ -49,8 +49,8 @@ impl Default for LayoutOptions {
     fn default() -> Self {
         LayoutOptions {
             x_axis: XAxis::Rank,
-            column_gap: 90.0,
-            lane_gap: 34.0,
+            column_gap: 130.0,
+            lane_gap: 36.0,
         }
     }
 }

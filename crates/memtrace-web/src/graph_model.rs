@@ -198,7 +198,7 @@ pub fn label(trace: &Trace, node: NodeRef) -> String {
             }
         }
     };
-    shorten(&text, 22)
+    shorten(&text, 18)
 }
 
 /// A one-line preview of a variable's value for tooltips.

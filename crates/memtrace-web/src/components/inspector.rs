@@ -48,6 +48,24 @@ fn node_button(props: &Props, n: NodeRef, extra: &str) -> Html {
     }
 }
 
+/// Buttons for `nodes`; past the first few, the rest fold into a "N more" disclosure.
+fn node_buttons(props: &Props, nodes: impl Iterator<Item = NodeRef>) -> Html {
+    const SHOWN: usize = 8;
+    let all: Vec<NodeRef> = nodes.collect();
+    let (head, tail) = all.split_at(all.len().min(SHOWN));
+    html! {
+        <>
+            { for head.iter().map(|&n| node_button(props, n, "")) }
+            if !tail.is_empty() {
+                <details class="more">
+                    <summary>{ format!("{} more", tail.len()) }</summary>
+                    { for tail.iter().map(|&n| node_button(props, n, "")) }
+                </details>
+            }
+        </>
+    }
+}
+
 fn field(k: &str, v: impl Into<Html>) -> Html {
     html! { <tr><th>{ k.to_owned() }</th><td>{ v.into() }</td></tr> }
 }
@@ -97,12 +115,12 @@ fn var_view(props: &Props, v: VarIx) -> Html {
             <h3>{"Flow"}</h3>
             <div class="flow">
                 <span class="muted">{"made by "}</span>
-                { for producers.iter().map(|&o| node_button(props, NodeRef::Op(o), "")) }
+                { node_buttons(props, producers.iter().map(|&o| NodeRef::Op(o))) }
                 if producers.is_empty() { <span class="muted">{"nothing (a source)"}</span> }
             </div>
             <div class="flow">
                 <span class="muted">{"read by "}</span>
-                { for consumers.iter().map(|&o| node_button(props, NodeRef::Op(o), "")) }
+                { node_buttons(props, consumers.iter().map(|&o| NodeRef::Op(o))) }
                 if consumers.is_empty() { <span class="muted">{"nothing"}</span> }
             </div>
             <button class="button small" onclick={expand}>{"show neighbours in graph (x)"}</button>
