@@ -134,6 +134,22 @@ test('export saves a project bundle that loads back in a fresh browser', async (
   assert.deepStrictEqual([...problems, ...fresh.problems], []);
 });
 
+test('a trace and a separate annotation file dropped together give the annotated cases', async () => {
+  const { page, problems } = await openPage(browser);
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  const full = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
+  const annotations = full.data.annotations;
+  delete full.data.annotations;
+  await dropFiles(page, [
+    { name: 'bare.json', bytes: Buffer.from(JSON.stringify(full)) },
+    { name: 'bare.annotations.json', bytes: Buffer.from(JSON.stringify(annotations)) },
+  ]);
+  await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6, null, { timeout: 20000 });
+  assert.match(await page.textContent('#summary [data-field="name"]'), /bare\.json/);
+  assert.match(await page.textContent('#failures'), /DeletionError/);
+  assert.deepStrictEqual(problems, []);
+});
+
 test('? opens the keyboard help and Escape closes it', async () => {
   const { page, problems } = await openPage(browser);
   await page.waitForSelector('#summary', { timeout: 20000 });

@@ -79,8 +79,10 @@ pub fn app() -> Html {
         let restored = restored.clone();
         use_effect_with((), move |()| {
             wasm_bindgen_futures::spawn_local(async move {
-                let (stored, settings) = storage::restore().await.unwrap_or_default();
+                let (mut stored, settings) = storage::restore().await.unwrap_or_default();
                 let first_visit = stored.is_empty();
+                // Traces before the annotation files that merge into them.
+                stored.sort_by_key(|(_, b)| crate::annotations::is_annotation_file(b));
                 for (name, bytes) in stored {
                     dispatch.dispatch(Action::Load {
                         name,
@@ -107,7 +109,7 @@ pub fn app() -> Html {
             .traces
             .iter()
             .filter(|t| t.name != crate::DEMO_NAME)
-            .map(|t| (t.name.clone(), t.bytes.clone()))
+            .flat_map(crate::state::LoadedTrace::files)
             .collect();
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
         let dispatch = store.dispatcher();
@@ -177,11 +179,12 @@ pub fn app() -> Html {
         let store = store.clone();
         Callback::from(move |_: MouseEvent| {
             let s = &store.0;
-            let list: Vec<(String, &[u8])> = s
+            let files: Vec<(String, Rc<[u8]>)> = s
                 .traces
                 .iter()
-                .map(|t| (t.name.clone(), &*t.bytes))
+                .flat_map(crate::state::LoadedTrace::files)
                 .collect();
+            let list: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
             let bytes = crate::bundle::export(&list, &s.settings());
             if let Err(m) = files::download("memtrace-project.json", &bytes, "application/json") {
                 storage_error(&store.dispatcher(), m);

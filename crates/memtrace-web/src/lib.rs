@@ -4,6 +4,7 @@
 //! [`viewport`] (zoom, pan, fit, culling grid), [`diff`] (side-by-side version diff),
 //! [`bundle`] (project export/import). The Yew components and browser services are wasm32-only.
 
+pub mod annotations;
 pub mod bundle;
 pub mod diff;
 pub mod failures;

@@ -10,8 +10,8 @@ use memtrace::layout::NodeRef;
 use memtrace::model::VarIx;
 use memtrace::{Summary, Trace};
 
-use crate::bundle;
 use crate::failures::{failure_rows, ListSettings, SortKey};
+use crate::{annotations, bundle};
 
 /// A verdict on a failed question, from an attributor (or imported). Filled by the attribution
 /// panel later; the failures list already shows it.
@@ -32,6 +32,17 @@ pub struct LoadedTrace {
     pub bytes: Rc<[u8]>,
     /// Verdicts by `query_id`.
     pub verdicts: BTreeMap<String, Verdict>,
+    /// Separate annotation files merged into this trace (name, bytes), kept for storage/export.
+    pub annotation_files: Vec<(String, Rc<[u8]>)>,
+}
+
+impl LoadedTrace {
+    /// Every file this trace came from: the trace, then its annotation files.
+    pub fn files(&self) -> Vec<(String, Rc<[u8]>)> {
+        let mut v = vec![(self.name.clone(), self.bytes.clone())];
+        v.extend(self.annotation_files.iter().cloned());
+        v
+    }
 }
 
 /// A file the page could not read: which, what is wrong, where.
@@ -71,6 +82,8 @@ pub struct Settings {
     /// Name of the trace on screen.
     pub current: Option<String>,
     pub case: Option<usize>,
+    /// Verdicts per trace name, then per `query_id`.
+    pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
 }
 
 /// Everything the page shows.
@@ -132,6 +145,11 @@ pub enum Action {
     Fit,
     /// Settings restored from storage (applied to the traces loaded so far).
     Restore(Settings),
+    /// An attributor's verdict on a case of the trace on screen (`None` clears it).
+    SetVerdict {
+        query_id: String,
+        verdict: Option<Verdict>,
+    },
 }
 
 impl PageState {
@@ -204,8 +222,21 @@ impl PageState {
                 }
             }
             Action::Fit => self.fit_requests = self.fit_requests.wrapping_add(1),
+            Action::SetVerdict { query_id, verdict } => {
+                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
+                    match verdict {
+                        Some(v) => t.verdicts.insert(query_id, v),
+                        None => t.verdicts.remove(&query_id),
+                    };
+                }
+            }
             Action::Restore(s) => {
                 self.list = s.list;
+                for t in &mut self.traces {
+                    if let Some(v) = s.verdicts.get(&t.name) {
+                        t.verdicts.clone_from(v);
+                    }
+                }
                 if let Some(i) = s
                     .current
                     .and_then(|n| self.traces.iter().position(|t| t.name == n))
@@ -237,6 +268,10 @@ impl PageState {
             }
             return;
         }
+        if annotations::is_annotation_file(&bytes) {
+            self.load_annotations(name, bytes);
+            return;
+        }
         match load(&bytes, LoadOptions::default()) {
             Ok(loaded) => {
                 let summary = loaded.trace.summary(loaded.format.as_str());
@@ -246,6 +281,7 @@ impl PageState {
                     trace: Rc::new(loaded.trace),
                     bytes,
                     verdicts: BTreeMap::new(),
+                    annotation_files: Vec::new(),
                 };
                 // The same name again replaces the earlier one (a re-export of the same run).
                 let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
@@ -261,6 +297,37 @@ impl PageState {
                 name,
                 location: e.location(),
                 message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Merges a separate annotation file into the loaded trace whose query nodes it names.
+    fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>) {
+        let merged = annotations::parse(&bytes).and_then(|anns| {
+            let first = anns.first().map(|a| a.query_id.clone()).unwrap_or_default();
+            let i = annotations::target(self.traces.iter().map(|t| &*t.trace), self.current, &anns)
+                .ok_or_else(|| {
+                    format!(
+                        "no loaded trace has the query node {first:?} (or one of the others) this \
+                         annotation file names; drop the trace first, then its annotations"
+                    )
+                })?;
+            let t = annotations::merge(&self.traces[i].trace, anns)?;
+            Ok((i, t))
+        });
+        match merged {
+            Ok((i, t)) => {
+                let lt = &mut self.traces[i];
+                lt.summary = t.summary(&lt.summary.format);
+                lt.trace = Rc::new(t);
+                lt.annotation_files.retain(|(n, _)| *n != name);
+                lt.annotation_files.push((name, bytes));
+                self.show(i);
+            }
+            Err(message) => self.errors.push(FileError {
+                name,
+                message,
+                location: String::new(),
             }),
         }
     }
@@ -332,6 +399,12 @@ impl PageState {
             list: self.list.clone(),
             current: self.current_trace().map(|t| t.name.clone()),
             case: self.selection.case,
+            verdicts: self
+                .traces
+                .iter()
+                .filter(|t| !t.verdicts.is_empty())
+                .map(|t| (t.name.clone(), t.verdicts.clone()))
+                .collect(),
         }
     }
 }
@@ -454,19 +527,55 @@ mod tests {
                 bytes: FIXTURE.into(),
             })
             .reduce(Action::SelectCase(4))
-            .reduce(Action::FilterText("caroline".into()));
-        let files: Vec<(String, &[u8])> = s
-            .traces
-            .iter()
-            .map(|t| (t.name.clone(), &*t.bytes))
-            .collect();
-        let b = bundle::export(&files, &s.settings());
+            .reduce(Action::FilterText("caroline".into()))
+            .reduce(Action::SetVerdict {
+                query_id: "query:locomo-qa-1-1@1".into(),
+                verdict: Some(Verdict {
+                    error_type: "DeletionError".into(),
+                    op_id: "op-x".into(),
+                    reason: "deleted".into(),
+                }),
+            });
+        let files: Vec<(String, Rc<[u8]>)> = s.traces.iter().flat_map(LoadedTrace::files).collect();
+        let refs: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
+        let b = bundle::export(&refs, &s.settings());
         let r = loaded("project.memtrace.json", &b);
         assert!(r.errors.is_empty(), "{:?}", r.errors);
         assert_eq!(r.traces.len(), 2);
         assert_eq!(r.current_trace().unwrap().name, "f.json");
         assert_eq!(r.list.text, "caroline");
         assert_eq!(r.selection.case, Some(4));
+        let v = &r.current_trace().unwrap().verdicts["query:locomo-qa-1-1@1"];
+        assert_eq!(v.error_type, "DeletionError");
+    }
+
+    #[test]
+    fn a_separate_annotation_file_adds_cases_to_its_trace() {
+        let mut v: serde_json::Value = serde_json::from_slice(FIXTURE).unwrap();
+        let anns = serde_json::to_vec(&v["data"]["annotations"].take()).unwrap();
+        v["data"].as_object_mut().unwrap().remove("annotations");
+        let bare = serde_json::to_vec(&v).unwrap();
+        // Annotations before their trace: a clear error, nothing breaks.
+        let s = loaded("anns.json", &anns);
+        assert_eq!(s.errors.len(), 1);
+        assert!(
+            s.errors[0].message.contains("drop the trace first"),
+            "{:?}",
+            s.errors
+        );
+        let s = s
+            .reduce(Action::Load {
+                name: "bare.json".into(),
+                bytes: bare.as_slice().into(),
+            })
+            .reduce(Action::Load {
+                name: "anns.json".into(),
+                bytes: anns.as_slice().into(),
+            });
+        let t = s.current_trace().unwrap();
+        assert_eq!(t.summary.annotations, 6);
+        assert_eq!(t.files().len(), 2);
+        assert_eq!(s.selection.case, Some(0));
     }
 
     #[test]
