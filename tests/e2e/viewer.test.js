@@ -144,9 +144,12 @@ test('a trace and a separate annotation file dropped together give the annotated
     { name: 'bare.json', bytes: Buffer.from(JSON.stringify(full)) },
     { name: 'bare.annotations.json', bytes: Buffer.from(JSON.stringify(annotations)) },
   ]);
-  await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6, null, { timeout: 20000 });
+  // The bare trace already lists its 6 judged-zero questions, unannotated; the annotation file labels them.
+  await page.waitForFunction(() => document.querySelectorAll('#failures .badge.type').length === 6, null, { timeout: 20000 });
+  assert.equal(await page.locator('#failures .failure').count(), 6);
   assert.match(await page.textContent('#summary [data-field="name"]'), /bare\.json/);
   assert.match(await page.textContent('#failures'), /DeletionError/);
+  await waitField(page, 'annotations', '6 (DeletionError 1, ExtractionError 1, ResponseError 2, RetrievalError 1, UpdateError 1)');
   assert.deepStrictEqual(problems, []);
 });
 
