@@ -243,7 +243,7 @@ pub fn information_path(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::tests::chain_trace;
+    use crate::layout::testing::chain_trace;
 
     #[test]
     fn backward_reach_follows_producers_and_inputs() {
