@@ -235,8 +235,9 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
         0
     };
 
-    // 4. Everything else stacks per column by time; at equal times ops, then produced
-    //    variables, then sources.
+    // 4. Everything else stacks per column, columns left to right. Within a column, nodes
+    //    follow the mean lane of their already placed inputs (barycenter: fewer crossings),
+    //    then time; at equal times ops, then produced variables, then sources.
     let mut column_items: BTreeMap<u32, Vec<(&str, u8, &str, NodeRef)>> = BTreeMap::new();
     for &o in &order {
         let r = trace.op(o);
@@ -280,10 +281,20 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
             y: lane as f32 * opts.lane_gap,
         });
     };
-    for (column, mut items) in column_items {
-        items.sort_unstable();
-        for (k, (_, _, _, node)) in items.into_iter().enumerate() {
-            place(node, column, band + k as u32, &mut nodes);
+    let mut lane_of: HashMap<NodeRef, u32> = var_lane
+        .iter()
+        .map(|(&v, &lane)| (NodeRef::Var(v), lane))
+        .collect();
+    for (column, items) in column_items {
+        let mut keyed: Vec<_> = items
+            .into_iter()
+            .map(|item| (barycenter(f, &lane_of, item.3), item))
+            .collect();
+        keyed.sort_unstable();
+        for (k, (_, (_, _, _, node))) in keyed.into_iter().enumerate() {
+            let lane = band + k as u32;
+            lane_of.insert(node, lane);
+            place(node, column, lane, &mut nodes);
         }
     }
     let mut laid_lines = Vec::with_capacity(lifelines.len());
@@ -333,6 +344,30 @@ pub fn layout(trace: &Trace, subset: &NodeSet, opts: LayoutOptions) -> Layout {
         height: lane_total.saturating_sub(1) as f32 * opts.lane_gap,
         slot,
     }
+}
+
+/// Mean lane of the placed nodes feeding `node` (×1024, rounded), or `u64::MAX` for none, so
+/// it sorts as an integer.
+fn barycenter(f: &crate::model::Flow, lane_of: &HashMap<NodeRef, u32>, node: NodeRef) -> u64 {
+    let preds: Vec<NodeRef> = match node {
+        NodeRef::Op(o) => f.op_inputs[o.get()]
+            .iter()
+            .map(|&v| NodeRef::Var(v))
+            .collect(),
+        NodeRef::Var(v) => f.producers[v.get()]
+            .iter()
+            .map(|&o| NodeRef::Op(o))
+            .collect(),
+    };
+    let lanes: Vec<u64> = preds
+        .iter()
+        .filter_map(|p| lane_of.get(p))
+        .map(|&l| u64::from(l))
+        .collect();
+    if lanes.is_empty() {
+        return u64::MAX;
+    }
+    lanes.iter().sum::<u64>() * 1024 / lanes.len() as u64
 }
 
 /// Ops in topological order (an op after every op that produced one of its inputs), ties
@@ -503,6 +538,37 @@ mod tests {
                 )
                 .columns
         );
+    }
+
+    #[test]
+    fn a_column_follows_its_inputs_not_just_time() {
+        // a (t1), b (t2) feed op-b (t3) and op-a (t4): by time op-b would sit above op-a and
+        // the edges would cross; by barycenter each op sits level with its input.
+        let t = trace_of(
+            &[
+                ("a", 1, "2024-01-01 00:00:01.000"),
+                ("b", 1, "2024-01-01 00:00:02.000"),
+                ("x", 1, "2024-01-01 00:00:03.000"),
+                ("y", 1, "2024-01-01 00:00:04.000"),
+            ],
+            &[
+                ("op-b", "2024-01-01 00:00:03.000"),
+                ("op-a", "2024-01-01 00:00:04.000"),
+            ],
+            &[("b@1", "x@1", "op-b"), ("a@1", "y@1", "op-a")],
+        );
+        let l = layout(&t, &NodeSet::all(&t), LayoutOptions::default());
+        let lane = |n| l.get(n).unwrap().lane;
+        let (a, b) = (
+            lane(NodeRef::Var(t.var_by_id("a@1").unwrap())),
+            lane(NodeRef::Var(t.var_by_id("b@1").unwrap())),
+        );
+        let (op_a, op_b) = (
+            lane(NodeRef::Op(t.op_by_id("op-a").unwrap())),
+            lane(NodeRef::Op(t.op_by_id("op-b").unwrap())),
+        );
+        assert!(a < b);
+        assert!(op_a < op_b, "op-a {op_a} op-b {op_b}");
     }
 
     #[test]
