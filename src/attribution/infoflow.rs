@@ -43,7 +43,17 @@ impl Default for InfoFlow {
     }
 }
 
+/// Where one piece of evidence was lost (or reached the answer op: role `Response`).
+struct Finding {
+    op: OpIx,
+    role: OpRole,
+    path: Vec<VarIx>,
+    reason: String,
+    confidence: f64,
+}
+
 /// The places of one case's pipeline, found from the graph.
+#[derive(Clone)]
 struct Stage {
     query: VarIx,
     answer_op: OpIx,
@@ -67,35 +77,81 @@ impl InfoFlow {
     ) -> Result<Attribution, AttributionError> {
         let stage = Self::stage(t, case)?;
         let (evidence, from_start_points) = self.evidence(t, case, stage.query);
-        let texts: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
-        let key = Key::new(&case.golden_answers, &case.query, &texts);
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= self.threshold;
         let ev_ids: Vec<String> = evidence
             .iter()
             .map(|&e| t.var(e).full_node_id.clone())
             .collect();
-        let result = |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| {
-            let mut evidence_path = ev_ids.clone();
-            evidence_path.extend(path.iter().map(|&v| t.var(v).full_node_id.clone()));
-            evidence_path.push(t.op(op).op_id.clone());
-            let error_type = role.error_type().unwrap_or(ErrorType::ResponseError);
-            let confidence = if from_start_points {
-                confidence * 0.7
-            } else {
-                confidence
-            };
-            Attribution {
+        // Follow each evidence message on its own: its key is what it alone contributes.
+        let mut findings = Vec::new();
+        for &e in &evidence {
+            let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
+            findings.push((
+                key.gold_is_literal,
+                self.follow(t, &stage, case, &[e], &key)?,
+            ));
+        }
+        let reached = findings.iter().filter(|(_, f)| f.role == OpRole::Response);
+        let reached_with_gold = reached.clone().find(|(literal, _)| *literal);
+        let earliest_loss = findings
+            .iter()
+            .filter(|(_, f)| f.role != OpRole::Response)
+            .min_by(|a, b| {
+                t.op(a.1.op)
+                    .created_at
+                    .cmp(&t.op(b.1.op).created_at)
+                    .then(a.1.op.cmp(&b.1.op))
+            });
+        // All reached the answer, or one holding the gold answer did: the answer op is at fault.
+        // Otherwise the earliest place where a piece of evidence was lost.
+        let chosen = reached_with_gold
+            .or(earliest_loss)
+            .or_else(|| findings.first());
+        let Some((_, f)) = chosen else {
+            return Err(AttributionError::Unresolvable {
                 case_id: case.query_id.clone(),
-                op_id: t.op(op).op_id.clone(),
-                op_name: t.op(op).op_name.clone(),
-                error_type,
-                reason,
-                evidence_path,
-                confidence,
-                cost: Cost::default(),
-                method: "infoflow".into(),
-            }
+                reason: "the case has no evidence messages and none match its question".into(),
+            });
         };
+        let mut evidence_path = ev_ids;
+        evidence_path.extend(f.path.iter().map(|&v| t.var(v).full_node_id.clone()));
+        evidence_path.push(t.op(f.op).op_id.clone());
+        Ok(Attribution {
+            case_id: case.query_id.clone(),
+            op_id: t.op(f.op).op_id.clone(),
+            op_name: t.op(f.op).op_name.clone(),
+            error_type: f.role.error_type().unwrap_or(ErrorType::ResponseError),
+            reason: f.reason.clone(),
+            evidence_path,
+            confidence: if from_start_points {
+                f.confidence * 0.7
+            } else {
+                f.confidence
+            },
+            cost: Cost::default(),
+            method: "infoflow".into(),
+        })
+    }
+
+    /// Follows one piece of evidence to the first op that loses its key (or to the answer op,
+    /// when the answer op read it).
+    fn follow(
+        &self,
+        t: &Trace,
+        stage: &Stage,
+        case: &FailureCase,
+        evidence: &[VarIx],
+        key: &Key,
+    ) -> Result<Finding, AttributionError> {
+        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= self.threshold;
+        let result =
+            |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
+                op,
+                role,
+                path,
+                reason,
+                confidence,
+            };
+        let stage = stage.clone();
 
         let is_memory =
             |v: VarIx| v != stage.query && stage.memory_kinds.contains(&t.var(v).category);

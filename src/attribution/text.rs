@@ -139,8 +139,25 @@ impl Key {
             .iter()
             .flat_map(|t| content_tokens(t))
             .collect();
+        // The question's own words ("Evan" in "Who did Evan meet?") say nothing about the answer.
+        let answer_words: BTreeSet<String> = gold
+            .iter()
+            .filter(|w| !asked.contains(*w))
+            .cloned()
+            .collect();
+        let gold = if answer_words.is_empty() {
+            gold
+        } else {
+            answer_words
+        };
         let literal = gold.iter().filter(|w| all.contains(*w)).count();
         let gold_is_literal = !gold.is_empty() && literal * 2 >= gold.len();
+        // Judge by the gold words the evidence actually has: "one month" from "for a month".
+        let gold = if gold_is_literal {
+            gold.into_iter().filter(|w| all.contains(w)).collect()
+        } else {
+            gold
+        };
         let evidence = all
             .into_iter()
             .filter(|w| !asked.contains(w) && w.len() > 2)
