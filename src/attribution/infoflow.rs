@@ -155,7 +155,7 @@ impl InfoFlow {
 
         let is_memory =
             |v: VarIx| v != stage.query && stage.memory_kinds.contains(&t.var(v).category);
-        let lineage = lineage(t, &evidence, &is_memory);
+        let lineage = lineage(t, evidence, &is_memory);
         let in_lineage = |v: VarIx| lineage.binary_search(&v).is_ok();
         // An answer input counts when it came from the evidence: it is in the lineage, or was
         // assembled (one op back) from something in it.
