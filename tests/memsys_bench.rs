@@ -36,6 +36,8 @@ fn twenty_verified_cases_of_each_type() {
     );
     assert!(report.kept >= 100, "only {} cases", report.kept);
     let mut by_type: BTreeMap<ErrorType, usize> = BTreeMap::new();
+    let infoflow = memtrace::attribution::InfoFlow::default();
+    let (mut op_right, mut type_right, mut attributed) = (0usize, 0usize, 0usize);
     for f in &report.files {
         let loaded =
             load(&f.bytes, LoadOptions::default()).expect("a generated file loads in strict mode");
@@ -66,8 +68,24 @@ fn twenty_verified_cases_of_each_type() {
                 f.name, a.error_type
             );
             assert_eq!(c.judge_score, Some(0.0));
+            // The offline attributor must find the injected fault (floor below).
+            let got = infoflow
+                .attribute(&t, c)
+                .expect("infoflow attributes every case");
+            attributed += 1;
+            op_right += usize::from(got.op_id == a.op_id);
+            type_right += usize::from(got.error_type == a.error_type);
         }
     }
+    let (op_acc, type_acc) = (
+        op_right as f64 / attributed as f64,
+        type_right as f64 / attributed as f64,
+    );
+    println!("infoflow on the generated bench (seed 7): op-id accuracy {op_acc:.3}, error-type accuracy {type_acc:.3} over {attributed} cases");
+    assert!(
+        op_acc >= 0.85 && type_acc >= 0.85,
+        "infoflow fell below its floor: op {op_acc:.3}, type {type_acc:.3}"
+    );
     for kind in ErrorType::MEMORY {
         assert!(
             by_type.get(&kind).copied().unwrap_or(0) >= 20,
