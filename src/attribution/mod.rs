@@ -3,8 +3,14 @@
 //! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM. Every method
 //! returns the same [`Attribution`], exported as MemTrace-compatible result records.
 
+pub mod agent;
+pub mod baselines;
+pub mod counterfactual;
 pub mod eval;
+pub mod graphtrace;
 pub mod infoflow;
+pub mod obstrace;
+pub mod prompts;
 pub mod roles;
 pub mod text;
 
@@ -12,7 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::ErrorType;
 
+pub use baselines::{attribute_baseline, Baseline};
+pub use graphtrace::GraphTrace;
 pub use infoflow::InfoFlow;
+pub use obstrace::ObsTrace;
 pub use roles::{OpRole, RoleHints};
 
 /// What an attribution cost. Wall time is filled in by the caller (the core has no clock).
