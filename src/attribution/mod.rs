@@ -1,7 +1,10 @@
 //! Attribution: which operation broke a failed answer, and how.
 //!
-//! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM. Every method
-//! returns the same [`Attribution`], exported as MemTrace-compatible result records.
+//! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM; the LLM methods
+//! are [`graphtrace`] (a frontier walk over the graph), [`obstrace`] (the flat log) and the
+//! Who&When [`baselines`], all over the shared tool loop in [`agent`]; [`counterfactual`] checks
+//! a verdict by replay. Every method returns the same [`Attribution`] (see [`methods`]),
+//! exported as MemTrace-compatible result records.
 
 pub mod agent;
 pub mod baselines;
@@ -9,6 +12,7 @@ pub mod counterfactual;
 pub mod eval;
 pub mod graphtrace;
 pub mod infoflow;
+pub mod methods;
 pub mod obstrace;
 pub mod prompts;
 pub mod roles;
@@ -21,6 +25,7 @@ use crate::model::ErrorType;
 pub use baselines::{attribute_baseline, Baseline};
 pub use graphtrace::GraphTrace;
 pub use infoflow::InfoFlow;
+pub use methods::{attribute_case, Method, MethodSettings};
 pub use obstrace::ObsTrace;
 pub use roles::{OpRole, RoleHints};
 
