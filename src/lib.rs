@@ -14,6 +14,7 @@ pub mod algo;
 pub mod attribution;
 pub mod error;
 pub mod format;
+pub mod memsys;
 pub mod model;
 pub mod provider;
 

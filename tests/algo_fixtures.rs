@@ -128,6 +128,7 @@ fn index_invariants_hold_on_real_traces() {
             .filter(|k| k.starts_with("memory-unit-"))
             .collect();
         assert!(!units.is_empty());
+        let mut ended_by = Vec::new();
         for u in units {
             let l = lifeline(&trace, u).unwrap();
             assert_eq!(
@@ -135,6 +136,15 @@ fn index_invariants_hold_on_real_traces() {
                 memtrace::algo::VersionKind::Birth,
                 "{name} {u}"
             );
+            ended_by.extend(l.ended_by);
         }
+        // Each deletion op of the fixture ends exactly one unit's lifeline, and nothing else does.
+        let mut deletions: Vec<_> = (0..trace.ops.len() as u32)
+            .map(memtrace::model::OpIx)
+            .filter(|&o| trace.op(o).category == "deletion")
+            .collect();
+        ended_by.sort();
+        deletions.sort();
+        assert_eq!(ended_by, deletions, "{name}");
     }
 }

@@ -91,14 +91,16 @@ pub fn def_use(trace: &Trace, var: VarIx) -> Result<DefUse, AlgoError> {
 /// Returns the lifeline of the identity `full_name`.
 ///
 /// A version is a tombstone when its value reads as deleted (`{'deleted': True, …}`, empty,
-/// `None`) or its maker's name or category says deletion (a hint; the structure decides the
-/// rest).
+/// `None`) or its maker's name or category says deletion. Without a tombstone, the identity
+/// still ended when an edge leads from its last version, inside an op that made no newer
+/// version, to a deletion marker (a variable, or an op, whose name or category says deletion).
+/// Names are hints; the edges decide which unit an op deleted.
 ///
 /// # Errors
 /// [`AlgoError::UnknownVar`] when no variable has this `full_name`.
 ///
 /// # Complexity
-/// O(k + d log d) for k versions and d defs and uses.
+/// O(k + d log d + E) for k versions, d defs and uses, and E edges (scanned once for markers).
 pub fn lifeline(trace: &Trace, full_name: &str) -> Result<Lifeline, AlgoError> {
     let Some(chain) = trace.flow.versions.get(full_name) else {
         return Err(AlgoError::UnknownVar {
@@ -131,14 +133,7 @@ pub fn lifeline(trace: &Trace, full_name: &str) -> Result<Lifeline, AlgoError> {
     }
     if ended_by.is_none() {
         if let Some(last) = versions.last() {
-            // A deletion-like reader of the last version that made no newer version of it.
-            ended_by = last.read_by.iter().copied().find(|&o| {
-                deletion_like(trace, o)
-                    && !trace
-                        .flow
-                        .op_produced(o)
-                        .any(|p| trace.var(p).full_name == full_name)
-            });
+            ended_by = marker_deletion(trace, last.var, full_name);
         }
     }
     Ok(Lifeline {
@@ -146,6 +141,38 @@ pub fn lifeline(trace: &Trace, full_name: &str) -> Result<Lifeline, AlgoError> {
         versions,
         ended_by,
     })
+}
+
+/// The op that linked `last` (the last version of `identity`) to a deletion marker, if any.
+fn marker_deletion(trace: &Trace, last: VarIx, identity: &str) -> Option<OpIx> {
+    let mut found: Option<OpIx> = None;
+    for &(src, dst, op) in &trace.flow.edge_ends {
+        if src != last || trace.var(dst).full_name == identity {
+            continue;
+        }
+        let makes_newer = trace
+            .flow
+            .op_produced(op)
+            .any(|p| trace.var(p).full_name == identity);
+        let marker = deletion_like(trace, op)
+            || says_deletion(&trace.var(dst).full_name)
+            || says_deletion(&trace.var(dst).category);
+        if marker && !makes_newer {
+            let earlier = found.is_none_or(|f| {
+                (&trace.op(op).created_at, &trace.op(op).op_id)
+                    < (&trace.op(f).created_at, &trace.op(f).op_id)
+            });
+            if earlier {
+                found = Some(op);
+            }
+        }
+    }
+    found
+}
+
+fn says_deletion(s: &str) -> bool {
+    let s = s.to_ascii_lowercase();
+    s.contains("delet") || s.contains("remov")
 }
 
 /// Ops sorted by (`created_at`, `op_id`).
@@ -162,11 +189,7 @@ fn by_time(trace: &Trace, ops: &[OpIx]) -> Vec<OpIx> {
 /// A name hint: the op's category or name mentions deletion.
 fn deletion_like(trace: &Trace, op: OpIx) -> bool {
     let r = trace.op(op);
-    let has = |s: &str| {
-        let s = s.to_ascii_lowercase();
-        s.contains("delet") || s.contains("remov")
-    };
-    has(&r.category) || has(&r.op_name)
+    says_deletion(&r.category) || says_deletion(&r.op_name)
 }
 
 /// A value that says the unit is gone: a mapping with a true `deleted` flag, or nothing at all.

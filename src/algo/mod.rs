@@ -2,12 +2,12 @@
 //!
 //! - [`graph`]: the [`GraphIndex`] (petgraph CSR adjacency both ways, topological order by
 //!   (dependencies, `created_at`, id)), ancestors, descendants, an op's subgraph;
-//! - [`slice`]: the backward slice of a failed answer and the forward impact of a variable;
-//! - [`lifeline`]: the version chain of a variable identity, def-use chains;
+//! - [`slice`](mod@slice): the backward slice of a failed answer and the forward impact of a variable;
+//! - [`lifeline`](mod@lifeline): the version chain of a variable identity, def-use chains;
 //! - [`filter`]: operations and variables by session, category and time window;
 //! - [`search`]: BM25, character n-gram and regex search over variable values;
 //! - [`rrf`]: reciprocal rank fusion;
-//! - [`start_points`]: the ranked message nodes where an investigation of a failure starts;
+//! - [`start_points`](mod@start_points): the ranked message nodes where an investigation of a failure starts;
 //! - [`render`]: text views for agents (op XML, value window, preview, flat log), paginated.
 //!
 //! Everything here is pure and deterministic: the same trace gives the same answer natively and

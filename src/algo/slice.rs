@@ -27,7 +27,7 @@ impl Slice {
         s
     }
 
-    /// True when the slice holds the variable.
+    /// True when the slice holds the variable (a linear scan: O(V')).
     pub fn contains_var(&self, v: VarIx) -> bool {
         self.vars.contains(&v)
     }
@@ -47,10 +47,14 @@ impl Slice {
 /// with the intermediates of every op in it (the op computed its outputs through them). A
 /// version re-emitted by a later op (a retrieval linking a query to an existing unit) leads back
 /// to the op that defined it; the re-emitting op joins only when all its inputs are in the slice
-/// (see [`GraphIndex::reach`](super::graph::GraphIndex)).
+/// (the first producer in topological order *defines* a version; later ones re-emit it).
+///
+/// Small slices are walked depth-first; a walk that reaches more than 1/32 of the graph
+/// restarts as one sequential sweep over the topological order.
 ///
 /// # Complexity
-/// O(V' + E' + min(V' log V', V)) for the V' nodes and E' edges of the slice.
+/// O(V' + E' + V' log V') for the V' nodes and E' edges of the slice when V' ≤ V/32,
+/// else O(V + E).
 ///
 /// # Example
 /// ```

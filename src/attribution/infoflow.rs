@@ -218,7 +218,16 @@ impl InfoFlow {
         });
         let mut drops: Vec<(String, OpIx, VarIx)> = Vec::new();
         for c in last_carriers {
-            for &o in &t.flow.consumers[c.get()] {
+            let readers = &t.flow.consumers[c.get()];
+            if readers.is_empty() {
+                // A dead end inside an op (an intermediate nobody reads): that op lost it.
+                for &o in &t.flow.producers[c.get()] {
+                    if o != stage.answer_op && Some(o) != stage.retrieval_op {
+                        drops.push((t.op(o).created_at.clone(), o, c));
+                    }
+                }
+            }
+            for &o in readers {
                 if o != stage.answer_op
                     && Some(o) != stage.retrieval_op
                     && self.hints.hint(t.op(o)) != Some(OpRole::Other)
@@ -288,26 +297,19 @@ impl InfoFlow {
             .or_else(|| case.answer_op.as_deref().and_then(|a| t.op_by_id(a)))
             .or_else(|| producers.first().copied())
             .ok_or_else(|| unresolvable("no operation produced the prediction"))?;
-        let (_, upstream_ops) = ancestors(t, answer_op);
-        let retrieval_op = upstream_ops
-            .iter()
-            .copied()
-            .filter(|&o| o != answer_op && t.flow.op_inputs[o.get()].contains(&query))
-            .max_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)));
-        let written_elsewhere = |v: VarIx| {
-            t.flow.producers[v.get()]
-                .iter()
-                .any(|&o| o != answer_op && Some(o) != retrieval_op)
-        };
-        let mut memory_kinds = BTreeSet::new();
-        let near: Vec<VarIx> = match retrieval_op {
-            Some(r) => t.flow.op_vars(r).map(|(v, _)| v).collect(),
-            None => t.flow.op_inputs[answer_op.get()].clone(),
-        };
-        for v in near {
-            let rec = t.var(v);
-            if v != query && rec.category != "prompt" && written_elsewhere(v) {
-                memory_kinds.insert(rec.category.clone());
+        let retrieval_op = find_retrieval(t, query, answer_op);
+        let mut memory_kinds = memory_kinds_near(t, query, answer_op, retrieval_op);
+        if memory_kinds.is_empty() {
+            // Retrieval returned nothing this time: learn the kinds from its other calls.
+            if let Some(r) = retrieval_op {
+                let name = &t.op(r).op_name;
+                for (o, op) in t.ops.iter().enumerate() {
+                    let o = OpIx(o as u32);
+                    if o != r && &op.op_name == name {
+                        let q = t.flow.op_inputs[o.get()].first().copied().unwrap_or(query);
+                        memory_kinds.extend(memory_kinds_near(t, q, answer_op, Some(o)));
+                    }
+                }
             }
         }
         let cutoff_op = retrieval_op.unwrap_or(answer_op);
@@ -379,6 +381,52 @@ impl InfoFlow {
             .op_produced(op)
             .any(|v| stage.memory_kinds.contains(&t.var(v).category))
     }
+}
+
+/// The retrieval op of a question: the latest op before the answer that read the query, preferring
+/// ops upstream of the answer (a retrieval that returned nothing is not upstream of it).
+fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
+    let (_, upstream) = ancestors(t, answer_op);
+    let downstream: BTreeSet<VarIx> =
+        descendants(t, &t.flow.op_produced(answer_op).collect::<Vec<_>>())
+            .into_iter()
+            .collect();
+    let readers = || {
+        t.flow.consumers[query.get()].iter().copied().filter(|&o| {
+            o != answer_op
+                && t.op(o).created_at <= t.op(answer_op).created_at
+                && !t.flow.op_produced(o).any(|v| downstream.contains(&v))
+        })
+    };
+    let latest = |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
+    readers()
+        .filter(|o| upstream.contains(o))
+        .max_by(latest)
+        .or_else(|| readers().max_by(latest))
+}
+
+/// Categories of the variables `retrieval` reads or returns (or, with no retrieval, the answer op
+/// reads) that some other op wrote: what memory looks like in this system.
+fn memory_kinds_near(
+    t: &Trace,
+    query: VarIx,
+    answer_op: OpIx,
+    retrieval: Option<OpIx>,
+) -> BTreeSet<String> {
+    let written_elsewhere = |v: VarIx| {
+        t.flow.producers[v.get()]
+            .iter()
+            .any(|&o| o != answer_op && Some(o) != retrieval)
+    };
+    let near: Vec<VarIx> = match retrieval {
+        Some(r) => t.flow.op_vars(r).map(|(v, _)| v).collect(),
+        None => t.flow.op_inputs[answer_op.get()].clone(),
+    };
+    near.into_iter()
+        .filter(|&v| v != query && t.var(v).category != "prompt" && t.var(v).category != "sentinel")
+        .filter(|&v| written_elsewhere(v))
+        .map(|v| t.var(v).category.clone())
+        .collect()
 }
 
 /// A memory version that says it is deleted or is empty.

@@ -8,6 +8,8 @@
 //! - [`batch`]: bounded concurrency; [`tools`]: the tool-calling loop that answers malformed
 //!   calls with an error message to the model; [`scripted`]: an in-process scripted provider.
 
+pub mod simulated;
+
 use serde::{Deserialize, Serialize};
 
 pub mod anthropic;

@@ -282,3 +282,42 @@ pub fn shared_retrieval() -> Trace {
     }
     b.build()
 }
+
+/// Real MemBase/Mem0 style: one update-decision op reads two units and links only `a@2` to the
+/// shared `delete_marker` (the decision deleted `a`, kept `b`); no op name says deletion.
+pub fn decision_deletes_one_of_two() -> Trace {
+    let mut b = TraceBuilder::new();
+    b.var("fact", 1, "facts", "'x'");
+    b.var("a", 1, "memory_entry", "'a1'");
+    b.var("b", 1, "memory_entry", "'b1'");
+    b.op(
+        "op-1",
+        "update_memory_decision",
+        "update",
+        &["fact@1"],
+        &[],
+        &["a@1", "b@1"],
+    );
+    b.var("a", 2, "memory_entry", "'a2'");
+    b.op(
+        "op-2",
+        "update_memory_decision",
+        "update",
+        &["fact@1", "a@1"],
+        &[],
+        &["a@2"],
+    );
+    b.var("delete_marker", 1, "marker", "'DELETE'");
+    b.var("decision", 1, "llm_response", "'DELETE a'");
+    b.op_pairs(
+        "op-3",
+        "update_memory_decision",
+        "update",
+        &[
+            ("a@2", "delete_marker@1"),
+            ("b@1", "decision@1"),
+            ("fact@1", "decision@1"),
+        ],
+    );
+    b.build()
+}

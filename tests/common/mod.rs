@@ -104,6 +104,27 @@ impl TraceBuilder {
         self.op_at(op_id, name, category, inputs, mids, outputs, &created_at);
     }
 
+    /// Adds an op with exactly these (source, target) edges.
+    pub fn op_pairs(&mut self, op_id: &str, name: &str, category: &str, pairs: &[(&str, &str)]) {
+        let created_at = self.next_time();
+        let rec: OpRecord = serde_json::from_value(serde_json::json!({
+            "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
+            "op_name": name, "category": category, "session_id": self.session,
+        }))
+        .unwrap();
+        self.trace.ops.push(rec);
+        for (s, t) in pairs {
+            self.edges += 1;
+            let rec: EdgeRecord = serde_json::from_value(serde_json::json!({
+                "created_at": created_at, "filename": "t.py", "lineno": 1,
+                "edge_id": format!("edge-{}", self.edges), "op_id": op_id,
+                "source_full_node_id": s, "target_full_node_id": t, "session_id": self.session,
+            }))
+            .unwrap();
+            self.trace.edges.push(rec);
+        }
+    }
+
     /// As [`TraceBuilder::op`] with an explicit time.
     #[allow(clippy::too_many_arguments)]
     pub fn op_at(

@@ -1,6 +1,7 @@
 //! `memtrace`: the native command line. File I/O and printing live here; the work is the core's.
 
 mod attribute;
+mod bench_gen;
 mod eval;
 mod info;
 mod search;
@@ -36,6 +37,10 @@ enum Command {
     /// Send one chat request with the LLM options (checks provider settings; used by tests).
     #[command(hide = true)]
     LlmPing(memtrace_cli::llm::PingArgs),
+    /// Benchmarks: `bench gen` writes MemTraceBench files with injected, verified faults.
+    Bench(bench_gen::BenchArgs),
+    /// Regenerate the demo trace (household robot, simulated LLM).
+    Demo(bench_gen::DemoArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +52,8 @@ fn main() -> ExitCode {
         Command::Search(args) => search::run(&args),
         Command::StartPoints(args) => start_points::run(&args),
         Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => bench_gen::run_bench(&args),
+        Command::Demo(args) => bench_gen::run_demo(&args),
     };
     match result {
         Ok(code) => code,

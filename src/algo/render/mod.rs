@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::text::{byte_at_char, char_window};
 use super::AlgoError;
 
-pub use flat_log::{flat_log_blocks, render_flat_log};
+pub use flat_log::{flat_log_blocks, render_flat_log, FlatLog, LogHit};
 pub use preview::render_preview;
 pub use value_window::{render_value, render_value_hits};
 pub use xml::render_op_xml;

@@ -131,11 +131,13 @@ impl Bm25 {
         limit: usize,
         keep: impl Fn(u32) -> bool,
     ) -> Vec<(u32, f64)> {
-        let mut scores: HashMap<u32, f64> = HashMap::new();
-        for (_, tok) in tokenize(query) {
-            let Some(&t) = self.vocab.get(&tok) else {
-                continue;
-            };
+        let mut terms: Vec<u32> = tokenize(query)
+            .filter_map(|(_, tok)| self.vocab.get(&tok).copied())
+            .collect();
+        terms.sort_unstable();
+        let postings: usize = terms.iter().map(|&t| self.postings[t as usize].len()).sum();
+        let mut scores = Scores::new(self.doc_len.len(), postings);
+        for t in terms {
             let list = &self.postings[t as usize];
             let idf = self.idf(list.len());
             for &(d, tf) in list {
@@ -146,16 +148,65 @@ impl Bm25 {
                 } else {
                     1.0
                 };
-                let s =
-                    idf * tf * (self.k1 + 1.0) / (tf + self.k1 * (1.0 - self.b + self.b * norm));
-                *scores.entry(d).or_insert(0.0) += s;
+                scores.add(
+                    d,
+                    idf * tf * (self.k1 + 1.0) / (tf + self.k1 * (1.0 - self.b + self.b * norm)),
+                );
             }
         }
         let hits: Vec<(u32, f64)> = scores
+            .into_hits()
             .into_iter()
             .filter(|&(d, s)| s > 0.0 && keep(d))
             .collect();
         top_k(hits, limit)
+    }
+}
+
+/// Score accumulation: a hash map when few postings are read, a dense array (plus the list of
+/// documents touched) when many are, so a query on a common term stays a linear scan.
+pub(crate) enum Scores {
+    Sparse(HashMap<u32, f64>),
+    Dense { scores: Vec<f64>, touched: Vec<u32> },
+}
+
+impl Scores {
+    /// An accumulator for `docs` documents and about `postings` additions.
+    pub(crate) fn new(docs: usize, postings: usize) -> Scores {
+        if postings.saturating_mul(8) < docs {
+            Scores::Sparse(HashMap::with_capacity(postings))
+        } else {
+            Scores::Dense {
+                scores: vec![0.0; docs],
+                touched: Vec::new(),
+            }
+        }
+    }
+
+    /// Adds a positive `score` to document `d`.
+    pub(crate) fn add(&mut self, d: u32, score: f64) {
+        match self {
+            Scores::Sparse(map) => *map.entry(d).or_insert(0.0) += score,
+            Scores::Dense { scores, touched } => {
+                if let Some(slot) = scores.get_mut(d as usize) {
+                    if *slot == 0.0 {
+                        touched.push(d);
+                    }
+                    *slot += score;
+                }
+            }
+        }
+    }
+
+    /// (document, total score) for every document touched.
+    pub(crate) fn into_hits(self) -> Vec<(u32, f64)> {
+        match self {
+            Scores::Sparse(map) => map.into_iter().collect(),
+            Scores::Dense { scores, touched } => touched
+                .into_iter()
+                .map(|d| (d, scores[d as usize]))
+                .collect(),
+        }
     }
 }
 
@@ -184,6 +235,24 @@ mod tests {
             t,
             vec![(0, "hi".into()), (4, "mel_2".into()), (11, "caf".into())]
         );
+    }
+
+    #[test]
+    fn sparse_and_dense_accumulators_agree() {
+        let adds = [(3u32, 0.5), (1, 1.0), (3, 0.25), (7, 2.0)];
+        let mut results = Vec::new();
+        for postings in [0, 1000] {
+            let mut s = Scores::new(10, postings);
+            assert_eq!(matches!(s, Scores::Dense { .. }), postings > 0);
+            for (d, x) in adds {
+                s.add(d, x);
+            }
+            let mut hits = s.into_hits();
+            hits.sort_by_key(|h| h.0);
+            results.push(hits);
+        }
+        assert_eq!(results[0], vec![(1, 1.0), (3, 0.75), (7, 2.0)]);
+        assert_eq!(results[0], results[1]);
     }
 
     #[test]

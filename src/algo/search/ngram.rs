@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::bm25::top_k;
+use super::bm25::{top_k, Scores};
 
 /// An n-gram index. Documents are numbered 0.. in the order given.
 #[derive(Debug, Clone, Default)]
@@ -123,13 +123,26 @@ impl NgramIndex {
         if norm == 0.0 {
             return Vec::new();
         }
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        let postings: usize = q
+            .iter()
+            .map(|&(t, _)| self.postings[t as usize].len())
+            .sum();
+        let mut q = q;
+        q.sort_unstable_by_key(|&(t, _)| t);
+        let mut scores = Scores::new(self.docs, postings);
         for (t, w) in q {
             for &(d, dw) in &self.postings[t as usize] {
-                *scores.entry(d).or_insert(0.0) += w / norm * dw;
+                scores.add(d, w / norm * dw);
             }
         }
-        top_k(scores.into_iter().filter(|h| h.1 > 0.0).collect(), limit)
+        top_k(
+            scores
+                .into_hits()
+                .into_iter()
+                .filter(|h| h.1 > 0.0)
+                .collect(),
+            limit,
+        )
     }
 }
 

@@ -1,7 +1,10 @@
-//! The graph index: the bipartite DAG (variable → op → variable) as two petgraph CSR adjacency
-//! structures (successors and predecessors) plus a topological order.
+//! The graph index: the bipartite DAG (variable → op → variable) as petgraph CSR adjacency
+//! structures (successors, predecessors, op → intermediates) plus a topological order.
 //!
-//! Node numbering: variable `VarIx(i)` is node `i`, operation `OpIx(o)` is node `var_count + o`.
+//! Nodes are numbered by their position in the topological order, so a walk over a slice
+//! touches memory roughly in time order (neighbours in the data flow are neighbours in memory),
+//! and ordering a result is sorting integers. [`GraphIndex::node`] and [`GraphIndex::node_ref`]
+//! convert between [`NodeRef`]s and these numbers.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -9,11 +12,21 @@ use std::collections::BinaryHeap;
 use petgraph::csr::Csr;
 use serde::{Deserialize, Serialize};
 
+mod reach;
+#[cfg(test)]
+mod tests;
+
 use super::AlgoError;
 use crate::model::{OpIx, Trace, VarIx};
+pub(crate) use reach::Direction;
 
 /// Adjacency in compressed sparse row form: neighbours of a node are one contiguous slice.
 pub type Adjacency = Csr<(), (), petgraph::Directed, u32>;
+
+/// Successor adjacency; an edge's weight is `true` when it carries a new value: every
+/// variable → op edge, and op → variable edges from the variable's defining producer (false
+/// when the op only re-emits an existing version).
+pub type FlowAdjacency = Csr<(), bool, petgraph::Directed, u32>;
 
 /// A node of the bipartite graph: a variable version or an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -28,14 +41,16 @@ pub enum NodeRef {
 pub struct GraphIndex {
     var_count: usize,
     op_count: usize,
-    successors: Adjacency,
+    /// Position → successor positions.
+    successors: FlowAdjacency,
+    /// Position → predecessor positions.
     predecessors: Adjacency,
-    /// Op node → its intermediate variables (produced and consumed inside the op).
+    /// Op position → positions of its intermediate variables (produced and read inside the op).
     intermediates: Adjacency,
-    /// Node numbers in topological order.
-    topo: Vec<u32>,
-    /// Node number → position in `topo`.
-    rank: Vec<u32>,
+    /// Position → raw node number (variable `i` is `i`, op `o` is `var_count + o`).
+    raw: Vec<u32>,
+    /// Raw node number → position.
+    pos: Vec<u32>,
 }
 
 /// The variables an operation touches, by role.
@@ -102,37 +117,61 @@ impl GraphIndex {
                 ),
             });
         }
-        let mut forward: Vec<(u32, u32)> = Vec::with_capacity(trace.edges.len() + no);
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(trace.edges.len() + no);
         let mut mids: Vec<(u32, u32)> = Vec::new();
         for o in 0..no {
             let on = (nv + o) as u32;
-            forward.extend(f.op_inputs[o].iter().map(|v| (v.0, on)));
-            mids.extend(f.op_intermediates[o].iter().map(|v| (on, v.0)));
-            forward.extend(
+            edges.extend(f.op_inputs[o].iter().map(|v| (v.0, on)));
+            edges.extend(
                 f.op_intermediates[o]
                     .iter()
                     .chain(&f.op_outputs[o])
                     .map(|v| (on, v.0)),
             );
+            mids.extend(f.op_intermediates[o].iter().map(|v| (on, v.0)));
         }
-        let mut backward: Vec<(u32, u32)> = forward.iter().map(|&(a, b)| (b, a)).collect();
         let n = nv + no;
-        let successors = csr(&mut forward, n);
-        let predecessors = csr(&mut backward, n);
-        let intermediates = csr(&mut mids, n);
-        let topo = topo_order(trace, &successors, &predecessors)?;
-        let mut rank = vec![0u32; n];
-        for (pos, &node) in topo.iter().enumerate() {
-            rank[node as usize] = pos as u32;
+        let raw = topo_order(trace, &mut edges, n)?;
+        let mut pos = vec![0u32; n];
+        for (p, &x) in raw.iter().enumerate() {
+            pos[x as usize] = p as u32;
         }
+        let relabel = |list: &mut Vec<(u32, u32)>| {
+            for e in list.iter_mut() {
+                *e = (pos[e.0 as usize], pos[e.1 as usize]);
+            }
+        };
+        relabel(&mut edges);
+        relabel(&mut mids);
+        let mut backward: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        // The defining producer of a variable: its first producer in topological order.
+        let is_var = |p: u32| (raw[p as usize] as usize) < nv;
+        let mut defined_by = vec![u32::MAX; n];
+        for &(a, b) in &edges {
+            if !is_var(a) {
+                defined_by[b as usize] = defined_by[b as usize].min(a);
+            }
+        }
+        let mut forward: Vec<(u32, u32, bool)> = edges
+            .iter()
+            .map(|&(a, b)| (a, b, is_var(a) || defined_by[b as usize] == a))
+            .collect();
+        forward.sort_unstable_by_key(|e| (e.0, e.1));
+        forward.dedup_by_key(|e| (e.0, e.1));
+        let mut successors = FlowAdjacency::from_sorted_edges(&forward)
+            .unwrap_or_else(|_| FlowAdjacency::with_nodes(0));
+        while successors.node_count() < n {
+            successors.add_node(());
+        }
+        drop((edges, defined_by));
         Ok(GraphIndex {
             var_count: nv,
             op_count: no,
             successors,
-            predecessors,
-            intermediates,
-            topo,
-            rank,
+            predecessors: csr(&mut backward, n),
+            intermediates: csr(&mut mids, n),
+            raw,
+            pos,
         })
     }
 
@@ -151,61 +190,60 @@ impl GraphIndex {
         self.var_count + self.op_count
     }
 
-    /// The node number of `r` in the adjacency structures.
+    /// The number of `r` in the adjacency structures: its topological position
+    /// (`u32::MAX` for a node not in the trace).
     pub fn node(&self, r: NodeRef) -> u32 {
-        match r {
-            NodeRef::Var(v) => v.0,
-            NodeRef::Op(o) => (self.var_count as u32) + o.0,
-        }
+        let raw = match r {
+            NodeRef::Var(v) => v.get(),
+            NodeRef::Op(o) => self.var_count + o.get(),
+        };
+        self.pos.get(raw).copied().unwrap_or(u32::MAX)
     }
 
-    /// The node with number `n`.
+    /// The node at position `n` (an op past the end for an `n` out of range).
     pub fn node_ref(&self, n: u32) -> NodeRef {
-        if (n as usize) < self.var_count {
-            NodeRef::Var(VarIx(n))
+        let raw = self.raw.get(n as usize).copied().unwrap_or(u32::MAX);
+        if (raw as usize) < self.var_count {
+            NodeRef::Var(VarIx(raw))
         } else {
-            NodeRef::Op(OpIx(n - self.var_count as u32))
+            NodeRef::Op(OpIx(raw - self.var_count as u32))
         }
     }
 
-    /// Successor adjacency (variable → its readers, op → what it produced).
-    pub fn successor_graph(&self) -> &Adjacency {
+    fn is_var(&self, n: u32) -> bool {
+        self.raw
+            .get(n as usize)
+            .is_some_and(|&r| (r as usize) < self.var_count)
+    }
+
+    /// Successor adjacency over positions (variable → its readers, op → what it produced).
+    pub fn successor_graph(&self) -> &FlowAdjacency {
         &self.successors
     }
 
-    /// Predecessor adjacency (the reverse graph).
+    /// Predecessor adjacency over positions (the reverse graph).
     pub fn predecessor_graph(&self) -> &Adjacency {
         &self.predecessors
     }
 
-    /// Direct successors of `r`.
+    /// Direct successors of `r`, in topological order.
     ///
     /// # Complexity
     /// O(out-degree).
     pub fn successors(&self, r: NodeRef) -> impl Iterator<Item = NodeRef> + '_ {
-        self.neighbours(&self.successors, r)
+        neighbours(&self.successors, self.node(r))
+            .iter()
+            .map(|&m| self.node_ref(m))
     }
 
-    /// Direct predecessors of `r`.
+    /// Direct predecessors of `r`, in topological order.
     ///
     /// # Complexity
     /// O(in-degree).
     pub fn predecessors(&self, r: NodeRef) -> impl Iterator<Item = NodeRef> + '_ {
-        self.neighbours(&self.predecessors, r)
-    }
-
-    fn neighbours<'a>(
-        &'a self,
-        adj: &'a Adjacency,
-        r: NodeRef,
-    ) -> impl Iterator<Item = NodeRef> + 'a {
-        let n = self.node(r);
-        let slice: &[u32] = if (n as usize) < adj.node_count() {
-            adj.neighbors_slice(n)
-        } else {
-            &[]
-        };
-        slice.iter().map(|&m| self.node_ref(m))
+        neighbours(&self.predecessors, self.node(r))
+            .iter()
+            .map(|&m| self.node_ref(m))
     }
 
     /// All nodes in topological order.
@@ -213,12 +251,7 @@ impl GraphIndex {
     /// # Complexity
     /// O(V) to walk.
     pub fn topo_order(&self) -> impl Iterator<Item = NodeRef> + '_ {
-        self.topo.iter().map(|&n| self.node_ref(n))
-    }
-
-    /// Node numbers in topological order.
-    pub fn topo_nodes(&self) -> &[u32] {
-        &self.topo
+        (0..self.raw.len() as u32).map(|p| self.node_ref(p))
     }
 
     /// The operations in topological order.
@@ -236,11 +269,13 @@ impl GraphIndex {
 
     /// Position of `r` in the topological order (0 = first), or `None` if `r` is not in the graph.
     pub fn topo_rank(&self, r: NodeRef) -> Option<usize> {
-        self.rank.get(self.node(r) as usize).map(|&x| x as usize)
+        let n = self.node(r);
+        (n != u32::MAX).then_some(n as usize)
     }
 
     /// Every node `from` depends on, without `from` itself, in topological order (the backward
-    /// slice of `from`; see [`GraphIndex::reach`] for re-emitted versions and intermediates).
+    /// slice of `from`; see [`crate::algo::backward_slice`] for re-emitted versions and
+    /// intermediates).
     ///
     /// # Complexity
     /// O(V' + E' + min(V' log V', V)) for the V' nodes and E' edges reached.
@@ -268,137 +303,10 @@ impl GraphIndex {
             .map(|n| self.node_ref(n))
             .collect()
     }
-
-    /// The op that defined variable node `v`: its first producer in topological order. Other
-    /// producers *re-emit* an existing version (a retrieval links the query to the units it
-    /// found; two answers with the same text share one content-hash node).
-    fn defining_producer(&self, v: u32) -> Option<u32> {
-        neighbours(&self.predecessors, v)
-            .iter()
-            .copied()
-            .min_by_key(|&o| self.rank[o as usize])
-    }
-
-    /// Node numbers reachable from `seeds` (seeds included), in topological order.
-    ///
-    /// Backward, a variable leads to its defining producer only; an op that re-emits a reached
-    /// variable joins afterwards when all its inputs are reached (the retrieval of the same
-    /// question does, another question's retrieval does not), and every reached op brings its
-    /// intermediates (its outputs were computed through them). Forward, a variable reached
-    /// through a re-emitting op is included but not followed (its value did not change).
-    ///
-    /// Depth-first with an explicit stack and a state byte per node. The result is ordered by
-    /// sorting the reached ranks when few nodes are reached, or by one scan of the topological
-    /// order when many are, whichever is cheaper.
-    ///
-    /// # Complexity
-    /// O(V' + E' + min(V' log V', V)) time, O(V) memory for the states.
-    pub(crate) fn reach(&self, seeds: &[NodeRef], dir: Direction) -> Vec<u32> {
-        let n = self.node_count();
-        let mut w = Walk {
-            state: vec![0; n],
-            reached: Vec::new(),
-            stack: Vec::new(),
-        };
-        for &s in seeds {
-            let s = self.node(s);
-            if (s as usize) < n {
-                w.visit(s, true);
-            }
-        }
-        let nv = self.var_count as u32;
-        let mut pending: Vec<u32> = Vec::new();
-        while let Some(x) = w.stack.pop() {
-            match (dir, x < nv) {
-                (Direction::Backward, false) => {
-                    for &m in neighbours(&self.intermediates, x) {
-                        w.visit(m, false);
-                    }
-                    for &p in neighbours(&self.predecessors, x) {
-                        w.visit(p, true);
-                    }
-                }
-                (Direction::Backward, true) => {
-                    let producers = neighbours(&self.predecessors, x);
-                    if let [only] = producers {
-                        w.visit(*only, true);
-                    } else if let Some(d) = self.defining_producer(x) {
-                        w.visit(d, true);
-                        pending.extend(producers.iter().filter(|&&p| p != d));
-                    }
-                }
-                (Direction::Forward, true) => {
-                    for &o in neighbours(&self.successors, x) {
-                        w.visit(o, true);
-                    }
-                }
-                (Direction::Forward, false) => {
-                    for &v in neighbours(&self.successors, x) {
-                        w.visit(v, self.defining_producer(v) == Some(x));
-                    }
-                }
-            }
-        }
-        for p in pending {
-            let inputs = neighbours(&self.predecessors, p);
-            if w.state[p as usize] == 0
-                && !inputs.is_empty()
-                && inputs.iter().all(|&i| w.state[i as usize] > 0)
-            {
-                w.visit(p, false);
-                for &m in neighbours(&self.intermediates, p) {
-                    w.visit(m, false);
-                }
-            }
-        }
-        let k = w.reached.len();
-        let log_k = (usize::BITS - k.leading_zeros()) as usize;
-        if k.saturating_mul(log_k) < n {
-            let mut ranked: Vec<u32> = w.reached.iter().map(|&x| self.rank[x as usize]).collect();
-            ranked.sort_unstable();
-            ranked.into_iter().map(|r| self.topo[r as usize]).collect()
-        } else {
-            self.topo
-                .iter()
-                .copied()
-                .filter(|&x| w.state[x as usize] > 0)
-                .collect()
-        }
-    }
-}
-
-/// Which way [`GraphIndex::reach`] walks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Direction {
-    /// Against the edges: what a node depends on.
-    Backward,
-    /// Along the edges: what depends on a node.
-    Forward,
-}
-
-/// The state of one reachability walk: 0 = not reached, 1 = reached, 2 = reached and followed.
-struct Walk {
-    state: Vec<u8>,
-    reached: Vec<u32>,
-    stack: Vec<u32>,
-}
-
-impl Walk {
-    fn visit(&mut self, x: u32, follow: bool) {
-        let s = &mut self.state[x as usize];
-        if *s == 0 {
-            self.reached.push(x);
-            *s = 1;
-        }
-        if follow && *s == 1 {
-            *s = 2;
-            self.stack.push(x);
-        }
-    }
 }
 
 /// The neighbours of node `x` in `adj` (none for a node past its rows).
-fn neighbours(adj: &Adjacency, x: u32) -> &[u32] {
+fn neighbours<E>(adj: &Csr<(), E, petgraph::Directed, u32>, x: u32) -> &[u32] {
     if (x as usize) < adj.node_count() {
         adj.neighbors_slice(x)
     } else {
@@ -419,10 +327,10 @@ fn csr(edges: &mut Vec<(u32, u32)>, n: usize) -> Adjacency {
     g
 }
 
-/// Kahn's algorithm; among ready nodes, the smallest (`created_at`, id) goes first.
-fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u32>, AlgoError> {
+/// Kahn's algorithm over raw node numbers; among ready nodes, the smallest (`created_at`, id)
+/// goes first. Returns raw node numbers in topological order. Sorts `edges`.
+fn topo_order(trace: &Trace, edges: &mut Vec<(u32, u32)>, n: usize) -> Result<Vec<u32>, AlgoError> {
     let nv = trace.vars.len();
-    let n = succ.node_count();
     let key = |x: usize| -> (&str, &str) {
         if x < nv {
             let v = &trace.vars[x];
@@ -432,6 +340,11 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
             (o.created_at.as_str(), o.op_id.as_str())
         }
     };
+    let succ = csr(edges, n);
+    let mut indeg = vec![0u32; n];
+    for &(_, b) in edges.iter() {
+        indeg[b as usize] += 1;
+    }
     // Rank every node by its key once, so the heap compares integers.
     let mut by_key: Vec<u32> = (0..n as u32).collect();
     by_key.sort_unstable_by(|&a, &b| key(a as usize).cmp(&key(b as usize)).then(a.cmp(&b)));
@@ -439,7 +352,6 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
     for (r, &x) in by_key.iter().enumerate() {
         key_rank[x as usize] = r as u32;
     }
-    let mut indeg: Vec<u32> = (0..n as u32).map(|x| pred.out_degree(x) as u32).collect();
     let mut heap: BinaryHeap<Reverse<u32>> = (0..n)
         .filter(|&x| indeg[x] == 0)
         .map(|x| Reverse(key_rank[x]))
@@ -448,7 +360,7 @@ fn topo_order(trace: &Trace, succ: &Adjacency, pred: &Adjacency) -> Result<Vec<u
     while let Some(Reverse(r)) = heap.pop() {
         let x = by_key[r as usize];
         order.push(x);
-        for &y in succ.neighbors_slice(x) {
+        for &y in neighbours(&succ, x) {
             let d = &mut indeg[y as usize];
             *d -= 1;
             if *d == 0 {

@@ -1,0 +1,139 @@
+//! `memtrace bench gen …` (MemTraceBench files with injected, verified faults) and
+//! `memtrace demo --out FILE` (the page's demo trace). Both run the reference memory system
+//! with the simulated provider: a rule-based stand-in, not an LLM.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::{demo, locomo, Conversation};
+use memtrace::provider::simulated::SimulatedLlm;
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    command: BenchCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum BenchCommand {
+    /// Generate MemTraceBench files from LoCoMo conversations with one verified fault per
+    /// annotated question, balanced over the five error types (simulated LLM).
+    Gen(GenArgs),
+}
+
+#[derive(clap::Args)]
+pub struct GenArgs {
+    /// Folder of LoCoMo conversation files (`26.json`, …).
+    #[arg(long)]
+    conversations: PathBuf,
+    /// Cases wanted per error type.
+    #[arg(long, default_value_t = 20)]
+    per_type: usize,
+    /// Seed: the same seed writes the same files.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Sessions per generated file.
+    #[arg(long, default_value_t = 3)]
+    sessions_per_file: usize,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Where to write the demo trace (the page embeds `www/demo.json`).
+    #[arg(long, default_value = "www/demo.json")]
+    out: PathBuf,
+    /// Seed of the demo's ids and fault choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Reads every `*.json` LoCoMo conversation in `dir`, sorted by name.
+fn read_conversations(dir: &Path) -> anyhow::Result<Vec<Conversation>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the conversations folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "{} holds no *.json LoCoMo conversation files",
+            dir.display()
+        );
+    }
+    let mut out = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not JSON", path.display()))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        out.push(
+            Conversation::from_json(&v, locomo::sample_index(stem, i + 1))
+                .with_context(|| format!("in {}", path.display()))?,
+        );
+    }
+    Ok(out)
+}
+
+pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let BenchCommand::Gen(a) = &args.command;
+    let convs = read_conversations(&a.conversations)?;
+    let opts = BenchOptions {
+        per_type: a.per_type,
+        seed: a.seed,
+        sessions_per_file: a.sessions_per_file,
+        source: "memtrace bench gen: reference memory system over LoCoMo with the SIMULATED provider (rule-based stand-in, not an LLM)".into(),
+        ..BenchOptions::default()
+    };
+    eprintln!(
+        "generating with the simulated provider (rule-based, not an LLM) over {} conversations…",
+        convs.len()
+    );
+    let report = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts))
+        .context("benchmark generation failed")?;
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    for f in &report.files {
+        let path = a.out.join(&f.name);
+        std::fs::write(&path, &f.bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    println!(
+        "{} files, {} annotated cases ({} faults planned) in {}",
+        report.files.len(),
+        report.kept,
+        report.planned,
+        a.out.display()
+    );
+    for (t, n) in &report.per_type {
+        println!("  {t}: {n}");
+    }
+    let short = report.per_type.values().any(|&n| n < a.per_type) || report.per_type.len() < 5;
+    if short {
+        eprintln!("warning: fewer than {} cases for some error type; add conversations or lower --per-type", a.per_type);
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
+    let bytes = futures_executor::block_on(demo::generate(&SimulatedLlm, args.seed))
+        .context("demo generation failed")?;
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&args.out, &bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "wrote {} ({} bytes; simulated provider)",
+        args.out.display(),
+        bytes.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}

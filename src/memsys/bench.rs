@@ -1,0 +1,388 @@
+//! The benchmark generator: MemTraceBench-format files with injected, verified faults.
+//!
+//! For each window of a conversation (a few sessions), the clean pipeline answers the
+//! questions whose evidence lies in the window. Faults are planned for questions it answered
+//! right, one question each; a fault is kept only when (a) the run with all kept faults answers
+//! its question wrong, (b) the same run without that one fault answers it right, and (c) the
+//! fault touched an operation. The injected op is then the earliest decisive faulty op by
+//! construction: every op upstream of it is the clean run's. Other questions are kept in the
+//! file only when the faulty run still answers them right, so every failure is annotated.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use super::fault::Fault;
+use super::locomo::Conversation;
+use super::pipeline::pair_of;
+use super::{annotation, recorder_for, run, Config, MemsysError, Prompts, Run};
+use crate::model::ErrorType;
+use crate::provider::Llm;
+
+/// Settings of a generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// Cases wanted per error type.
+    pub per_type: usize,
+    pub seed: u64,
+    /// Sessions per file (a window of the conversation).
+    pub sessions_per_file: usize,
+    /// At most this many faults of one type in one file.
+    pub per_type_per_file: usize,
+    /// LoCoMo question categories used as targets and kept questions.
+    pub categories: Vec<u8>,
+    /// Where the files say they came from.
+    pub source: String,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self {
+            per_type: 20,
+            seed: 0,
+            sessions_per_file: 3,
+            per_type_per_file: 2,
+            categories: vec![1, 2, 3, 4],
+            source: "memtrace bench gen".into(),
+        }
+    }
+}
+
+/// One generated file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchFile {
+    /// File name, e.g. `locomo_locomo-1-s1-3.json`.
+    pub name: String,
+    /// smartcomment JSON with `data.annotations`.
+    pub bytes: Vec<u8>,
+    /// `(error type, op id, query id)` of each annotation.
+    pub cases: Vec<(ErrorType, String, String)>,
+}
+
+/// What a generation produced.
+#[derive(Debug, Clone, Default)]
+pub struct BenchReport {
+    pub files: Vec<BenchFile>,
+    /// Annotated cases per error type.
+    pub per_type: BTreeMap<ErrorType, usize>,
+    /// Faults planned, and kept after verification.
+    pub planned: usize,
+    pub kept: usize,
+}
+
+/// A small deterministic generator (`SplitMix64`).
+#[derive(Debug, Clone)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+
+    /// Shuffles in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+/// A fault of `kind` for the question at `qi`, placed after its evidence; `None` when the
+/// conversation gives no place for it (e.g. no later pair with facts).
+pub fn plan_fault(
+    kind: ErrorType,
+    conv: &Conversation,
+    qi: usize,
+    clean: &Run,
+    rng: &mut SplitMix,
+) -> Option<Fault> {
+    let q = conv.questions.get(qi)?;
+    let answer = q.answer.clone();
+    let evidence_pair = q.evidence.iter().filter_map(|e| pair_of(conv, e)).max()?;
+    let later: Vec<usize> = clean
+        .pairs_with_facts
+        .range(evidence_pair + 1..)
+        .copied()
+        .collect();
+    match kind {
+        ErrorType::ExtractionError => Some(Fault::Extraction {
+            pair: evidence_pair,
+            answer,
+            garble: rng.below(2) == 1,
+        }),
+        ErrorType::UpdateError => later
+            .get(rng.below(later.len()))
+            .map(|&pair| Fault::Update { pair, answer }),
+        ErrorType::DeletionError => later
+            .get(rng.below(later.len()))
+            .map(|&pair| Fault::Deletion { pair, answer }),
+        ErrorType::RetrievalError => Some(Fault::Retrieval {
+            question: q.id.clone(),
+            answer,
+        }),
+        ErrorType::ResponseError => Some(Fault::Response {
+            question: q.id.clone(),
+            answer,
+        }),
+        ErrorType::AnnotationError | ErrorType::LlmAsAJudgeError => None,
+    }
+}
+
+fn wrong_in(run: &Run, question: &str) -> bool {
+    run.results
+        .iter()
+        .any(|r| r.question == question && !r.correct)
+}
+
+fn right_in(run: &Run, question: &str) -> bool {
+    run.results
+        .iter()
+        .any(|r| r.question == question && r.correct)
+}
+
+fn target(
+    conv: &Conversation,
+    f: &Fault,
+    targets: &BTreeMap<usize, usize>,
+    k: usize,
+) -> Option<String> {
+    targets
+        .get(&k)
+        .and_then(|&qi| conv.questions.get(qi))
+        .map(|q| q.id.clone())
+        .or(match f {
+            Fault::Retrieval { question, .. } | Fault::Response { question, .. } => {
+                Some(question.clone())
+            }
+            _ => None,
+        })
+}
+
+/// Verifies planned faults (`(fault, target question index)`) on `conv` and records the
+/// file. Returns `None` when no fault survives verification.
+///
+/// # Errors
+/// The provider's error, or [`MemsysError::Input`] if the recorded file does not load.
+pub async fn build_file<L: Llm>(
+    llm: &L,
+    conv: &Conversation,
+    prompts: &Prompts,
+    cfg: &Config,
+    plan: Vec<(Fault, usize)>,
+    questions: &[usize],
+    name: &str,
+) -> Result<Option<BenchFile>, MemsysError> {
+    let off = recorder_for(conv, cfg, false);
+    let mut kept: Vec<(Fault, usize)> = plan;
+    // Shrink the set until every kept fault is decisive for its own question alone.
+    for _round in 0..4 {
+        if kept.is_empty() {
+            return Ok(None);
+        }
+        let faults: Vec<Fault> = kept.iter().map(|(f, _)| f.clone()).collect();
+        let all = run(llm, conv, prompts, cfg, &faults, questions, &off).await?;
+        let mut survivors = Vec::new();
+        for (k, (f, qi)) in kept.iter().enumerate() {
+            let Some(q) = conv.questions.get(*qi) else {
+                continue;
+            };
+            if all.applied.get(k).is_none_or(Option::is_none) || !wrong_in(&all, &q.id) {
+                continue;
+            }
+            let rest: Vec<Fault> = faults
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, f)| f.clone())
+                .collect();
+            let without = run(llm, conv, prompts, cfg, &rest, &[*qi], &off).await?;
+            if right_in(&without, &q.id) {
+                survivors.push((f.clone(), *qi));
+            }
+        }
+        if survivors.len() == kept.len() {
+            break;
+        }
+        kept = survivors;
+    }
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    let faults: Vec<Fault> = kept.iter().map(|(f, _)| f.clone()).collect();
+    let targets: BTreeMap<usize, usize> = kept
+        .iter()
+        .enumerate()
+        .map(|(k, (_, qi))| (k, *qi))
+        .collect();
+    let target_set: BTreeSet<usize> = targets.values().copied().collect();
+    let probe = run(llm, conv, prompts, cfg, &faults, questions, &off).await?;
+    let mut final_qs: Vec<usize> = questions
+        .iter()
+        .copied()
+        .filter(|qi| {
+            target_set.contains(qi)
+                || conv
+                    .questions
+                    .get(*qi)
+                    .is_some_and(|q| right_in(&probe, &q.id))
+        })
+        .collect();
+    final_qs.sort_unstable();
+    let rec = recorder_for(conv, cfg, true);
+    let result = run(llm, conv, prompts, cfg, &faults, &final_qs, &rec).await?;
+    let mut annotations = Vec::new();
+    let mut cases = Vec::new();
+    for (k, f) in faults.iter().enumerate() {
+        let (Some(Some(op_id)), Some(qid)) = (result.applied.get(k), target(conv, f, &targets, k))
+        else {
+            continue;
+        };
+        let Some(r) = result
+            .results
+            .iter()
+            .find(|r| r.question == qid && !r.correct)
+        else {
+            continue;
+        };
+        let Some(q) = conv.questions.get(r.index) else {
+            continue;
+        };
+        annotations.push(annotation(r, &q.text, &q.answer, f, op_id));
+        cases.push((f.error_type(), op_id.clone(), r.query_id.clone()));
+    }
+    let failures = result.results.iter().filter(|r| !r.correct).count();
+    if failures != annotations.len() || annotations.is_empty() {
+        return Ok(None);
+    }
+    let Some(mut graph) = rec.export() else {
+        return Ok(None);
+    };
+    if let Some(meta) = graph.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("memtracebench_graph_filename".into(), json!(name));
+        meta.insert("memtracebench_dataset_source".into(), json!(conv.dataset));
+    }
+    if let Some(data) = graph.get_mut("data").and_then(Value::as_object_mut) {
+        data.insert("annotations".into(), Value::from(annotations));
+    }
+    let bytes = memtrace_record::to_json_bytes(&graph);
+    crate::format::load(&bytes, crate::format::LoadOptions::default())
+        .map_err(|e| MemsysError::Input(format!("the generated file {name} does not load: {e}")))?;
+    Ok(Some(BenchFile {
+        name: name.to_owned(),
+        bytes,
+        cases,
+    }))
+}
+
+/// Generates files until every error type has `per_type` verified cases (or the windows run
+/// out).
+///
+/// # Errors
+/// The provider's error, or a generated file that does not load.
+pub async fn generate<L: Llm>(
+    llm: &L,
+    conversations: &[Conversation],
+    opts: &BenchOptions,
+) -> Result<BenchReport, MemsysError> {
+    let prompts = Prompts::default();
+    let mut rng = SplitMix(opts.seed);
+    let mut report = BenchReport::default();
+    let step = opts.sessions_per_file.max(1);
+    let longest = conversations
+        .iter()
+        .map(|c| c.sessions.len())
+        .max()
+        .unwrap_or(0);
+    let mut windows = Vec::new();
+    for w in 0..longest.div_ceil(step) {
+        for (ci, c) in conversations.iter().enumerate() {
+            let from = 1 + w * step;
+            if from <= c.sessions.iter().map(|s| s.number).max().unwrap_or(0) {
+                windows.push((ci, from, from + step));
+            }
+        }
+    }
+    for (ci, from, to) in windows {
+        if ErrorType::MEMORY
+            .iter()
+            .all(|t| report.per_type.get(t).copied().unwrap_or(0) >= opts.per_type)
+        {
+            break;
+        }
+        let Some(full) = conversations.get(ci) else {
+            continue;
+        };
+        let conv = full.window(from, to);
+        let questions: Vec<usize> = conv
+            .questions
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| opts.categories.contains(&q.category))
+            .map(|(i, _)| i)
+            .collect();
+        if questions.is_empty() {
+            continue;
+        }
+        let cfg = Config {
+            seed: opts.seed ^ ((ci as u64) << 32) ^ from as u64,
+            source: opts.source.clone(),
+            ..Config::default()
+        };
+        let off = recorder_for(&conv, &cfg, false);
+        let clean = run(llm, &conv, &prompts, &cfg, &[], &questions, &off).await?;
+        let mut right: Vec<usize> = clean
+            .results
+            .iter()
+            .filter(|r| r.correct)
+            .map(|r| r.index)
+            .collect();
+        rng.shuffle(&mut right);
+        let mut plan = Vec::new();
+        let mut used = BTreeSet::new();
+        for kind in ErrorType::MEMORY {
+            let need = opts
+                .per_type
+                .saturating_sub(report.per_type.get(&kind).copied().unwrap_or(0))
+                .min(opts.per_type_per_file);
+            let mut placed = 0;
+            for &qi in &right {
+                if placed == need {
+                    break;
+                }
+                if used.contains(&qi) {
+                    continue;
+                }
+                if let Some(f) = plan_fault(kind, &conv, qi, &clean, &mut rng) {
+                    plan.push((f, qi));
+                    used.insert(qi);
+                    placed += 1;
+                }
+            }
+        }
+        report.planned += plan.len();
+        let kept: Vec<usize> = right.clone();
+        let name = format!("locomo_{}-s{from}-{}.json", conv.user_id(), to - 1);
+        if let Some(file) = build_file(llm, &conv, &prompts, &cfg, plan, &kept, &name).await? {
+            for (t, _, _) in &file.cases {
+                *report.per_type.entry(*t).or_insert(0) += 1;
+            }
+            report.kept += file.cases.len();
+            report.files.push(file);
+        }
+    }
+    Ok(report)
+}

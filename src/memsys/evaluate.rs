@@ -1,0 +1,287 @@
+//! Answering and judging, recorded with MemBase's conventions: a `memory_search` session with
+//! one `memory_system.search_vector_store` op per question, then a `memory_evaluation`
+//! session with `question-answering` and `llm-judge` ops. The per-question variables (context,
+//! prediction, golden answers, judge response and score) carry MemBase's class names and are
+//! named by the question id, so two questions with the same answer text never share a node.
+
+use serde_json::{json, Value};
+
+use memtrace_record::{OpSpec, Recorder, SessionSpec, Var, VarSpec};
+
+use super::fault::{holds, Fault};
+use super::locomo::{Conversation, Question};
+use super::prompts::{self, Prompts};
+use super::store::Unit;
+use super::text::judge_rule;
+use super::{Config, MemsysError, QuestionResult, Run};
+use crate::provider::Llm;
+
+const QUESTION_TYPES: [&str; 6] = [
+    "",
+    "multi-hop",
+    "temporal",
+    "open-domain",
+    "single-hop",
+    "adversarial",
+];
+
+struct Searched {
+    query: Var,
+    units: Vec<Unit>,
+}
+
+/// Retrieves, answers and judges `questions` (indices into `conv.questions`) over the built
+/// memory.
+///
+/// # Errors
+/// The provider's error, if a call fails.
+#[allow(clippy::too_many_lines, clippy::too_many_arguments)] // search, answer and judge read best in one place
+pub async fn evaluate<L: Llm>(
+    llm: &L,
+    conv: &Conversation,
+    prompts: &Prompts,
+    cfg: &Config,
+    faults: &[Fault],
+    questions: &[usize],
+    rec: &Recorder,
+    run: &mut Run,
+) -> Result<(), MemsysError> {
+    let search = rec.session(
+        SessionSpec::new("memory_search").comment("Each task query searches the memory store."),
+    );
+    let mut searched = Vec::new();
+    for &qi in questions {
+        let Some(q) = conv.questions.get(qi) else {
+            continue;
+        };
+        let query = search.var(
+            VarSpec::named(&q.id, json!(q.text))
+                .class_name("query")
+                .category("message & query")
+                .comment("A task query which requires the memory system to retrieve memories.")
+                .meta(
+                    "question_type",
+                    json!(QUESTION_TYPES
+                        .get(usize::from(q.category))
+                        .copied()
+                        .unwrap_or("")),
+                )
+                .meta("category_id", json!(q.category))
+                .meta(
+                    "evidence",
+                    json!(q
+                        .evidence
+                        .iter()
+                        .map(|e| conv.message_name(e))
+                        .collect::<Vec<_>>()),
+                )
+                .meta("speaker_names", json!([conv.speaker_a, conv.speaker_b])),
+        );
+        let op = search.op(
+            OpSpec::new("memory_system.search_vector_store", "retrieval")
+                .comment(&format!(
+                    "A task query searches the memory store for top-{} relevant memories.",
+                    cfg.top_k
+                ))
+                .meta("embedding_model", json!("bm25-lexical"))
+                .meta("top_k", json!(cfg.top_k)),
+        );
+        let excluded: Vec<(usize, &str)> = faults
+            .iter()
+            .enumerate()
+            .filter_map(|(k, f)| match f {
+                Fault::Retrieval { question, answer } if *question == q.id => {
+                    Some((k, answer.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut hits = Vec::new();
+        for (i, score) in run.store.search(&q.text, cfg.top_k + 64) {
+            let Some(u) = run.store.units().get(i) else {
+                continue;
+            };
+            if let Some(&(k, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
+                run.applied[k] = Some(op.id().to_owned());
+                continue;
+            }
+            if hits.len() < cfg.top_k {
+                hits.push((u.clone(), score));
+            }
+        }
+        if hits.is_empty() {
+            op.io(&[&query], &[], "No memory is retrieved.");
+        }
+        for (u, score) in &hits {
+            op.link_as(
+                &query,
+                &u.var,
+                "operation",
+                &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
+            );
+        }
+        searched.push((
+            qi,
+            Searched {
+                query,
+                units: hits.into_iter().map(|(u, _)| u).collect(),
+            },
+        ));
+    }
+
+    let eval = rec.session(
+        SessionSpec::new("memory_evaluation")
+            .comment("Each question is answered from its retrieved memories and judged."),
+    );
+    let p_answer = eval.var(
+        VarSpec::named(
+            prompts::QUESTION_ANSWERING,
+            json!(prompts.question_answering),
+        )
+        .category("prompt")
+        .comment("The question-answering prompt template.")
+        .meta("op_type", json!("question-answering")),
+    );
+    let p_judge = eval.var(
+        VarSpec::named("locomo-judge", json!(prompts.judge))
+            .class_name("judge_prompt")
+            .category("prompt")
+            .comment("The prompt template for the judge model.")
+            .meta("op_type", json!("llm-judge")),
+    );
+    for (qi, s) in searched {
+        let Some(q) = conv.questions.get(qi) else {
+            continue;
+        };
+        let op = eval.op(OpSpec::new("question-answering", "evaluation").comment("The question-answering model answers from the question, the retrieved memories and a question-answering prompt."));
+        let pairs: Vec<(String, String)> = s
+            .units
+            .iter()
+            .map(|u| (u.text.clone(), u.timestamp.clone()))
+            .collect();
+        let context = prompts::build_context(&pairs);
+        let resp = llm
+            .chat(&prompts::answer_request(prompts, &q.text, &context))
+            .await?;
+        run.usage += resp.usage;
+        let mut prediction = resp.content.trim().to_owned();
+        for (k, f) in faults.iter().enumerate() {
+            if let Fault::Response { question, answer } = f {
+                if *question == q.id && judge_rule(&prediction, answer) {
+                    prediction = wrong_answer(&s.units, answer);
+                    run.applied[k] = Some(op.id().to_owned());
+                }
+            }
+        }
+        let ctx = op.var(
+            VarSpec::named(&q.id, json!(context))
+                .class_name("context")
+                .category("memory_context")
+                .comment("The formatted context."),
+        );
+        let unit_vars: Vec<&Var> = s.units.iter().map(|u| &u.var).collect();
+        if !unit_vars.is_empty() {
+            op.io(
+                &unit_vars,
+                &[&ctx],
+                "The formatted context is constructed from the retrieved memories.",
+            );
+        }
+        let pred = op.var(
+            VarSpec::named(&q.id, json!(prediction))
+                .class_name("prediction")
+                .category("llm_response")
+                .comment("The model's response to the question."),
+        );
+        op.io(
+            &[&s.query, &ctx, &p_answer],
+            &[&pred],
+            "The model answers the question.",
+        );
+
+        let judge = eval.op(OpSpec::new("llm-judge", "evaluation")
+            .comment("The judge model judges the prediction against the golden answers."));
+        let correct = if cfg.judge_with_llm {
+            let resp = llm
+                .chat(&prompts::judge_request(
+                    prompts,
+                    &q.text,
+                    &q.answer,
+                    &prediction,
+                ))
+                .await?;
+            run.usage += resp.usage;
+            label_is_correct(&resp.content)
+        } else {
+            judge_rule(&prediction, &q.answer)
+        };
+        let gold = judge.var(
+            VarSpec::named(&q.id, json!([q.answer]))
+                .class_name("golden_answers")
+                .category("golden_answers")
+                .comment("The golden answers for the question."),
+        );
+        let response = judge.var(
+            VarSpec::named(&q.id, json!(if correct { "CORRECT" } else { "WRONG" }))
+                .class_name("judge_response")
+                .category("llm_response")
+                .comment("The judge model's response."),
+        );
+        judge.io(
+            &[&s.query, &gold, &p_judge, &pred],
+            &[&response],
+            "The judge model gives its judgment.",
+        );
+        let score = judge.var(
+            VarSpec::named(&q.id, json!(if correct { 1.0 } else { 0.0 }))
+                .class_name("judge_score")
+                .comment("The judgement score."),
+        );
+        judge.link(
+            &response,
+            &score,
+            "Convert the judge model's response to a float score.",
+        );
+        run.results.push(QuestionResult {
+            question: q.id.clone(),
+            index: qi,
+            prediction,
+            correct,
+            query_id: s.query.full_node_id(),
+            prediction_id: pred.full_node_id(),
+            golden_answers_id: gold.full_node_id(),
+            evidence_ids: evidence_ids(conv, q),
+            retrieved: s.units.iter().map(|u| u.id.clone()).collect(),
+        });
+    }
+    Ok(())
+}
+
+fn evidence_ids(conv: &Conversation, q: &Question) -> Vec<String> {
+    q.evidence
+        .iter()
+        .map(|e| format!("{}@1", conv.message_name(e)))
+        .collect()
+}
+
+/// A wrong answer from the same context: the best-ranked memory that does not hold the gold
+/// answer, or "I don't know."
+fn wrong_answer(units: &[Unit], answer: &str) -> String {
+    units
+        .iter()
+        .find(|u| !holds(&u.text, answer))
+        .map_or_else(|| "I don't know.".to_owned(), |u| u.text.clone())
+}
+
+/// True when a judge reply says CORRECT (JSON `label`, or the bare word).
+pub fn label_is_correct(reply: &str) -> bool {
+    let cleaned = prompts::strip_code_block(reply);
+    if let Ok(v) = serde_json::from_str::<Value>(&cleaned) {
+        v.get("label")
+            .and_then(Value::as_str)
+            .is_some_and(|l| l.eq_ignore_ascii_case("correct"))
+    } else {
+        let up = reply.to_uppercase();
+        up.contains("CORRECT") && !up.contains("WRONG") && !up.contains("INCORRECT")
+    }
+}

@@ -1,0 +1,36 @@
+// Shared by the memsys tests: the LoCoMo conversations in `../shared/data/locomo/`, read at
+// run time (never committed).
+
+use std::path::PathBuf;
+
+use memtrace::memsys::{locomo, Conversation};
+
+/// The shared LoCoMo folder, or `None` (with a message) when it is not there.
+pub fn locomo_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/locomo");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: {} is absent", dir.display());
+        None
+    }
+}
+
+/// Every `*.json` conversation in `dir`, sorted by file name.
+pub fn conversations(dir: &PathBuf) -> Vec<Conversation> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read the LoCoMo folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).expect("read")).expect("json");
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            Conversation::from_json(&v, locomo::sample_index(stem, i + 1)).expect("a LoCoMo conversation")
+        })
+        .collect()
+}

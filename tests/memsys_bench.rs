@@ -1,0 +1,113 @@
+//! `memsys::bench::generate` over the shared LoCoMo conversations: at least 20 verified cases
+//! of each error type, files that load in strict mode with one annotation per failure, and
+//! the same seed giving the same files. Reads `../shared/data/locomo/` (skips when absent).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+
+mod common {
+    include!("common/locomo.rs");
+}
+
+use std::collections::BTreeMap;
+
+use memtrace::format::{load, LoadOptions};
+use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::model::ErrorType;
+use memtrace::provider::simulated::SimulatedLlm;
+
+#[test]
+fn twenty_verified_cases_of_each_type() {
+    let Some(dir) = common::locomo_dir() else {
+        return;
+    };
+    let convs = common::conversations(&dir);
+    let opts = BenchOptions {
+        per_type: 20,
+        seed: 7,
+        ..BenchOptions::default()
+    };
+    let report =
+        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
+    println!(
+        "{} files, {} cases kept of {} planned, per type {:?}",
+        report.files.len(),
+        report.kept,
+        report.planned,
+        report.per_type
+    );
+    assert!(report.kept >= 100, "only {} cases", report.kept);
+    let mut by_type: BTreeMap<ErrorType, usize> = BTreeMap::new();
+    for f in &report.files {
+        let loaded =
+            load(&f.bytes, LoadOptions::default()).expect("a generated file loads in strict mode");
+        let t = loaded.trace;
+        assert_eq!(
+            t.cases.len(),
+            t.annotations.as_ref().map_or(0, Vec::len),
+            "{}: every failure is annotated",
+            f.name
+        );
+        for c in &t.cases {
+            let a = c.annotation.as_ref().expect("annotated");
+            *by_type.entry(a.error_type).or_insert(0) += 1;
+            let op = t
+                .op_by_id(&a.op_id)
+                .map(|o| t.op(o).category.clone())
+                .expect("the annotated op exists");
+            let expected = match a.error_type {
+                ErrorType::ExtractionError => "extraction",
+                ErrorType::UpdateError => "update",
+                ErrorType::DeletionError => "deletion",
+                ErrorType::RetrievalError => "retrieval",
+                _ => "evaluation",
+            };
+            assert_eq!(
+                op, expected,
+                "{}: {} points at a {op} op",
+                f.name, a.error_type
+            );
+            assert_eq!(c.judge_score, Some(0.0));
+        }
+    }
+    for kind in ErrorType::MEMORY {
+        assert!(
+            by_type.get(&kind).copied().unwrap_or(0) >= 20,
+            "{kind}: {by_type:?}"
+        );
+    }
+}
+
+#[test]
+fn same_seed_same_files() {
+    let Some(dir) = common::locomo_dir() else {
+        return;
+    };
+    let convs = common::conversations(&dir);
+    let opts = |seed| BenchOptions {
+        per_type: 2,
+        seed,
+        ..BenchOptions::default()
+    };
+    let one =
+        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts(3))).expect("generate");
+    let two = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts(3)))
+        .expect("generate again");
+    assert!(!one.files.is_empty());
+    assert_eq!(one.files.len(), two.files.len());
+    for (a, b) in one.files.iter().zip(&two.files) {
+        assert!(
+            a.name == b.name && a.bytes == b.bytes,
+            "{} differs between two runs with the same seed",
+            a.name
+        );
+    }
+    let other = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts(4)))
+        .expect("generate with another seed");
+    assert!(
+        other
+            .files
+            .iter()
+            .zip(&one.files)
+            .any(|(a, b)| a.bytes != b.bytes),
+        "another seed changes the files"
+    );
+}
