@@ -3,11 +3,15 @@
 //! verdict as "verified / refuted / not replayable".
 //!
 //! Generic replay (any trace whose answer op's inputs are recorded):
-//! - verdict on the **answer op**: the op is the decisive fault iff its recorded inputs already
-//!   held the evidence (then correcting it alone rescues the answer);
-//! - verdict on an op whose outputs feed the answer op (retrieval): its output is corrected by
+//! - verdict on the **answer op**: it is re-run correctly (through the [`Llm`]) on its recorded
+//!   inputs; verified when that rescues the answer (the inputs were sufficient);
+//! - verdict on an op whose outputs feed the answer op (retrieval): when its recorded output
+//!   already suffices for a correct answer step, the fault is downstream (refuted); else its
+//!   output is corrected by
 //!   adding the memory versions alive at question time that carry the evidence, and the answer
-//!   call is replayed through an [`Llm`] with the recorded prompt and question;
+//!   call is replayed through an [`Llm`] with the recorded prompt and question (the reference
+//!   memory system's request layout, so the simulated provider answers it), then judged by the
+//!   same [`Llm`];
 //! - ops further upstream (extraction, update, deletion) need the memory system's own replay.
 //!   TODO(memsys): replay through `src/memsys` once the reference memory system lands.
 
@@ -17,11 +21,17 @@ use serde::{Deserialize, Serialize};
 
 use super::text::{content_tokens, var_text, Key};
 use crate::algo::answer_op;
+use crate::memsys::label_is_correct;
+use crate::memsys::prompts::{answer_request, build_context, judge_request, Prompts};
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
-use crate::provider::{ChatMessage, ChatRequest, ChatRole, Llm, ProviderError, Usage};
+use crate::provider::{Llm, ProviderError, Usage};
 
 /// Share of the evidence key a text must hold to count as carrying it.
 const CARRY: f64 = 0.6;
+/// Least share of the key a memory must hold to be offered to the replay at all.
+const CANDIDATE: f64 = 0.3;
+/// Weak candidates offered when no memory carries the key fully.
+const MAX_WEAK: usize = 3;
 
 /// The result of a counterfactual check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,15 +116,27 @@ pub async fn check<L: Llm>(
         .into_iter()
         .filter(|&v| Some(v) != query)
         .partition(|&v| trace.var(v).category == "prompt");
+    let mut prompts_used = Prompts::default();
+    if let Some(&p) = prompts.first() {
+        prompts_used.question_answering = var_text(trace.var(p));
+    }
+    let replay = Replay {
+        llm,
+        trace,
+        case,
+        prompts: &prompts_used,
+    };
+    // The answer step re-run correctly on its recorded inputs.
+    let (as_recorded, answer0, mut usage) = replay.run(&context).await?;
     if op == answer {
-        let held = context
-            .iter()
-            .any(|&v| key.carry(&var_text(trace.var(v))) >= CARRY);
-        return Ok(if held {
-            Check::new(Outcome::Verified, "the answer op's recorded context held the evidence: a correct answer step alone rescues the answer")
+        let mut c = if as_recorded {
+            Check::new(Outcome::Verified, "re-run on its recorded inputs, the answer step gives the gold answer: the inputs were sufficient")
         } else {
-            Check::new(Outcome::Refuted, "the answer op's recorded context lacked the evidence: correcting the answer step alone cannot rescue it")
-        });
+            Check::new(Outcome::Refuted, "re-run on its recorded inputs, the answer step still fails: the inputs lacked the evidence")
+        };
+        c.replayed_answer = Some(answer0);
+        c.usage = usage;
+        return Ok(c);
     }
     let outputs: Vec<VarIx> = trace.flow.op_produced(op).collect();
     let feeds_answer = outputs.iter().any(|v| context.contains(v))
@@ -129,48 +151,28 @@ pub async fn check<L: Llm>(
             "the op lies upstream of retrieval; replaying it needs the memory system (TODO: src/memsys)",
         ));
     }
+    if as_recorded {
+        let mut c = Check::new(
+            Outcome::Refuted,
+            "the op's output already sufficed (a correct answer step rescues the answer from it): the fault is downstream",
+        );
+        c.usage = usage;
+        return Ok(c);
+    }
     let cutoff = trace.op(answer).created_at.clone();
     let corrected_extra = alive_carriers(trace, &context, &key, &cutoff);
-    if corrected_extra.is_empty()
-        && !context
-            .iter()
-            .any(|&v| key.carry(&var_text(trace.var(v))) >= CARRY)
-    {
-        return Ok(Check::new(
+    if corrected_extra.is_empty() {
+        let mut c = Check::new(
             Outcome::Refuted,
             "no memory held the evidence at question time: no output of this op could rescue the answer",
-        ));
+        );
+        c.usage = usage;
+        return Ok(c);
     }
     let mut units: Vec<VarIx> = context.clone();
     units.extend(corrected_extra);
-    let memories: Vec<String> = units
-        .iter()
-        .map(|&v| var_text(trace.var(v)))
-        .filter(|t| !t.is_empty())
-        .map(|t| format!("- {t}"))
-        .collect();
-    let system = prompts.first().map_or_else(
-        || "Answer the question from the memories.".to_owned(),
-        |&p| var_text(trace.var(p)),
-    );
-    let req = ChatRequest {
-        messages: vec![
-            ChatMessage::text(ChatRole::System, system),
-            ChatMessage::text(
-                ChatRole::User,
-                format!(
-                    "Memories:\n{}\n\nQuestion: {}",
-                    memories.join("\n"),
-                    case.query
-                ),
-            ),
-        ],
-        temperature: Some(0.0),
-        purpose: "answer".to_owned(),
-        ..ChatRequest::default()
-    };
-    let reply = llm.chat(&req).await?;
-    let rescued = answers_gold(&reply.content, &case.golden_answers);
+    let (rescued, replayed, more) = replay.run(&units).await?;
+    usage += more;
     Ok(Check {
         outcome: if rescued {
             Outcome::Verified
@@ -182,9 +184,55 @@ pub async fn check<L: Llm>(
         } else {
             "with the op's output corrected, the replayed answer is still wrong".into()
         },
-        replayed_answer: Some(reply.content),
-        usage: reply.usage,
+        replayed_answer: Some(replayed),
+        usage,
     })
+}
+
+/// Replays the answer step (and its judge) with given memory units.
+struct Replay<'a, L> {
+    llm: &'a L,
+    trace: &'a Trace,
+    case: &'a FailureCase,
+    prompts: &'a Prompts,
+}
+
+impl<L: Llm> Replay<'_, L> {
+    /// (judged correct, the answer, usage).
+    async fn run(&self, units: &[VarIx]) -> Result<(bool, String, Usage), ProviderError> {
+        let t = self.trace;
+        let memories: Vec<(String, String)> = units
+            .iter()
+            .map(|&v| (var_text(t.var(v)), unit_time(t, v)))
+            .filter(|(text, _)| !text.is_empty())
+            .collect();
+        let q = &self.case.query;
+        let reply = self
+            .llm
+            .chat(&answer_request(self.prompts, q, &build_context(&memories)))
+            .await?;
+        let gold = self.case.golden_answers.join(" / ");
+        let judged = self
+            .llm
+            .chat(&judge_request(self.prompts, q, &gold, &reply.content))
+            .await?;
+        let mut usage = reply.usage;
+        usage += judged.usage;
+        Ok((label_is_correct(&judged.content), reply.content, usage))
+    }
+}
+
+/// The time of a memory unit: its recorded `timestamp`, else the version's creation time.
+fn unit_time(trace: &Trace, v: VarIx) -> String {
+    let r = trace.var(v);
+    serde_json::from_str::<serde_json::Value>(&r.value)
+        .ok()
+        .and_then(|j| {
+            j.get("timestamp")
+                .and_then(|t| t.as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| r.created_at.clone())
 }
 
 /// The evidence key of a case: gold answers, question and the named evidence messages.
@@ -199,7 +247,7 @@ fn evidence_key(trace: &Trace, case: &FailureCase) -> Key {
 }
 
 /// Latest versions (as of `cutoff`) of identities in the categories of `context`, not in
-/// `context`, non-empty, carrying the key.
+/// `context`, carrying the key (else the best few carrying part of it).
 fn alive_carriers(trace: &Trace, context: &[VarIx], key: &Key, cutoff: &str) -> Vec<VarIx> {
     let kinds: Vec<&str> = context
         .iter()
@@ -218,11 +266,24 @@ fn alive_carriers(trace: &Trace, context: &[VarIx], key: &Key, cutoff: &str) -> 
             latest.insert(r.full_name.as_str(), v);
         }
     }
-    latest
+    let mut scored: Vec<(f64, VarIx)> = latest
         .into_values()
         .filter(|v| !context.contains(v))
-        .filter(|&v| key.carry(&var_text(trace.var(v))) >= CARRY)
-        .collect()
+        .map(|v| (key.carry(&var_text(trace.var(v))), v))
+        .filter(|(c, _)| *c >= CANDIDATE)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let strong: Vec<VarIx> = scored
+        .iter()
+        .filter(|(c, _)| *c >= CARRY)
+        .map(|x| x.1)
+        .collect();
+    if strong.is_empty() {
+        // Paraphrased memories carry less of the key: offer the best few and let the replay decide.
+        scored.into_iter().take(MAX_WEAK).map(|x| x.1).collect()
+    } else {
+        strong
+    }
 }
 
 /// The reply holds most content words of one gold answer.
