@@ -139,8 +139,9 @@ pub async fn check<L: Llm>(
         return Ok(c);
     }
     let outputs: Vec<VarIx> = trace.flow.op_produced(op).collect();
+    // A retrieval step: it reads the question and its outputs are the answer step's context.
     let feeds_answer = outputs.iter().any(|v| context.contains(v))
-        || trace
+        && trace
             .flow
             .op_inputs
             .get(op.get())

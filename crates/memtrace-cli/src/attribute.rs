@@ -12,6 +12,7 @@ use memtrace::attribution::{attribute_case, Attribution, Method, MethodSettings}
 use memtrace::format::{load, LoadOptions};
 use memtrace::model::FailureCase;
 use memtrace::provider::run_bounded;
+use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::Trace;
 use memtrace_cli::llm::{CliLlm, ProviderArgs};
 
@@ -98,14 +99,17 @@ impl Runner {
             });
             let checked = match (&result, verify) {
                 (Ok(a), true) => Some(
-                    check(&self.llm, trace, case, &a.op_id)
-                        .await
-                        .unwrap_or_else(|e| Check {
-                            outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,
-                            detail: format!("the replay failed: {e}"),
-                            replayed_answer: None,
-                            usage: memtrace::provider::Usage::default(),
-                        }),
+                    match &self.llm {
+                        // The echo stand-in cannot answer; the simulated memory-system model can.
+                        CliLlm::Simulated(_) => check(&SimulatedLlm, trace, case, &a.op_id).await,
+                        llm => check(llm, trace, case, &a.op_id).await,
+                    }
+                    .unwrap_or_else(|e| Check {
+                        outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,
+                        detail: format!("the replay failed: {e}"),
+                        replayed_answer: None,
+                        usage: memtrace::provider::Usage::default(),
+                    }),
                 ),
                 _ => None,
             };

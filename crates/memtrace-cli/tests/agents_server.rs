@@ -109,3 +109,77 @@ fn every_method_completes_its_conversation_over_http() {
         );
     }
 }
+
+#[test]
+fn eval_with_an_llm_method_reports_cost_and_resumes_from_its_cache() {
+    let server = Server::start();
+    let cache = std::env::temp_dir().join(format!(
+        "memtrace-agents-cache-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&cache);
+    let eval = |run: &str| {
+        let model = format!("script:agent_all_at_once@{run}-{}", std::process::id());
+        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .arg("eval")
+            .arg(repo_root().join(FIXTURE))
+            .args([
+                "--method",
+                "all-at-once",
+                "--limit",
+                "1",
+                "--json",
+                "--concurrency",
+                "2",
+            ])
+            .args([
+                "--provider",
+                "openai",
+                "--base-url",
+                &server.url("/v1"),
+                "--model",
+                &model,
+            ])
+            .arg("--cache")
+            .arg(&cache)
+            .env("MEMTRACE_API_KEY", "sk-agents-test")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let requests = server
+            .log()
+            .into_iter()
+            .filter(|r| r["body"]["model"] == model.as_str())
+            .count();
+        (
+            v,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            requests,
+        )
+    };
+    let (first, stderr, requests) = eval("first");
+    println!("{stderr}");
+    assert_eq!(requests, script_steps("all-at-once"));
+    assert!(
+        stderr.contains("input tokens"),
+        "per-case cost is printed: {stderr}"
+    );
+    let m = &first["metrics"];
+    assert_eq!(m["operation_identifier_prediction_accuracy"], 1.0);
+    assert!(
+        m["error_attribution_cost"]["average_input_tokens"]
+            .as_f64()
+            .unwrap()
+            > 1000.0
+    );
+    assert!(m["start_point_recall_at_8"].as_f64().is_some());
+    let (again, _, requests) = eval("again");
+    assert_eq!(requests, 0, "a rerun resumes from the cache");
+    assert_eq!(again["results"], first["results"]);
+    let _ = std::fs::remove_file(&cache);
+}
