@@ -102,7 +102,7 @@ impl Runner {
                     match &self.llm {
                         // The echo stand-in cannot answer; the simulated memory-system model can.
                         CliLlm::Simulated(_) => check(&SimulatedLlm, trace, case, &a.op_id).await,
-                        llm => check(llm, trace, case, &a.op_id).await,
+                        llm @ CliLlm::Http(_) => check(llm, trace, case, &a.op_id).await,
                     }
                     .unwrap_or_else(|e| Check {
                         outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,
