@@ -162,46 +162,87 @@ fn committed_server_scripts_match_the_generator() {
     }
 }
 
+/// Input tokens of one clean scripted run of `method` (graphtrace optionally with the hint).
+fn clean_tokens(method: &str, t: &Trace, case: &FailureCase, hint: bool) -> (u64, u32) {
+    let llm = scripted(&clean(&script(method, t, case), mistakes(method)));
+    let a = if hint {
+        let g = GraphTrace {
+            hint_infoflow: true,
+            ..GraphTrace::default()
+        };
+        block_on(g.attribute(&llm, t, case)).unwrap().0
+    } else {
+        run(method, &llm, t, case, AgentLimits::default()).0
+    };
+    (a.cost.input_tokens, a.cost.llm_calls)
+}
+
+/// The bench files the reference memory system generates from LoCoMo (read at run time), or
+/// none when the conversations are absent.
+fn generated_bench(per_type: usize) -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/locomo");
+    if !dir.is_dir() {
+        println!("skipped the generated bench: {} is absent", dir.display());
+        return Vec::new();
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let convs: Vec<Conversation> = files
+        .iter()
+        .take(2)
+        .enumerate()
+        .map(|(i, p)| {
+            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            Conversation::from_json(&v, locomo::sample_index(stem, i + 1)).unwrap()
+        })
+        .collect();
+    let opts = BenchOptions {
+        per_type,
+        seed: 11,
+        ..BenchOptions::default()
+    };
+    let report = block_on(generate(&SimulatedLlm, &convs, &opts)).unwrap();
+    report
+        .files
+        .into_iter()
+        .map(|f| (f.name, f.bytes))
+        .collect()
+}
+
 #[test]
 fn graphtrace_sends_at_most_a_quarter_of_all_at_once_tokens() {
-    let (mut g_total, mut a_total) = (0u64, 0u64);
-    for (name, bytes) in [("locomo-1", FIXTURE_1), ("locomo-2", SCRIPT_FIXTURE)] {
+    let mut files = vec![
+        ("fixture locomo-1".to_owned(), FIXTURE_1.to_vec()),
+        ("fixture locomo-2".to_owned(), SCRIPT_FIXTURE.to_vec()),
+    ];
+    files.extend(generated_bench(3));
+    let (mut g_total, mut h_total, mut a_total, mut cases) = (0u64, 0u64, 0u64, 0usize);
+    for (name, bytes) in &files {
         let t = trace(bytes);
         for case in t.cases.iter().filter(|c| c.annotation.is_some()) {
-            let g = run(
-                "graphtrace",
-                &scripted(&clean(
-                    &script("graphtrace", &t, case),
-                    mistakes("graphtrace"),
-                )),
-                &t,
-                case,
-                AgentLimits::default(),
-            )
-            .0;
-            let a = run(
-                "all-at-once",
-                &scripted(&clean(
-                    &script("all-at-once", &t, case),
-                    mistakes("all-at-once"),
-                )),
-                &t,
-                case,
-                AgentLimits::default(),
-            )
-            .0;
-            let ratio = g.cost.input_tokens as f64 / a.cost.input_tokens as f64;
+            let (g, g_calls) = clean_tokens("graphtrace", &t, case, false);
+            let (h, _) = clean_tokens("graphtrace", &t, case, true);
+            let (a, a_calls) = clean_tokens("all-at-once", &t, case, false);
+            let ratio = g as f64 / a as f64;
             println!(
-                "{name} {}: graphtrace {} input tokens ({} calls), all-at-once {} ({} calls), ratio {ratio:.3}",
-                case.query_id, g.cost.input_tokens, g.cost.llm_calls, a.cost.input_tokens, a.cost.llm_calls
+                "{name} {}: graphtrace {g} input tokens ({g_calls} calls; {h} with the info-flow hint), all-at-once {a} ({a_calls} call), ratio {ratio:.3}",
+                case.query_id
             );
             assert!(ratio <= 0.25, "{name} {}: ratio {ratio:.3}", case.query_id);
-            g_total += g.cost.input_tokens;
-            a_total += a.cost.input_tokens;
+            assert!(h > g, "the hint adds text");
+            g_total += g;
+            h_total += h;
+            a_total += a;
+            cases += 1;
         }
     }
     println!(
-        "total: graphtrace {g_total}, all-at-once {a_total}, ratio {:.3}",
+        "{cases} cases: graphtrace {g_total} ({h_total} with hint), all-at-once {a_total}, ratio {:.3}",
         g_total as f64 / a_total as f64
     );
 }
@@ -351,37 +392,14 @@ fn counterfactual_verifies_the_injected_op_and_refutes_a_correct_upstream_op() {
 /// refuted.
 #[test]
 fn counterfactual_on_a_generated_bench_with_the_simulated_provider() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/locomo");
-    if !dir.is_dir() {
-        println!("skipped: {} is absent", dir.display());
+    let files = generated_bench(3);
+    if files.is_empty() {
         return;
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let convs: Vec<Conversation> = files
-        .iter()
-        .take(2)
-        .enumerate()
-        .map(|(i, p)| {
-            let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
-            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            Conversation::from_json(&v, locomo::sample_index(stem, i + 1)).unwrap()
-        })
-        .collect();
-    let opts = BenchOptions {
-        per_type: 3,
-        seed: 11,
-        ..BenchOptions::default()
-    };
-    let report = block_on(generate(&SimulatedLlm, &convs, &opts)).unwrap();
     let mut tally: std::collections::BTreeMap<(String, &str), usize> =
         std::collections::BTreeMap::new();
-    for f in &report.files {
-        let t = trace(&f.bytes);
+    for (name, bytes) in &files {
+        let t = trace(bytes);
         for case in &t.cases {
             let ann = case.annotation.clone().unwrap();
             let Some(_) = case.answer_op.as_deref() else {
@@ -400,7 +418,7 @@ fn counterfactual_on_a_generated_bench_with_the_simulated_provider() {
                     injected.outcome,
                     Outcome::Verified,
                     "{} {}: {}",
-                    f.name,
+                    name,
                     case.query_id,
                     injected.detail
                 );
@@ -420,7 +438,7 @@ fn counterfactual_on_a_generated_bench_with_the_simulated_provider() {
                     upstream.outcome,
                     Outcome::Refuted,
                     "{} {}: {}",
-                    f.name,
+                    name,
                     case.query_id,
                     upstream.detail
                 );
