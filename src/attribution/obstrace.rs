@@ -157,7 +157,7 @@ impl ObsTools<'_> {
                 }
             }
         }
-        s
+        fence(&s)
     }
 
     fn grep(&self, args: &Value) -> Result<String, String> {

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use crate::attribution::agent::fence;
+
 use crate::model::{Trace, VarIx};
 
 /// Queued nodes at most.
@@ -86,12 +88,12 @@ impl Frontier {
 
     /// The state shown to the model before each step, with the allowed moves.
     pub fn status(&self, t: &Trace) -> String {
-        let mut s = format!("[frontier: {} of {FRONTIER_CAP} queued", self.queue.len());
+        let mut nodes = String::new();
         for (i, q) in self.queue.iter().enumerate() {
             let r = t.var(q.var);
-            let _ = write!(
-                s,
-                "\n  {}{} ({}, {}){}",
+            let _ = writeln!(
+                nodes,
+                "{}{} ({}, {}){}",
                 if i == 0 { "next → " } else { "" },
                 r.full_node_id,
                 r.category,
@@ -101,6 +103,11 @@ impl Frontier {
                     .map(|o| format!(" from {o}"))
                     .unwrap_or_default()
             );
+        }
+        let mut s = format!("[frontier: {} of {FRONTIER_CAP} queued", self.queue.len());
+        if !nodes.is_empty() {
+            s.push('\n');
+            s.push_str(&fence(nodes.trim_end()));
         }
         let _ = write!(s, "\nfinished: {}", self.finished.len());
         let moves = if !self.initialized {

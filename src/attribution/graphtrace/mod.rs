@@ -92,7 +92,7 @@ impl GraphTrace {
 
     /// The info-flow verdict and the ops of the failure slice, as a hint.
     fn hint(trace: &Trace, case: &FailureCase) -> String {
-        let mut s = String::from("\n\nHint from the info-flow analysis (may be wrong):\n");
+        let mut s = String::new();
         match InfoFlow::default().attribute(trace, case) {
             Ok(a) => {
                 let _ = writeln!(
@@ -116,7 +116,10 @@ impl GraphTrace {
                 .collect();
             let _ = writeln!(s, "slice ({} ops): {}", ops.len(), ops.join(", "));
         }
-        s
+        format!(
+            "\n\nHint from the info-flow analysis (may be wrong):\n{}",
+            fence(s.trim_end())
+        )
     }
 }
 
@@ -229,21 +232,24 @@ impl<'a> GraphTools<'a> {
                 .map_err(|e| e.to_string())?;
             return Ok(fence(&p.text));
         }
+        Ok(fence(&self.explore_ops(next.var, page)))
+    }
+
+    /// Every op touching `var`: its role there, its leaves, and page `page` of its XML.
+    fn explore_ops(&self, var: VarIx, page: usize) -> String {
+        let t = self.trace;
+        let r = t.var(var);
         let f = &t.flow;
         let mut ops: Vec<(OpIx, &str)> = Vec::new();
-        for &o in f.producers.get(next.var.get()).into_iter().flatten() {
-            let role = if f
-                .op_outputs
-                .get(o.get())
-                .is_some_and(|v| v.contains(&next.var))
-            {
+        for &o in f.producers.get(var.get()).into_iter().flatten() {
+            let role = if f.op_outputs.get(o.get()).is_some_and(|v| v.contains(&var)) {
                 "output"
             } else {
                 "intermediate"
             };
             ops.push((o, role));
         }
-        for &o in f.consumers.get(next.var.get()).into_iter().flatten() {
+        for &o in f.consumers.get(var.get()).into_iter().flatten() {
             ops.push((o, "input"));
         }
         ops.sort_by(|a, b| {
@@ -278,13 +284,13 @@ impl<'a> GraphTools<'a> {
                 succ.join(", ")
             );
             match render_op_xml(t, *o, share, page) {
-                Ok(p) => out.push_str(&fence(&p.text)),
+                Ok(p) => out.push_str(&p.text),
                 Err(e) => {
                     let _ = write!(out, "({e})");
                 }
             }
         }
-        Ok(out)
+        out
     }
 
     fn view_value(&mut self, args: &Value) -> Result<String, String> {
@@ -375,7 +381,7 @@ impl<'a> GraphTools<'a> {
         for (id, o) in &self.frontier.finished {
             let _ = writeln!(s, "finished {id}: {o}");
         }
-        s
+        fence(&s)
     }
 }
 
