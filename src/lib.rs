@@ -5,6 +5,7 @@
 //! - [`model`], the bipartite execution graph: variable versions, operations, edges, failure cases;
 //! - [`attribution`] finds the earliest decisive faulty operation of each failure;
 //! - [`algo`], queries over it: topological order, slices, lifelines, search, start points, renders;
+//! - [`layout`] places it as a timeline with lifelines (memory-unit versions on one lane);
 //! - [`provider`] talks to LLMs (sans-IO; the transport is the caller's).
 //!
 //! The core is pure: no file system, network, clock or threads. It runs the same natively, in
@@ -14,6 +15,7 @@ pub mod algo;
 pub mod attribution;
 pub mod error;
 pub mod format;
+pub mod layout;
 pub mod memsys;
 pub mod model;
 pub mod provider;

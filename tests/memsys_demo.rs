@@ -42,7 +42,7 @@ fn committed_demo_is_the_generated_one() {
         futures_executor::block_on(demo::generate(&SimulatedLlm, 1)).expect("the demo generates");
     assert!(
         committed == fresh,
-        "www/demo.json is stale: run `cargo run -p memtrace-cli -- demo --out www/demo.json`"
+        "www/demo.json is stale: run `cargo run -p memtrace-cli --bin memtrace -- demo --out www/demo.json`"
     );
 }
 

@@ -97,11 +97,27 @@ impl InfoFlow {
             }
         };
 
+        let is_memory =
+            |v: VarIx| v != stage.query && stage.memory_kinds.contains(&t.var(v).category);
+        let lineage = lineage(t, &evidence, &is_memory);
+        let in_lineage = |v: VarIx| lineage.binary_search(&v).is_ok();
+        // An answer input counts when it came from the evidence: it is in the lineage, or was
+        // assembled (one op back) from something in it.
+        let from_evidence = |v: VarIx| {
+            in_lineage(v)
+                || t.flow.producers[v.get()].iter().any(|&o| {
+                    t.flow.op_inputs[o.get()]
+                        .iter()
+                        .any(|&w| in_lineage(w) && w != stage.query)
+                })
+        };
+        let lineage_reaches_memory = lineage.iter().any(|&v| is_memory(v));
+
         // 1. The answer op had the information.
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
         let held = answer_inputs
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
-            .find(|&v| carries(v));
+            .find(|&v| carries(v) && (from_evidence(v) || !lineage_reaches_memory));
         if let Some(v) = held {
             let reason = format!(
                 "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
@@ -117,12 +133,7 @@ impl InfoFlow {
             ));
         }
 
-        let lineage = descendants(t, &evidence);
-        let memory: Vec<VarIx> = lineage
-            .iter()
-            .copied()
-            .filter(|&v| stage.memory_kinds.contains(&t.var(v).category) && v != stage.query)
-            .collect();
+        let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
         let identities: BTreeSet<&str> = memory
             .iter()
             .map(|&v| t.var(v).full_name.as_str())
@@ -206,40 +217,33 @@ impl InfoFlow {
             return Ok(result(op, role, path, reason, 0.8));
         }
 
-        // 4. A non-memory descendant (an extracted fact) held it; nothing downstream did.
-        let fact_carriers: Vec<VarIx> = lineage
+        // 4 and 5: what did the ops that read the evidence make of it?
+        let readers: BTreeSet<OpIx> = evidence
             .iter()
-            .copied()
-            .filter(|v| !evidence.contains(v) && *v != stage.query && carries(*v))
+            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
+            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
+            .filter(|&o| self.hints.hint(t.op(o)) != Some(OpRole::Other))
             .collect();
-        let last_carriers = fact_carriers.iter().copied().filter(|&c| {
-            let below = descendants(t, &[c]);
-            !below.iter().any(|d| *d != c && fact_carriers.contains(d))
-        });
-        let mut drops: Vec<(String, OpIx, VarIx)> = Vec::new();
-        for c in last_carriers {
-            let readers = &t.flow.consumers[c.get()];
-            if readers.is_empty() {
-                // A dead end inside an op (an intermediate nobody reads): that op lost it.
-                for &o in &t.flow.producers[c.get()] {
-                    if o != stage.answer_op && Some(o) != stage.retrieval_op {
-                        drops.push((t.op(o).created_at.clone(), o, c));
-                    }
-                }
-            }
-            for &o in readers {
-                if o != stage.answer_op
-                    && Some(o) != stage.retrieval_op
-                    && self.hints.hint(t.op(o)) != Some(OpRole::Other)
-                {
-                    drops.push((t.op(o).created_at.clone(), o, c));
-                }
-            }
-        }
-        if let Some((_, op, fact)) = drops
-            .into_iter()
-            .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)))
-        {
+        let earliest =
+            |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
+        let Some(&reader) = readers.iter().min_by(|a, b| earliest(a, b)) else {
+            return Err(AttributionError::Unresolvable {
+                case_id: case.query_id.clone(),
+                reason: "no operation read the evidence messages".into(),
+            });
+        };
+        // Facts: what an evidence reader handed on, holding the information.
+        let facts: Vec<(OpIx, VarIx)> = readers
+            .iter()
+            .flat_map(|&x| t.flow.op_outputs[x.get()].iter().map(move |&f| (x, f)))
+            .filter(|&(_, f)| !is_memory(f) && carries(f))
+            .collect();
+        let dropped_at = facts
+            .iter()
+            .flat_map(|&(_, f)| t.flow.consumers[f.get()].iter().map(move |&o| (o, f)))
+            .filter(|&(o, _)| o != stage.answer_op && Some(o) != stage.retrieval_op)
+            .min_by(|a, b| earliest(&a.0, &b.0));
+        if let Some((op, fact)) = dropped_at {
             let role = match self.hints.hint(t.op(op)) {
                 Some(OpRole::Deletion) => OpRole::Deletion,
                 Some(OpRole::Extraction) if !Self::writes_memory(t, &stage, op) => {
@@ -254,20 +258,6 @@ impl InfoFlow {
             );
             return Ok(result(op, role, vec![fact], reason, 0.75));
         }
-
-        // 5. Lost at the first op that read the evidence.
-        let readers = evidence
-            .iter()
-            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied());
-        let reader = readers
-            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
-            .min_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)));
-        let Some(reader) = reader else {
-            return Err(AttributionError::Unresolvable {
-                case_id: case.query_id.clone(),
-                reason: "no operation read the evidence messages".into(),
-            });
-        };
         let reason = format!(
             "{} read the evidence, but none of what it produced holds the answer-bearing information.",
             t.op(reader).op_name
@@ -441,6 +431,35 @@ fn is_tombstone(t: &Trace, v: VarIx) -> bool {
         serde_json::Value::String(s) => s.trim().is_empty(),
         _ => false,
     }
+}
+
+/// The evidence's lineage: variables reachable forward from `from`, sorted; from a memory
+/// variable only its own later versions are followed (what an op derives from a memory it merely
+/// read — a list of similar memories, a decision about another fact — is not the evidence).
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bool) -> Vec<VarIx> {
+    let mut seen = vec![false; t.vars.len()];
+    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
+    for &v in from {
+        seen[v.get()] = true;
+    }
+    let mut out = Vec::new();
+    while let Some(v) = queue.pop_front() {
+        out.push(v);
+        let memory = is_memory(v);
+        for &o in &t.flow.consumers[v.get()] {
+            for w in t.flow.op_produced(o) {
+                let follow = !memory || t.var(w).full_name == t.var(v).full_name;
+                if follow && !std::mem::replace(&mut seen[w.get()], true) {
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// Every variable reachable forward from `from` (including `from`).

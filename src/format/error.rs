@@ -36,7 +36,7 @@ pub enum FormatError {
     #[error("{path}: {id:?} lies on a cycle; an execution graph must flow one way. Check the edges around it.")]
     Cycle { path: String, id: String },
 
-    #[error("{path}: bad timestamp {value:?}; expected `YYYY-MM-DD HH:MM:SS.mmm`.")]
+    #[error("{path}: bad timestamp {value:?}; expected `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds as a decimal string (OTLP) or ISO 8601 (Langfuse), with the end not before the start.")]
     BadTimestamp { path: String, value: String },
 
     #[error("the file is {size_bytes} bytes; the limit is {limit_bytes}. Split the trace (one file per conversation) or raise the limit.")]

@@ -1,8 +1,16 @@
 //! Reading and writing trace files. The format is detected from the content; each reader
 //! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
 
+mod detect;
 mod error;
+mod inference;
+pub mod langfuse;
+pub mod otlp;
 pub mod smartcomment;
+mod span_graph;
+pub mod spans;
+pub mod synth;
+pub mod time;
 mod validate;
 
 pub use error::FormatError;
@@ -18,6 +26,10 @@ use crate::model::Trace;
 pub enum Format {
     /// smartcomment `ExecNetwork` JSON; MemTraceBench files are this plus `data.annotations`.
     Smartcomment,
+    /// OpenTelemetry OTLP JSON or JSON Lines (`gen_ai.*` and `OpenInference` attributes).
+    Otlp,
+    /// A Langfuse trace export (trace + observations + scores).
+    Langfuse,
 }
 
 impl Format {
@@ -25,6 +37,8 @@ impl Format {
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Smartcomment => "smartcomment",
+            Format::Otlp => "otlp",
+            Format::Langfuse => "langfuse",
         }
     }
 
@@ -35,7 +49,11 @@ impl Format {
     pub fn parse(name: &str) -> Result<Format, String> {
         match name {
             "smartcomment" | "memtracebench" => Ok(Format::Smartcomment),
-            other => Err(format!("unknown format {other:?}; expected smartcomment")),
+            "otlp" | "otel" | "opentelemetry" | "openinference" => Ok(Format::Otlp),
+            "langfuse" => Ok(Format::Langfuse),
+            other => Err(format!(
+                "unknown format {other:?}; expected smartcomment, otlp or langfuse"
+            )),
         }
     }
 }
@@ -75,8 +93,8 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
             reason: "it does not start with `{` or `[`, so it is not JSON".into(),
         });
     }
-    if smartcomment::sniff(trimmed) {
-        return Ok(Format::Smartcomment);
+    if let Some(f) = detect::by_keys(bytes) {
+        return Ok(f);
     }
     Err(FormatError::Unknown {
         reason: "it is JSON, but has none of the keys of a known trace format".into(),
@@ -93,11 +111,12 @@ pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
         Some(f) => f,
         None => detect(bytes)?,
     };
-    let mut parts = match format {
-        Format::Smartcomment => smartcomment::parse(bytes)?,
+    let (mut parts, mut problems) = match format {
+        Format::Smartcomment => (smartcomment::parse(bytes)?, Vec::new()),
+        Format::Otlp => span_graph::build(otlp::parse(bytes, opts.lenient)?, opts.lenient)?,
+        Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,
     };
-    let problems = validate(&mut parts, opts.lenient)?;
-    let mut problems = problems;
+    problems.extend(validate(&mut parts, opts.lenient)?);
     let mut trace = Trace {
         meta: parts.meta,
         sessions: parts.sessions,

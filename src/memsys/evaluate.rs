@@ -97,7 +97,7 @@ pub async fn evaluate<L: Llm>(
             })
             .collect();
         let mut hits = Vec::new();
-        for (i, score) in run.store.search(&q.text, cfg.top_k + 64) {
+        for (i, score) in run.store.nearest(&q.text, cfg.top_k + 64) {
             let Some(u) = run.store.units().get(i) else {
                 continue;
             };

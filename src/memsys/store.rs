@@ -155,6 +155,26 @@ impl Store {
         list.truncate(k);
         list
     }
+    /// Like [`Store::search`], but always `k` units when there are that many live ones: a
+    /// vector store returns its nearest `k` whatever their score, so units no query term
+    /// matches fill the list, newest first, with score 0.
+    ///
+    /// # Complexity
+    /// O(search + n) for n units.
+    pub fn nearest(&self, query: &str, k: usize) -> Vec<(usize, f64)> {
+        let mut list = self.search(query, k);
+        if list.len() < k {
+            let have: std::collections::BTreeSet<usize> = list.iter().map(|x| x.0).collect();
+            let rest = self
+                .units
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(i, u)| !u.deleted && !have.contains(i));
+            list.extend(rest.take(k - list.len()).map(|(i, _)| (i, 0.0)));
+        }
+        list
+    }
 }
 
 #[cfg(test)]
@@ -186,5 +206,12 @@ mod tests {
         assert!(s.search("jazz", 10).is_empty());
         assert_eq!(s.live(), 1);
         assert!(!s.delete("b", Var::default()));
+        s.add(unit("c", "Grandma reads novels"));
+        let near: Vec<usize> = s.nearest("jazz", 5).into_iter().map(|x| x.0).collect();
+        assert_eq!(
+            near,
+            vec![2, 0],
+            "nothing matches: the live units, newest first"
+        );
     }
 }

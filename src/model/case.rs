@@ -107,6 +107,7 @@ pub struct FailureCase {
 /// Annotated cases first (in file order), then judged-zero questions with no annotation.
 pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
     let mut cases = Vec::new();
+    let all_judges = judges(t);
     for (i, a) in t.annotations.iter().flatten().enumerate() {
         let error_type =
             a.final_error_type
@@ -129,7 +130,9 @@ pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
                 kind: "operation".into(),
             });
         }
-        let judged = judge_of_query(t, &a.query_id);
+        let judged = t
+            .var_by_id(&a.query_id)
+            .and_then(|q| all_judges.iter().find(|j| j.query == Some(q)));
         let prediction_id = a.prediction_id.clone();
         let answer_op = prediction_id
             .as_deref()
@@ -147,16 +150,16 @@ pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
             },
             prediction_id,
             evidence_ids: a.source_evidence_ids.clone(),
-            judge_score: judged.as_ref().and_then(|j| j.score),
+            judge_score: judged.and_then(|j| j.score),
             annotation: Some(Annotation {
                 op_id: a.final_op_id.clone(),
                 error_type,
             }),
-            answer_op: answer_op.or_else(|| judged.as_ref().and_then(|j| j.answer_op.clone())),
+            answer_op: answer_op.or_else(|| judged.and_then(|j| j.answer_op.clone())),
             judge_op: judged.map(|j| t.op(j.op).op_id.clone()),
         });
     }
-    for j in judges(t) {
+    for j in &all_judges {
         if j.score != Some(0.0) {
             continue;
         }
@@ -251,11 +254,6 @@ fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -> Option<Op
                 .find(|&o| t.flow.op_inputs[o.get()].contains(&q))
         })
         .or_else(|| producers.first().copied())
-}
-
-fn judge_of_query(t: &Trace, query_id: &str) -> Option<Judged> {
-    let q = t.var_by_id(query_id)?;
-    judges(t).into_iter().find(|j| j.query == Some(q))
 }
 
 fn class_or_name(t: &Trace, v: VarIx) -> String {

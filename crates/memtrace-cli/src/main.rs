@@ -2,7 +2,9 @@
 
 mod attribute;
 mod bench_gen;
+mod convert;
 mod eval;
+mod gen;
 mod info;
 mod search;
 mod start_points;
@@ -41,6 +43,10 @@ enum Command {
     Bench(bench_gen::BenchArgs),
     /// Regenerate the demo trace (household robot, simulated LLM).
     Demo(bench_gen::DemoArgs),
+    /// Write any readable trace (OTLP, Langfuse, smartcomment) as smartcomment JSON.
+    Convert(convert::Args),
+    /// Write a synthetic smartcomment trace of about N variables (deterministic per seed).
+    Gen(gen::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +60,8 @@ fn main() -> ExitCode {
         Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => bench_gen::run_bench(&args),
         Command::Demo(args) => bench_gen::run_demo(&args),
+        Command::Convert(args) => convert::run(&args),
+        Command::Gen(args) => gen::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,11 +1,24 @@
-//! The page: one reducer shared by small components.
+//! The page: one reducer shared by small components; keyboard shortcuts; IndexedDB restore and
+//! sync.
 
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::components::{drop_zone::DropZone, errors::ErrorList, summary::SummaryCard};
-use crate::services::files;
+use crate::components::{
+    drop_zone::{DropZone, FilePicker},
+    errors::ErrorList,
+    failures::FailuresList,
+    graph::Graph,
+    help::Help,
+    inspector::Inspector,
+    progress::ProgressBar,
+    summary::SummaryCard,
+    Shared,
+};
+use crate::services::{files, storage};
 use crate::state::{Action, PageState};
 
 /// Adapter so `PageState::reduce` drives `use_reducer`.
@@ -19,58 +32,246 @@ impl Reducible for Store {
     }
 }
 
+/// True when the key goes to a text field or menu.
+fn typing(e: &KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<HtmlElement>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+}
+
+/// The shortcut for a key press outside text fields, if any.
+fn shortcut(e: &KeyboardEvent) -> Option<Action> {
+    if e.ctrl_key() || e.meta_key() || e.alt_key() {
+        return None;
+    }
+    let key = e.key();
+    if typing(e) && key != "Escape" {
+        return None;
+    }
+    Some(match key.as_str() {
+        "?" => Action::ToggleHelp,
+        "Escape" => Action::Escape,
+        "j" => Action::MoveCase(1),
+        "k" => Action::MoveCase(-1),
+        "f" => Action::Fit,
+        "x" => Action::ExpandSelected,
+        "r" => Action::ResetView,
+        "w" => Action::ToggleWhole,
+        _ => return None,
+    })
+}
+
+fn storage_error(dispatch: &UseReducerDispatcher<Store>, message: String) {
+    dispatch.dispatch(Action::ReadFailed {
+        name: "browser storage".into(),
+        message,
+    });
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let store = use_reducer(Store::default);
+    // True once storage has been read: only then is the state written back.
+    let restored = use_state(|| false);
 
     {
-        let store = store.clone();
+        let dispatch = store.dispatcher();
+        let restored = restored.clone();
         use_effect_with((), move |()| {
-            store.dispatch(Action::Load {
-                name: crate::DEMO_NAME.into(),
-                bytes: crate::DEMO_TRACE.into(),
+            wasm_bindgen_futures::spawn_local(async move {
+                let (mut stored, settings) = storage::restore().await.unwrap_or_default();
+                let first_visit = stored.is_empty();
+                // Traces before the annotation files that merge into them.
+                stored.sort_by_key(|(_, b)| crate::annotations::is_annotation_file(b));
+                for (name, bytes) in stored {
+                    dispatch.dispatch(Action::Load {
+                        name,
+                        bytes: bytes.into(),
+                    });
+                }
+                if first_visit {
+                    dispatch.dispatch(Action::Load {
+                        name: crate::DEMO_NAME.into(),
+                        bytes: crate::DEMO_TRACE.into(),
+                    });
+                }
+                if let Some(s) = settings.and_then(|s| serde_json::from_str(&s).ok()) {
+                    dispatch.dispatch(Action::Restore(s));
+                }
+                restored.set(true);
             });
+        });
+    }
+    // Keep IndexedDB equal to the loaded files (the embedded demo excluded).
+    {
+        let files: Vec<(String, Rc<[u8]>)> = store
+            .0
+            .traces
+            .iter()
+            .filter(|t| t.name != crate::DEMO_NAME)
+            .flat_map(crate::state::LoadedTrace::files)
+            .collect();
+        let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+        let dispatch = store.dispatcher();
+        use_effect_with((*restored, names), move |(ready, _)| {
+            if *ready {
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Err(m) = storage::sync_files(files).await {
+                        storage_error(&dispatch, m);
+                    }
+                });
+            }
+        });
+    }
+    {
+        let settings = store.0.settings();
+        use_effect_with((*restored, settings), move |(ready, settings)| {
+            if *ready {
+                let json = serde_json::to_string(settings).unwrap_or_default();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = storage::save_settings(json).await;
+                });
+            }
+        });
+    }
+    // Page-wide shortcuts.
+    {
+        let dispatch = store.dispatcher();
+        use_effect_with((), move |()| {
+            let doc = web_sys::window().and_then(|w| w.document());
+            let listener = doc.map(|d| {
+                let opts = gloo_events::EventListenerOptions::enable_prevent_default();
+                gloo_events::EventListener::new_with_options(&d, "keydown", opts, move |e| {
+                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
+                        return;
+                    };
+                    if e.key() == "/" && !typing(e) {
+                        let filter = web_sys::window()
+                            .and_then(|w| w.document())
+                            .and_then(|d| d.get_element_by_id("failure-filter"))
+                            .and_then(|el| el.dyn_into::<HtmlElement>().ok());
+                        if let Some(f) = filter {
+                            e.prevent_default();
+                            let _ = f.focus();
+                        }
+                        return;
+                    }
+                    if let Some(a) = shortcut(e) {
+                        e.prevent_default();
+                        dispatch.dispatch(a);
+                    }
+                })
+            });
+            move || drop(listener)
         });
     }
 
     let on_files = {
-        let store = store.clone();
+        let dispatch = store.dispatcher();
         Callback::from(move |list: Vec<web_sys::File>| {
-            store.dispatch(Action::ClearErrors);
-            let dispatch = store.dispatcher();
+            dispatch.dispatch(Action::ClearErrors);
+            let dispatch = dispatch.clone();
             files::read_all(list, move |action| dispatch.dispatch(action));
         })
     };
-    let on_select = {
+    let d: Callback<Action> = store.dispatcher().to_callback();
+    let on_export = {
         let store = store.clone();
-        Callback::from(move |i: usize| store.dispatch(Action::Select(i)))
+        Callback::from(move |_: MouseEvent| {
+            let s = &store.0;
+            let files: Vec<(String, Rc<[u8]>)> = s
+                .traces
+                .iter()
+                .flat_map(crate::state::LoadedTrace::files)
+                .collect();
+            let list: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
+            let bytes = crate::bundle::export(&list, &s.settings());
+            if let Err(m) = files::download("memtrace-project.json", &bytes, "application/json") {
+                storage_error(&store.dispatcher(), m);
+            }
+        })
     };
 
     let state = &store.0;
+    let current = state.current_trace();
     html! {
-        <DropZone on_files={on_files}>
+        <DropZone on_files={on_files.clone()}>
             <header class="topbar">
                 <h1>{"memtrace"}</h1>
                 <span class="tagline">{"why did the memory system answer wrongly?"}</span>
-            </header>
-            <main>
-                <ErrorList errors={state.errors.clone()} />
-                <nav class="trace-tabs">
+                <nav class="trace-tabs" aria-label="loaded traces">
                     { for state.traces.iter().enumerate().map(|(i, t)| {
-                        let on_select = on_select.clone();
                         let active = state.current == Some(i);
+                        let (ds, dc) = (d.clone(), d.clone());
                         html! {
-                            <button class={classes!("tab", active.then_some("active"))}
-                                    onclick={Callback::from(move |_| on_select.emit(i))}>
-                                { &t.name }
-                            </button>
+                            <span class={classes!("tab", active.then_some("active"))}>
+                                <button class="tab-name" aria-pressed={active.to_string()}
+                                        onclick={Callback::from(move |_| ds.emit(Action::Select(i)))}>
+                                    { &t.name }
+                                </button>
+                                <button class="tab-close" aria-label={format!("close {}", t.name)} title="close"
+                                        onclick={Callback::from(move |_| dc.emit(Action::Close(i)))}>{"×"}</button>
+                            </span>
                         }
                     }) }
                 </nav>
-                if let Some(t) = state.current_trace() {
-                    <SummaryCard name={t.name.clone()} summary={t.summary.clone()} />
-                }
-            </main>
+                <span class="spacer"></span>
+                <FilePicker on_files={on_files} />
+                <button class="button" onclick={on_export} disabled={state.traces.is_empty()}
+                        title="save every loaded trace and the settings as one file">{"Export project"}</button>
+                <button class="button icon" aria-label="keyboard help" title="keyboard help (?)"
+                        onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleHelp))}>{"?"}</button>
+            </header>
+            <ProgressBar progress={state.progress} />
+            <ErrorList errors={state.errors.clone()} />
+            if let Some(t) = current {
+                <SummaryCard name={t.name.clone()} summary={t.summary.clone()} />
+                <div class="workspace">
+                    <FailuresList
+                        trace={Shared(t.trace.clone())}
+                        verdicts={t.verdicts.clone()}
+                        selected={state.selection.case}
+                        list={state.list.clone()}
+                        on_select={d.reform(Action::SelectCase)}
+                        on_filter_text={d.reform(Action::FilterText)}
+                        on_filter_type={d.reform(Action::FilterType)}
+                        on_sort={d.reform(Action::Sort)} />
+                    <Graph
+                        trace={Shared(t.trace.clone())}
+                        case={if state.whole_trace { None } else { state.selection.case }}
+                        verdict_op={verdict_op(t, state.selection.case)}
+                        on_toggle_whole={d.reform(|()| Action::ToggleWhole)}
+                        expanded={state.selection.expanded.clone()}
+                        selected={state.selection.node}
+                        fit_requests={state.fit_requests}
+                        on_select={d.reform(Action::SelectNode)}
+                        on_expand={d.reform(Action::Expand)} />
+                    <Inspector
+                        trace={Shared(t.trace.clone())}
+                        node={state.selection.node}
+                        compare={state.selection.compare}
+                        on_select={d.reform(Action::SelectNode)}
+                        on_compare={d.reform(Action::Compare)}
+                        on_expand={d.reform(Action::Expand)} />
+                </div>
+            } else {
+                <div class="empty-state">
+                    <h2>{"Drop trace files here"}</h2>
+                    <p class="muted">{"smartcomment / MemTraceBench JSON, or a saved memtrace project. Nothing leaves your browser."}</p>
+                </div>
+            }
+            if state.help_open {
+                <Help on_close={d.reform(|()| Action::ToggleHelp)} />
+            }
         </DropZone>
     }
+}
+
+/// The op whose information path is highlighted: the attribution verdict, else the annotation.
+fn verdict_op(t: &crate::state::LoadedTrace, case: Option<usize>) -> Option<String> {
+    let c = t.trace.cases.get(case?)?;
+    t.verdicts
+        .get(&c.query_id)
+        .map(|v| v.op_id.clone())
+        .or_else(|| c.annotation.as_ref().map(|a| a.op_id.clone()))
 }

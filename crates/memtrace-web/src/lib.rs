@@ -1,8 +1,17 @@
-//! The memtrace page: drop trace files, see what is in them and why answers went wrong.
+//! The memtrace page: drop trace files, see which questions failed, walk the execution graph.
 //!
-//! [`state`] is the page's one reducer (pure, tested natively); the Yew components are wasm32-only.
+//! Pure parts, tested natively: [`state`] (the one reducer), [`failures`] (list filter/sort),
+//! [`viewport`] (zoom, pan, fit, culling grid), [`diff`] (side-by-side version diff),
+//! [`bundle`] (project export/import). The Yew components and browser services are wasm32-only.
 
+pub mod annotations;
+pub mod bundle;
+pub mod diff;
+pub mod failures;
+pub mod graph_model;
+pub mod raster;
 pub mod state;
+pub mod viewport;
 
 #[cfg(target_arch = "wasm32")]
 mod app;

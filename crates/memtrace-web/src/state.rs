@@ -1,9 +1,26 @@
 //! The page state and its reducer. Pure: no browser calls, so it is tested natively.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
+
 use memtrace::format::{load, LoadOptions};
+use memtrace::layout::NodeRef;
+use memtrace::model::VarIx;
 use memtrace::{Summary, Trace};
+
+use crate::failures::{failure_rows, ListSettings, SortKey};
+use crate::{annotations, bundle};
+
+/// A verdict on a failed question, from an attributor (or imported). Filled by the attribution
+/// panel later; the failures list already shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub error_type: String,
+    pub op_id: String,
+    pub reason: String,
+}
 
 /// A trace the page has loaded.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,6 +28,21 @@ pub struct LoadedTrace {
     pub name: String,
     pub summary: Summary,
     pub trace: Rc<Trace>,
+    /// The file as read, for storage and export.
+    pub bytes: Rc<[u8]>,
+    /// Verdicts by `query_id`.
+    pub verdicts: BTreeMap<String, Verdict>,
+    /// Separate annotation files merged into this trace (name, bytes), kept for storage/export.
+    pub annotation_files: Vec<(String, Rc<[u8]>)>,
+}
+
+impl LoadedTrace {
+    /// Every file this trace came from: the trace, then its annotation files.
+    pub fn files(&self) -> Vec<(String, Rc<[u8]>)> {
+        let mut v = vec![(self.name.clone(), self.bytes.clone())];
+        v.extend(self.annotation_files.iter().cloned());
+        v
+    }
 }
 
 /// A file the page could not read: which, what is wrong, where.
@@ -21,6 +53,39 @@ pub struct FileError {
     pub location: String,
 }
 
+/// Loading progress of the current drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    pub files_done: usize,
+    pub files_total: usize,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+/// What is selected in the trace on screen.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Selection {
+    /// Index into the trace's `cases`.
+    pub case: Option<usize>,
+    pub node: Option<NodeRef>,
+    /// Nodes grown one hop by hand, on top of the case's default view.
+    pub expanded: Vec<NodeRef>,
+    /// Two versions of one variable to diff (left, right).
+    pub compare: Option<(VarIx, VarIx)>,
+}
+
+/// What survives a reload (with the traces themselves), and goes into an exported bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub list: ListSettings,
+    /// Name of the trace on screen.
+    pub current: Option<String>,
+    pub case: Option<usize>,
+    /// Verdicts per trace name, then per `query_id`.
+    pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
+}
+
 /// Everything the page shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageState {
@@ -29,12 +94,20 @@ pub struct PageState {
     pub current: Option<usize>,
     /// Errors of the last drop, one per bad file; good files of the same drop still load.
     pub errors: Vec<FileError>,
+    pub progress: Option<Progress>,
+    pub selection: Selection,
+    pub list: ListSettings,
+    pub help_open: bool,
+    /// Show the whole trace instead of the selected failure's slice.
+    pub whole_trace: bool,
+    /// Bumped to ask the graph to fit its content.
+    pub fit_requests: u32,
 }
 
 /// What can happen to the page.
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// A file's bytes arrived (dropped, picked, or the demo).
+    /// A file's bytes arrived (dropped, picked, restored, or the demo). Bundles unpack here.
     Load {
         name: String,
         bytes: Rc<[u8]>,
@@ -46,7 +119,37 @@ pub enum Action {
     },
     /// A new drop starts: forget the previous drop's errors.
     ClearErrors,
+    Progress(Option<Progress>),
     Select(usize),
+    /// Closes the trace at this index.
+    Close(usize),
+    SelectCase(usize),
+    /// Moves the case selection by this many rows of the (filtered, sorted) list: j/k.
+    MoveCase(i32),
+    SelectNode(Option<NodeRef>),
+    Expand(NodeRef),
+    /// `x`: expands the selected node, if any.
+    ExpandSelected,
+    /// Back to the case's default view.
+    ResetView,
+    Compare(Option<(VarIx, VarIx)>),
+    FilterText(String),
+    FilterType(Option<String>),
+    /// Sorts by this key; the same key again flips the direction.
+    Sort(SortKey),
+    ToggleHelp,
+    /// `w`: whole trace ↔ the selected failure's slice.
+    ToggleWhole,
+    /// Escape: closes the help, then the diff, then the node selection.
+    Escape,
+    Fit,
+    /// Settings restored from storage (applied to the traces loaded so far).
+    Restore(Settings),
+    /// An attributor's verdict on a case of the trace on screen (`None` clears it).
+    SetVerdict {
+        query_id: String,
+        verdict: Option<Verdict>,
+    },
 }
 
 impl PageState {
@@ -54,22 +157,7 @@ impl PageState {
     #[must_use]
     pub fn reduce(mut self, action: Action) -> Self {
         match action {
-            Action::Load { name, bytes } => match load(&bytes, LoadOptions::default()) {
-                Ok(loaded) => {
-                    let summary = loaded.trace.summary(loaded.format.as_str());
-                    self.traces.push(LoadedTrace {
-                        name,
-                        summary,
-                        trace: Rc::new(loaded.trace),
-                    });
-                    self.current = Some(self.traces.len() - 1);
-                }
-                Err(e) => self.errors.push(FileError {
-                    name,
-                    location: e.location(),
-                    message: e.to_string(),
-                }),
-            },
+            Action::Load { name, bytes } => self.load(name, bytes),
             Action::ReadFailed { name, message } => {
                 self.errors.push(FileError {
                     name,
@@ -78,52 +166,249 @@ impl PageState {
                 });
             }
             Action::ClearErrors => self.errors.clear(),
-            Action::Select(i) if i < self.traces.len() => self.current = Some(i),
-            Action::Select(_) => {}
+            Action::Progress(p) => self.progress = p,
+            Action::Select(i) if i < self.traces.len() => self.show(i),
+            Action::Close(i) if i < self.traces.len() => {
+                self.traces.remove(i);
+                match self.current {
+                    Some(c) if c > i => self.current = Some(c - 1),
+                    Some(c) if c == i && !self.traces.is_empty() => {
+                        self.show(c.min(self.traces.len() - 1));
+                    }
+                    Some(c) if c == i => {
+                        self.current = None;
+                        self.selection = Selection::default();
+                    }
+                    _ => {}
+                }
+            }
+            Action::Select(_) | Action::Close(_) => {}
+            Action::SelectCase(i) => self.select_case(i),
+            Action::MoveCase(delta) => self.move_case(delta),
+            Action::SelectNode(n) => {
+                self.selection.node = n;
+                self.selection.compare = None;
+            }
+            Action::Expand(n) => {
+                if !self.selection.expanded.contains(&n) {
+                    self.selection.expanded.push(n);
+                }
+            }
+            Action::ExpandSelected => {
+                if let Some(n) = self.selection.node {
+                    return self.reduce(Action::Expand(n));
+                }
+            }
+            Action::ResetView => self.selection.expanded.clear(),
+            Action::Compare(pair) => self.selection.compare = pair,
+            Action::FilterText(t) => self.list.text = t,
+            Action::FilterType(t) => self.list.error_type = t,
+            Action::Sort(k) => {
+                self.list.descending = self.list.sort == k && !self.list.descending;
+                self.list.sort = k;
+            }
+            Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::ToggleWhole => {
+                self.whole_trace = !self.whole_trace;
+                self.fit_requests = self.fit_requests.wrapping_add(1);
+            }
+            Action::Escape => {
+                if self.help_open {
+                    self.help_open = false;
+                } else if self.selection.compare.is_some() {
+                    self.selection.compare = None;
+                } else {
+                    self.selection.node = None;
+                }
+            }
+            Action::Fit => self.fit_requests = self.fit_requests.wrapping_add(1),
+            Action::SetVerdict { query_id, verdict } => {
+                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
+                    match verdict {
+                        Some(v) => t.verdicts.insert(query_id, v),
+                        None => t.verdicts.remove(&query_id),
+                    };
+                }
+            }
+            Action::Restore(s) => {
+                self.list = s.list;
+                for t in &mut self.traces {
+                    if let Some(v) = s.verdicts.get(&t.name) {
+                        t.verdicts.clone_from(v);
+                    }
+                }
+                if let Some(i) = s
+                    .current
+                    .and_then(|n| self.traces.iter().position(|t| t.name == n))
+                {
+                    self.show(i);
+                }
+                if let Some(c) = s.case {
+                    self.select_case(c);
+                }
+            }
         }
         self
+    }
+
+    fn load(&mut self, name: String, bytes: Rc<[u8]>) {
+        if bundle::is_bundle(&bytes) {
+            match bundle::parse(&bytes) {
+                Ok(b) => {
+                    for f in b.traces {
+                        self.load(f.name, Rc::from(f.content.into_bytes()));
+                    }
+                    *self = std::mem::take(self).reduce(Action::Restore(b.settings));
+                }
+                Err(message) => self.errors.push(FileError {
+                    name,
+                    message,
+                    location: String::new(),
+                }),
+            }
+            return;
+        }
+        if annotations::is_annotation_file(&bytes) {
+            self.load_annotations(name, bytes);
+            return;
+        }
+        match load(&bytes, LoadOptions::default()) {
+            Ok(loaded) => {
+                let summary = loaded.trace.summary(loaded.format.as_str());
+                let t = LoadedTrace {
+                    name: name.clone(),
+                    summary,
+                    trace: Rc::new(loaded.trace),
+                    bytes,
+                    verdicts: BTreeMap::new(),
+                    annotation_files: Vec::new(),
+                };
+                // The same name again replaces the earlier one (a re-export of the same run).
+                let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
+                    self.traces[i] = t;
+                    i
+                } else {
+                    self.traces.push(t);
+                    self.traces.len() - 1
+                };
+                self.show(i);
+            }
+            Err(e) => self.errors.push(FileError {
+                name,
+                location: e.location(),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Merges a separate annotation file into the loaded trace whose query nodes it names.
+    fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>) {
+        let merged = annotations::parse(&bytes).and_then(|anns| {
+            let first = anns.first().map(|a| a.query_id.clone()).unwrap_or_default();
+            let i = annotations::target(self.traces.iter().map(|t| &*t.trace), self.current, &anns)
+                .ok_or_else(|| {
+                    format!(
+                        "no loaded trace has the query node {first:?} (or one of the others) this \
+                         annotation file names; drop the trace first, then its annotations"
+                    )
+                })?;
+            let t = annotations::merge(&self.traces[i].trace, anns)?;
+            Ok((i, t))
+        });
+        match merged {
+            Ok((i, t)) => {
+                let lt = &mut self.traces[i];
+                lt.summary = t.summary(&lt.summary.format);
+                lt.trace = Rc::new(t);
+                lt.annotation_files.retain(|(n, _)| *n != name);
+                lt.annotation_files.push((name, bytes));
+                self.show(i);
+            }
+            Err(message) => self.errors.push(FileError {
+                name,
+                message,
+                location: String::new(),
+            }),
+        }
+    }
+
+    /// Puts trace `i` on screen with its first listed failure selected.
+    fn show(&mut self, i: usize) {
+        self.current = Some(i);
+        self.selection = Selection::default();
+        let first = self
+            .current_trace()
+            .and_then(|t| failure_rows(&t.trace, &self.list).first().copied());
+        if let Some(c) = first {
+            self.select_case(c);
+        }
+    }
+
+    fn select_case(&mut self, i: usize) {
+        let ok = self
+            .current_trace()
+            .is_some_and(|t| i < t.trace.cases.len());
+        if ok {
+            self.whole_trace = false;
+            self.selection = Selection {
+                case: Some(i),
+                ..Selection::default()
+            };
+            self.fit_requests = self.fit_requests.wrapping_add(1);
+        }
+    }
+
+    fn move_case(&mut self, delta: i32) {
+        let Some(t) = self.current_trace() else {
+            return;
+        };
+        let rows = failure_rows(&t.trace, &self.list);
+        if rows.is_empty() {
+            return;
+        }
+        let at = self
+            .selection
+            .case
+            .and_then(|c| rows.iter().position(|&r| r == c));
+        let next = match at {
+            None => 0,
+            Some(p) => {
+                let step = delta.unsigned_abs() as usize;
+                if delta < 0 {
+                    p.saturating_sub(step)
+                } else {
+                    p.saturating_add(step).min(rows.len() - 1)
+                }
+            }
+        };
+        if let Some(&c) = rows.get(next) {
+            if self.selection.case != Some(c) {
+                self.select_case(c);
+            }
+        }
     }
 
     /// The trace on screen.
     pub fn current_trace(&self) -> Option<&LoadedTrace> {
         self.current.and_then(|i| self.traces.get(i))
     }
+
+    /// What to persist.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            list: self.list.clone(),
+            current: self.current_trace().map(|t| t.name.clone()),
+            case: self.selection.case,
+            verdicts: self
+                .traces
+                .iter()
+                .filter(|t| !t.verdicts.is_empty())
+                .map(|t| (t.name.clone(), t.verdicts.clone()))
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn demo_loads_and_becomes_current() {
-        let s = PageState::default().reduce(Action::Load {
-            name: "demo".into(),
-            bytes: crate::DEMO_TRACE.into(),
-        });
-        assert!(s.errors.is_empty(), "{:?}", s.errors);
-        let t = s.current_trace().expect("current");
-        assert!(t.summary.operations > 0);
-        assert!(t.summary.failures > 0);
-    }
-
-    #[test]
-    fn bad_file_keeps_loaded_traces() {
-        let s = PageState::default()
-            .reduce(Action::Load {
-                name: "demo".into(),
-                bytes: crate::DEMO_TRACE.into(),
-            })
-            .reduce(Action::Load {
-                name: "bad.json".into(),
-                bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into(),
-            });
-        assert_eq!(s.traces.len(), 1);
-        assert_eq!(s.errors.len(), 1);
-        assert_eq!(s.errors[0].name, "bad.json");
-        assert!(
-            s.errors[0].location.starts_with("line 1"),
-            "{:?}",
-            s.errors[0]
-        );
-    }
-}
+#[path = "state_tests.rs"]
+mod tests;

@@ -48,3 +48,41 @@ async fn first_visit_renders_the_demo_summary() {
         .operations;
     assert_eq!(ops, expected);
 }
+
+#[wasm_bindgen_test]
+async fn first_visit_lists_the_demo_failures_and_draws_the_graph() {
+    let root = root();
+    yew::Renderer::<memtrace_web::App>::with_root(root.clone()).render();
+    let want = memtrace::load(memtrace_web::DEMO_TRACE, memtrace::LoadOptions::default())
+        .expect("demo")
+        .trace
+        .cases
+        .len();
+    let mut rows = 0;
+    for _ in 0..100 {
+        yew::platform::time::sleep(Duration::from_millis(20)).await;
+        rows = root
+            .query_selector_all("#failures .failure")
+            .map_or(0, |l| l.length());
+        if rows > 0 {
+            break;
+        }
+    }
+    assert_eq!(rows as usize, want);
+    let selected = root
+        .query_selector("#failures .failure.selected")
+        .expect("query")
+        .expect("first failure selected");
+    assert_eq!(selected.get_attribute("data-case").as_deref(), Some("0"));
+    yew::platform::time::sleep(Duration::from_millis(50)).await;
+    let stats = js_sys::Reflect::get(
+        &web_sys::window().expect("window"),
+        &"__memtrace_graph_stats".into(),
+    )
+    .expect("stats");
+    let drawn = js_sys::Reflect::get(&stats, &"nodes".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0);
+    assert!(drawn > 0.0, "graph drew its nodes");
+}

@@ -1,4 +1,5 @@
-//! The whole page is a drop target; a file picker does the same for keyboard users.
+//! The whole page is a drop target; the file picker in the top bar does the same for keyboard
+//! users. Several files at once: traces and saved projects.
 
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, FileList, HtmlInputElement};
@@ -41,6 +42,25 @@ pub fn drop_zone(props: &Props) -> Html {
             }
         })
     };
+    html! {
+        <div id="drop-zone" class={classes!("drop-zone", hovering.then_some("hovering"))}
+             {ondragover} {ondragleave} {ondrop}>
+            { props.children.clone() }
+            if *hovering {
+                <div class="drop-hint" aria-hidden="true">{"Drop trace files or a saved project"}</div>
+            }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PickerProps {
+    pub on_files: Callback<Vec<web_sys::File>>,
+}
+
+/// "Open files…": a real file input behind a label, reachable with Tab.
+#[function_component(FilePicker)]
+pub fn file_picker(props: &PickerProps) -> Html {
     let onchange = {
         let on_files = props.on_files.clone();
         Callback::from(move |e: Event| {
@@ -58,13 +78,9 @@ pub fn drop_zone(props: &Props) -> Html {
         })
     };
     html! {
-        <div id="drop-zone" class={classes!("drop-zone", hovering.then_some("hovering"))}
-             {ondragover} {ondragleave} {ondrop}>
-            { props.children.clone() }
-            <label class="picker">
-                {"Drop trace files anywhere, or "}
-                <input id="file-input" type="file" multiple=true accept=".json,.jsonl,application/json" {onchange} />
-            </label>
-        </div>
+        <label class="button picker" title="or drop files anywhere">
+            {"Open files…"}
+            <input id="file-input" type="file" multiple=true accept=".json,.jsonl,application/json" {onchange} />
+        </label>
     }
 }

@@ -1,5 +1,30 @@
 //! Small components, one per file: data and `on_*` callbacks come in as props.
 
+pub mod draw;
 pub mod drop_zone;
 pub mod errors;
+pub mod failures;
+pub mod graph;
+pub mod help;
+pub mod inspector;
+pub mod progress;
 pub mod summary;
+
+use std::rc::Rc;
+
+/// Shared data passed as a prop; equal when it is the same allocation (cheap to compare,
+/// unlike the deep `PartialEq` of a whole trace).
+#[derive(Debug)]
+pub struct Shared<T>(pub Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(Rc::clone(&self.0))
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}

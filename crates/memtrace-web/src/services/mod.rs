@@ -1,4 +1,6 @@
-//! Browser I/O: files, network (LLM providers) and key storage.
+//! Browser I/O: files (read with progress, download), network (LLM providers, key storage) and
+//! storage (IndexedDB).
 
 pub mod files;
 pub mod http;
+pub mod storage;

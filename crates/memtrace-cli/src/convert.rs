@@ -1,0 +1,68 @@
+//! `memtrace convert FILE --to smartcomment -o OUT`: any readable trace as smartcomment JSON.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use memtrace::format::{load, smartcomment, Format, LoadOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The trace to read (smartcomment, OTLP JSON / JSON Lines, Langfuse export).
+    file: PathBuf,
+    /// Output format; only `smartcomment` is written.
+    #[arg(long, default_value = "smartcomment")]
+    to: String,
+    /// Where to write; `-` for standard output.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Read as this format instead of detecting it (smartcomment, otlp, langfuse).
+    #[arg(long, value_parser = Format::parse)]
+    format: Option<Format>,
+    /// Keep what is valid; print the problems found instead of failing.
+    #[arg(long)]
+    lenient: bool,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if Format::parse(&args.to) != Ok(Format::Smartcomment) {
+        bail!(
+            "cannot write {:?}: `convert` writes smartcomment only (--to smartcomment)",
+            args.to
+        );
+    }
+    let path = &args.file;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let opts = LoadOptions {
+        format: args.format,
+        lenient: args.lenient,
+    };
+    let loaded = load(&bytes, opts)
+        .with_context(|| format!("{} is not a readable trace", path.display()))?;
+    for p in &loaded.problems {
+        eprintln!("warning: {}: skipped: {p}", path.display());
+    }
+    let out = smartcomment::write(&loaded.trace).context("cannot serialize the trace")?;
+    if args.output.as_os_str() == "-" {
+        use std::io::Write;
+        std::io::stdout()
+            .write_all(&out)
+            .context("cannot write to standard output")?;
+    } else {
+        std::fs::write(&args.output, &out)
+            .with_context(|| format!("cannot write {}", args.output.display()))?;
+        let s = loaded.trace.summary(loaded.format.as_str());
+        eprintln!(
+            "{} ({}) -> {}: {} sessions, {} operations, {} variables, {} edges, {} failures",
+            path.display(),
+            s.format,
+            args.output.display(),
+            s.sessions,
+            s.operations,
+            s.variables,
+            s.edges,
+            s.failures
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

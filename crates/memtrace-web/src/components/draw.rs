@@ -1,0 +1,457 @@
+//! Draws a [`GraphModel`] on a canvas: lifeline band, edges, nodes by colour bucket, labels when
+//! zoomed in, only what is in the viewport. Publishes `window.__memtrace_graph_stats` (drawn
+//! counts, frame time, screen points of the first lifeline) for tests and the benchmark.
+
+use std::collections::BTreeMap;
+use std::f64::consts::TAU;
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Reflect};
+use memtrace::layout::NodeRef;
+use memtrace::Trace;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use crate::graph_model::{label, preview, GraphModel, Hue};
+use crate::raster::{rgb, Raster, Rgb};
+use crate::viewport::{Detail, Viewport};
+
+/// What the canvas shows now; updated on every render, read by event handlers.
+#[derive(Default)]
+pub struct Scene {
+    pub model: Option<Rc<GraphModel>>,
+    pub trace: Option<Rc<Trace>>,
+    pub selected: Option<NodeRef>,
+    pub hover: Option<u32>,
+}
+
+/// Theme colours, from `prefers-color-scheme`.
+struct Theme {
+    bg: &'static str,
+    /// The edge colour as RGB for the raster (drawn at partial alpha).
+    edge_rgb: Rgb,
+    fg: &'static str,
+    muted: &'static str,
+    edge: &'static str,
+    band: &'static str,
+    path: &'static str,
+    verdict: &'static str,
+}
+
+fn theme() -> Theme {
+    let dark = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    if dark {
+        Theme {
+            bg: "#16181c",
+            edge_rgb: [154, 161, 171],
+            fg: "#e6e8eb",
+            muted: "#9aa1ab",
+            edge: "rgba(154,161,171,0.35)",
+            band: "rgba(81,207,102,0.07)",
+            path: "#ffd43b",
+            verdict: "#ff6b6b",
+        }
+    } else {
+        Theme {
+            bg: "#ffffff",
+            edge_rgb: [95, 102, 112],
+            fg: "#1d1f23",
+            muted: "#5f6670",
+            edge: "rgba(95,102,112,0.30)",
+            band: "rgba(47,158,68,0.06)",
+            path: "#fd7e14",
+            verdict: "#e03131",
+        }
+    }
+}
+
+/// The fill colour of a hue (readable on both themes).
+pub fn color(h: Hue) -> &'static str {
+    match h {
+        Hue::Message => "#4c6ef5",
+        Hue::Memory => "#2f9e44",
+        Hue::Llm => "#9775fa",
+        Hue::Prompt => "#a0652a",
+        Hue::Retrieval => "#1098ad",
+        Hue::Query => "#d6336c",
+        Hue::Extraction => "#364fc7",
+        Hue::Update => "#2b8a3e",
+        Hue::Deletion => "#c92a2a",
+        Hue::Evaluation => "#0b7285",
+        Hue::Other => "#868e96",
+    }
+}
+
+/// Draws the scene and returns nothing; errors (no 2D context) leave the canvas blank.
+pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let t0 = window.performance().map(|p| p.now());
+    let (w, h) = (
+        f64::from(canvas.client_width().max(1)),
+        f64::from(canvas.client_height().max(1)),
+    );
+    let dpr = window.device_pixel_ratio().max(1.0);
+    let (pw, ph) = (
+        crate::services::files::whole(w * dpr) as u32,
+        crate::services::files::whole(h * dpr) as u32,
+    );
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    view.width = w;
+    view.height = h;
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let th = theme();
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.set_fill_style_str(th.bg);
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let (Some(m), Some(trace)) = (scene.model.as_ref(), scene.trace.as_ref()) else {
+        return;
+    };
+    let l = &m.layout;
+    let s = view.scale;
+    let detail = view.detail();
+    let visible = view.visible().grow(60.0 / s.max(0.01));
+    let lane_gap = if l.lanes > 1 {
+        f64::from(l.height) / f64::from(l.lanes - 1)
+    } else {
+        34.0
+    };
+
+    let shown = m.grid.query(visible);
+    // Sizes follow the zoom between a readable minimum and maximum.
+    let (op_w, op_h, r) = (
+        (26.0 * s).clamp(3.0, 34.0),
+        (16.0 * s).clamp(2.0, 20.0),
+        (7.0 * s).clamp(1.5, 9.0),
+    );
+    // Many nodes on screen: one pixel buffer instead of a canvas call per element.
+    let raster = detail == Detail::Dots && shown.len() > RASTER_MIN_NODES;
+    let mut drawn_edges = 0u32;
+    if raster {
+        drawn_edges = draw_raster(&ctx, m, view, &shown, &th, dpr, (pw, ph), r);
+    }
+    // Lifeline band and lanes.
+    if l.lifeline_lanes > 0 {
+        let (_, y0) = view.to_screen(0.0, -lane_gap / 2.0);
+        let (_, y1) = view.to_screen(0.0, (f64::from(l.lifeline_lanes) - 0.5) * lane_gap);
+        ctx.set_fill_style_str(th.band);
+        ctx.fill_rect(0.0, y0, w, y1 - y0);
+        if detail != Detail::Dots {
+            ctx.set_fill_style_str(th.muted);
+            ctx.set_font("11px system-ui, sans-serif");
+            let _ = ctx.fill_text(
+                "memory units: one lane each, versions left → right",
+                8.0,
+                y0.max(0.0) + 13.0,
+            );
+        }
+    }
+    if !raster {
+        ctx.set_line_width(3.0_f64.min(6.0 * s).max(1.0));
+        ctx.set_stroke_style_str("rgba(47,158,68,0.55)");
+        ctx.begin_path();
+        for line in &l.lifelines {
+            let (Some(a), Some(b)) = (
+                line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
+                line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
+            ) else {
+                continue;
+            };
+            let (a, b) = (
+                (f64::from(a.x), f64::from(a.y)),
+                (f64::from(b.x), f64::from(b.y)),
+            );
+            if visible.meets_segment(a, b) {
+                let (ax, ay) = view.to_screen(a.0, a.1);
+                let (bx, by) = view.to_screen(b.0, b.1);
+                ctx.move_to(ax, ay);
+                ctx.line_to(bx, by);
+            }
+        }
+        ctx.stroke();
+
+        // Edges: plain first, the information path on top.
+        for on_path in [false, true] {
+            ctx.begin_path();
+            for e in &l.edges {
+                let (Some(a), Some(b)) = (l.nodes.get(e.from as usize), l.nodes.get(e.to as usize))
+                else {
+                    continue;
+                };
+                let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
+                    && m.on_path.get(e.to as usize).copied().unwrap_or(false);
+                if hot != on_path {
+                    continue;
+                }
+                let (a, b) = (
+                    (f64::from(a.x), f64::from(a.y)),
+                    (f64::from(b.x), f64::from(b.y)),
+                );
+                if !visible.meets_segment(a, b) {
+                    continue;
+                }
+                drawn_edges += 1;
+                let (ax, ay) = view.to_screen(a.0, a.1);
+                let (bx, by) = view.to_screen(b.0, b.1);
+                ctx.move_to(ax, ay);
+                if detail == Detail::Dots {
+                    ctx.line_to(bx, by);
+                } else {
+                    let mx = (ax + bx) / 2.0;
+                    ctx.bezier_curve_to(mx, ay, mx, by, bx, by);
+                }
+            }
+            if on_path {
+                ctx.set_stroke_style_str(th.path);
+                ctx.set_line_width((5.0 * s).clamp(2.5, 5.0));
+                ctx.set_global_alpha(0.75);
+                ctx.stroke();
+                ctx.set_global_alpha(1.0);
+                continue;
+            }
+            ctx.set_stroke_style_str(th.edge);
+            ctx.set_line_width((1.2 * s).clamp(0.5, 1.5));
+            ctx.stroke();
+        }
+
+        // Nodes, bucketed by colour and shape so each bucket is one path.
+        let mut buckets: BTreeMap<(bool, &'static str), Vec<(f64, f64)>> = BTreeMap::new();
+        for &i in &shown {
+            let Some(n) = l.nodes.get(i as usize) else {
+                continue;
+            };
+            let hue = m.hues.get(i as usize).copied().unwrap_or(Hue::Other);
+            let is_op = matches!(n.node, NodeRef::Op(_));
+            let p = view.to_screen(f64::from(n.x), f64::from(n.y));
+            buckets.entry((is_op, color(hue))).or_default().push(p);
+        }
+        for ((is_op, fill), points) in &buckets {
+            ctx.set_fill_style_str(fill);
+            ctx.begin_path();
+            for &(x, y) in points {
+                if detail == Detail::Dots {
+                    ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
+                } else if *is_op {
+                    ctx.rect(x - op_w / 2.0, y - op_h / 2.0, op_w, op_h);
+                } else {
+                    ctx.move_to(x + r, y);
+                    let _ = ctx.arc(x, y, r, 0.0, TAU);
+                }
+            }
+            ctx.fill();
+        }
+    }
+    // Rings: path, verdict, selection, hover.
+    let ring = |i: u32, style: &str, width: f64, pad: f64| {
+        let Some(n) = l.nodes.get(i as usize) else {
+            return;
+        };
+        let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
+        ctx.set_stroke_style_str(style);
+        ctx.set_line_width(width);
+        ctx.begin_path();
+        if matches!(n.node, NodeRef::Op(_)) {
+            ctx.rect(
+                x - op_w / 2.0 - pad,
+                y - op_h / 2.0 - pad,
+                op_w + 2.0 * pad,
+                op_h + 2.0 * pad,
+            );
+        } else {
+            let _ = ctx.arc(x, y, r + pad, 0.0, TAU);
+        }
+        ctx.stroke();
+    };
+    if detail != Detail::Dots {
+        for &i in &shown {
+            if m.on_path.get(i as usize).copied().unwrap_or(false) {
+                ring(i, th.path, 2.0, 2.0);
+            }
+        }
+    }
+    if let Some(v) = m.verdict {
+        ring(v, th.verdict, 3.0, 5.0);
+    }
+    let selected = scene.selected.and_then(|n| l.index_of(n));
+    if let Some(i) = selected {
+        ring(i, th.fg, 2.5, 4.0);
+    }
+    if let Some(i) = scene.hover {
+        ring(i, th.muted, 1.5, 3.0);
+    }
+
+    // Labels when zoomed in and not crowded.
+    if detail == Detail::Labels && shown.len() <= 2500 {
+        ctx.set_fill_style_str(th.fg);
+        ctx.set_font("11px system-ui, sans-serif");
+        ctx.set_text_align("center");
+        for &i in &shown {
+            let Some(n) = l.nodes.get(i as usize) else {
+                continue;
+            };
+            let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
+            let _ = ctx.fill_text(&label(trace, n.node), x, y + op_h / 2.0 + 12.0);
+        }
+        ctx.set_text_align("start");
+    }
+    // Hover tooltip.
+    if let Some(n) = scene.hover.and_then(|i| l.nodes.get(i as usize)) {
+        let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
+        let text = preview(trace, n.node);
+        ctx.set_font("12px system-ui, sans-serif");
+        let tw = ctx.measure_text(&text).map_or(200.0, |m| m.width());
+        let (bx, by) = ((x + 12.0).min(w - tw - 16.0).max(0.0), (y - 34.0).max(0.0));
+        ctx.set_fill_style_str(th.fg);
+        ctx.fill_rect(bx, by, tw + 12.0, 20.0);
+        ctx.set_fill_style_str(th.bg);
+        let _ = ctx.fill_text(&text, bx + 6.0, by + 14.0);
+    }
+
+    let frame_ms = match (t0, window.performance()) {
+        (Some(a), Some(p)) => p.now() - a,
+        _ => 0.0,
+    };
+    publish_stats(view, m, shown.len(), drawn_edges, frame_ms, detail, raster);
+}
+
+/// Above this many nodes on screen (zoomed out), draw into a pixel buffer.
+const RASTER_MIN_NODES: usize = 2000;
+/// Above this many nodes on screen only the information path's edges are drawn.
+const RASTER_EDGE_LIMIT_NODES: usize = 20_000;
+
+/// The zoomed-out picture as one pixel buffer: edges, lifelines and nodes, then one
+/// `putImageData`.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename these
+fn draw_raster(
+    ctx: &CanvasRenderingContext2d,
+    m: &GraphModel,
+    view: &Viewport,
+    shown: &[u32],
+    th: &Theme,
+    dpr: f64,
+    (pw, ph): (u32, u32),
+    r: f64,
+) -> u32 {
+    let l = &m.layout;
+    let mut drawn = 0u32;
+    let mut ras = Raster::new(pw as usize, ph as usize, rgb(th.bg));
+    let visible = view.visible();
+    let px = |x: f32, y: f32| {
+        let (sx, sy) = view.to_screen(f64::from(x), f64::from(y));
+        (sx * dpr, sy * dpr)
+    };
+    let max_steps = (pw + ph) as usize * 2;
+    let path_rgb = rgb(th.path);
+    // With this many nodes on screen plain edges are a grey mush: draw the path only.
+    let plain_edges = shown.len() <= RASTER_EDGE_LIMIT_NODES;
+    for e in &l.edges {
+        let (Some(a), Some(b)) = (l.nodes.get(e.from as usize), l.nodes.get(e.to as usize)) else {
+            continue;
+        };
+        let (wa, wb) = (
+            (f64::from(a.x), f64::from(a.y)),
+            (f64::from(b.x), f64::from(b.y)),
+        );
+        if !visible.meets_segment(wa, wb) {
+            continue;
+        }
+        let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
+            && m.on_path.get(e.to as usize).copied().unwrap_or(false);
+        if !hot && !plain_edges {
+            continue;
+        }
+        let (c, alpha) = if hot {
+            (path_rgb, 255)
+        } else {
+            (th.edge_rgb, 70)
+        };
+        drawn += 1;
+        ras.line(px(a.x, a.y), px(b.x, b.y), c, alpha, max_steps);
+    }
+    let memory = rgb(color(Hue::Memory));
+    for line in &l.lifelines {
+        let (Some(a), Some(b)) = (
+            line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
+            line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
+        ) else {
+            continue;
+        };
+        ras.line(px(a.x, a.y), px(b.x, b.y), memory, 160, max_steps);
+    }
+    let side = ((r * dpr).round() as i64 / 2).clamp(0, 4);
+    for &i in shown {
+        let Some(n) = l.nodes.get(i as usize) else {
+            continue;
+        };
+        let hue = m.hues.get(i as usize).copied().unwrap_or(Hue::Other);
+        let (x, y) = px(n.x, n.y);
+        ras.square(x, y, side, rgb(color(hue)));
+    }
+    if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+        wasm_bindgen::Clamped(&ras.pixels),
+        pw,
+        ph,
+    ) {
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
+    }
+    drawn
+}
+
+/// `window.__memtrace_graph_stats`: what the last frame drew.
+fn publish_stats(
+    view: &Viewport,
+    m: &GraphModel,
+    drawn_nodes: usize,
+    drawn_edges: u32,
+    frame_ms: f64,
+    detail: Detail,
+    raster: bool,
+) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let o = Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = Reflect::set(&o, &k.into(), &v);
+    };
+    set("nodes", JsValue::from(m.layout.nodes.len() as u32));
+    set("edges", JsValue::from(m.layout.edges.len() as u32));
+    set("lifelines", JsValue::from(m.layout.lifelines.len() as u32));
+    set("drawn_nodes", JsValue::from(drawn_nodes as u32));
+    set("drawn_edges", JsValue::from(drawn_edges));
+    set("frame_ms", JsValue::from(frame_ms));
+    set("raster", JsValue::from(raster));
+    set("scale", JsValue::from(view.scale));
+    set(
+        "detail",
+        JsValue::from(format!("{detail:?}").to_lowercase()),
+    );
+    set(
+        "path_nodes",
+        JsValue::from(m.on_path.iter().filter(|&&b| b).count() as u32),
+    );
+    // Screen points (CSS px in the canvas) of the longest lifeline's versions, for click tests.
+    let longest = m.layout.lifelines.iter().max_by_key(|l| l.nodes.len());
+    let points = Array::new();
+    for &i in longest.map_or(&[][..], |l| l.nodes.as_slice()) {
+        if let Some(n) = m.layout.nodes.get(i as usize) {
+            let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
+            points.push(&Array::of2(&x.into(), &y.into()));
+        }
+    }
+    set("lifeline_points", points.into());
+    let _ = Reflect::set(&window, &"__memtrace_graph_stats".into(), &o);
+}

@@ -1,0 +1,38 @@
+//! The loading bar: bytes read, then "parsing" until the files are in.
+
+use yew::prelude::*;
+
+use crate::state::Progress;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub progress: Option<Progress>,
+}
+
+#[function_component(ProgressBar)]
+pub fn progress_bar(props: &Props) -> Html {
+    let Some(p) = props.progress else {
+        return html! {};
+    };
+    let total = p.bytes_total.max(1);
+    let percent = (p.bytes_done.min(total) * 100 / total) as u32;
+    let text = if p.bytes_done >= p.bytes_total {
+        format!(
+            "parsing and indexing… file {} of {}",
+            (p.files_done + 1).min(p.files_total),
+            p.files_total
+        )
+    } else {
+        format!(
+            "reading {} of {} file(s): {percent} %",
+            p.files_done + 1,
+            p.files_total
+        )
+    };
+    html! {
+        <div id="load-progress" class="progress" role="status" aria-live="polite">
+            <progress max="100" value={percent.to_string()}></progress>
+            <span>{ text }</span>
+        </div>
+    }
+}

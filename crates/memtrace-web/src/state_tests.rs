@@ -1,0 +1,193 @@
+//! Tests of the page reducer.
+
+use super::*;
+
+const FIXTURE: &[u8] =
+    include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+
+fn loaded(name: &str, bytes: &[u8]) -> PageState {
+    PageState::default().reduce(Action::Load {
+        name: name.into(),
+        bytes: bytes.into(),
+    })
+}
+
+#[test]
+fn demo_loads_and_becomes_current() {
+    let s = loaded("demo", crate::DEMO_TRACE);
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let t = s.current_trace().expect("current");
+    assert!(t.summary.operations > 0);
+    assert!(t.summary.failures > 0);
+    assert_eq!(s.selection.case, Some(0));
+}
+
+#[test]
+fn bad_file_keeps_loaded_traces() {
+    let s = loaded("demo", crate::DEMO_TRACE).reduce(Action::Load {
+        name: "bad.json".into(),
+        bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into(),
+    });
+    assert_eq!(s.traces.len(), 1);
+    assert_eq!(s.errors.len(), 1);
+    assert_eq!(s.errors[0].name, "bad.json");
+    assert!(
+        s.errors[0].location.starts_with("line 1"),
+        "{:?}",
+        s.errors[0]
+    );
+}
+
+#[test]
+fn j_and_k_walk_the_filtered_list_and_stop_at_the_ends() {
+    let mut s = loaded("f.json", FIXTURE);
+    assert_eq!(s.selection.case, Some(0));
+    s = s.reduce(Action::MoveCase(1)).reduce(Action::MoveCase(1));
+    assert_eq!(s.selection.case, Some(2));
+    s = s.reduce(Action::MoveCase(-10));
+    assert_eq!(s.selection.case, Some(0));
+    s = s.reduce(Action::FilterType(Some("ResponseError".into())));
+    s = s.reduce(Action::MoveCase(1));
+    let c = s.selection.case.unwrap();
+    assert_eq!(
+        crate::failures::label_of(&s.current_trace().unwrap().trace.cases[c]),
+        "ResponseError"
+    );
+}
+
+#[test]
+fn selecting_a_case_resets_the_node_and_asks_for_a_fit() {
+    let s = loaded("f.json", FIXTURE);
+    let fits = s.fit_requests;
+    let s = s
+        .reduce(Action::SelectNode(Some(NodeRef::Var(VarIx(0)))))
+        .reduce(Action::Expand(NodeRef::Var(VarIx(0))))
+        .reduce(Action::SelectCase(3));
+    assert_eq!(s.selection.case, Some(3));
+    assert_eq!(s.selection.node, None);
+    assert!(s.selection.expanded.is_empty());
+    assert!(s.fit_requests > fits);
+    let s = s.reduce(Action::SelectCase(99));
+    assert_eq!(s.selection.case, Some(3));
+}
+
+#[test]
+fn escape_closes_help_then_diff_then_selection() {
+    let node = NodeRef::Var(VarIx(1));
+    let s = loaded("f.json", FIXTURE)
+        .reduce(Action::SelectNode(Some(node)))
+        .reduce(Action::Compare(Some((VarIx(1), VarIx(2)))))
+        .reduce(Action::ToggleHelp);
+    let s = s.reduce(Action::Escape);
+    assert!(!s.help_open);
+    assert!(s.selection.compare.is_some());
+    let s = s.reduce(Action::Escape);
+    assert!(s.selection.compare.is_none());
+    assert_eq!(s.selection.node, Some(node));
+    let s = s.reduce(Action::Escape);
+    assert_eq!(s.selection.node, None);
+}
+
+#[test]
+fn whole_trace_toggles_and_a_case_click_returns_to_its_slice() {
+    let s = loaded("f.json", FIXTURE).reduce(Action::ToggleWhole);
+    assert!(s.whole_trace);
+    let fits = s.fit_requests;
+    let s = s.reduce(Action::SelectCase(2));
+    assert!(!s.whole_trace);
+    assert!(s.fit_requests > fits);
+}
+
+#[test]
+fn sort_twice_flips_direction() {
+    let s = PageState::default().reduce(Action::Sort(SortKey::Query));
+    assert!(!s.list.descending);
+    let s = s.reduce(Action::Sort(SortKey::Query));
+    assert!(s.list.descending);
+    let s = s.reduce(Action::Sort(SortKey::Score));
+    assert!(!s.list.descending);
+}
+
+#[test]
+fn bundle_restores_traces_and_settings() {
+    let s = loaded("demo.json", crate::DEMO_TRACE)
+        .reduce(Action::Load {
+            name: "f.json".into(),
+            bytes: FIXTURE.into(),
+        })
+        .reduce(Action::SelectCase(4))
+        .reduce(Action::FilterText("caroline".into()))
+        .reduce(Action::SetVerdict {
+            query_id: "query:locomo-qa-1-1@1".into(),
+            verdict: Some(Verdict {
+                error_type: "DeletionError".into(),
+                op_id: "op-x".into(),
+                reason: "deleted".into(),
+            }),
+        });
+    let files: Vec<(String, Rc<[u8]>)> = s.traces.iter().flat_map(LoadedTrace::files).collect();
+    let refs: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
+    let b = bundle::export(&refs, &s.settings());
+    let r = loaded("project.memtrace.json", &b);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.traces.len(), 2);
+    assert_eq!(r.current_trace().unwrap().name, "f.json");
+    assert_eq!(r.list.text, "caroline");
+    assert_eq!(r.selection.case, Some(4));
+    let v = &r.current_trace().unwrap().verdicts["query:locomo-qa-1-1@1"];
+    assert_eq!(v.error_type, "DeletionError");
+}
+
+#[test]
+fn a_separate_annotation_file_adds_cases_to_its_trace() {
+    let mut v: serde_json::Value = serde_json::from_slice(FIXTURE).unwrap();
+    let anns = serde_json::to_vec(&v["data"]["annotations"].take()).unwrap();
+    v["data"].as_object_mut().unwrap().remove("annotations");
+    let bare = serde_json::to_vec(&v).unwrap();
+    // Annotations before their trace: a clear error, nothing breaks.
+    let s = loaded("anns.json", &anns);
+    assert_eq!(s.errors.len(), 1);
+    assert!(
+        s.errors[0].message.contains("drop the trace first"),
+        "{:?}",
+        s.errors
+    );
+    let s = s
+        .reduce(Action::Load {
+            name: "bare.json".into(),
+            bytes: bare.as_slice().into(),
+        })
+        .reduce(Action::Load {
+            name: "anns.json".into(),
+            bytes: anns.as_slice().into(),
+        });
+    let t = s.current_trace().unwrap();
+    assert_eq!(t.summary.annotations, 6);
+    assert_eq!(t.files().len(), 2);
+    assert_eq!(s.selection.case, Some(0));
+}
+
+#[test]
+fn closing_the_current_trace_shows_another() {
+    let s = loaded("a.json", crate::DEMO_TRACE).reduce(Action::Load {
+        name: "b.json".into(),
+        bytes: FIXTURE.into(),
+    });
+    assert_eq!(s.current, Some(1));
+    let s = s.reduce(Action::Close(1));
+    assert_eq!(s.traces.len(), 1);
+    assert_eq!(s.current_trace().unwrap().name, "a.json");
+    let s = s.reduce(Action::Close(0));
+    assert!(s.current.is_none());
+    // Loading the same name twice replaces it.
+    let s = s
+        .reduce(Action::Load {
+            name: "a.json".into(),
+            bytes: crate::DEMO_TRACE.into(),
+        })
+        .reduce(Action::Load {
+            name: "a.json".into(),
+            bytes: crate::DEMO_TRACE.into(),
+        });
+    assert_eq!(s.traces.len(), 1);
+}

@@ -1,0 +1,535 @@
+//! Variables and data-flow edges of the span-based formats, inferred in time order.
+//!
+//! A span sees what ended before it started. An input equal to an earlier value *is* that
+//! variable; an input containing an earlier value (or one of its JSON string leaves, or a
+//! memory / document id), at least [`MIN_LINK_CHARS`] long, reads it too (the latest such
+//! value); a retrieved document reads the memory unit with its id; a memory write reads the
+//! unit's previous version. Every output is a new variable version, so each variable has one
+//! producer, and every edge runs from a variable that existed before its span started to one
+//! the span made: the graph is acyclic by construction.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use serde_json::{Map, Value};
+
+use super::smartcomment::Parts;
+use super::spans::{json_in, Port, Span};
+use super::time::format_nanos;
+use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord};
+
+/// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
+pub const MIN_LINK_CHARS: usize = 8;
+
+struct Var {
+    ident: usize,
+    text: String,
+    category: String,
+    created_ns: u64,
+    session: String,
+    filename: String,
+    metadata: Map<String, Value>,
+    patterns: Vec<u32>,
+}
+
+struct Ident {
+    name: String,
+    class: Option<String>,
+    strong: bool,
+    versions: Vec<usize>,
+    /// The version made visible last (the one a reader sees).
+    visible: Option<usize>,
+}
+
+struct Edge {
+    from: usize,
+    to: usize,
+    op: usize,
+    link: &'static str,
+}
+
+pub(super) struct Builder<'a> {
+    meta: &'a GraphMeta,
+    vars: Vec<Var>,
+    idents: Vec<Ident>,
+    by_key: HashMap<String, usize>,
+    names: HashSet<String>,
+    pending: BinaryHeap<Reverse<(u64, usize)>>,
+    patterns: HashMap<String, u32>,
+    /// Pattern ids of each value's atoms.
+    text_patterns: HashMap<String, Vec<u32>>,
+    matcher: Option<AhoCorasick>,
+    owners: Vec<Vec<usize>>,
+    ops: Vec<OpRecord>,
+    op_ends: Vec<u64>,
+    edges: Vec<Edge>,
+    sentinel: Option<usize>,
+}
+
+/// Strings worth matching inside a value: the whole text and its JSON string leaves.
+fn atoms_of(text: &str) -> Vec<String> {
+    fn leaves(v: &Value, out: &mut Vec<String>, depth: usize) {
+        match v {
+            // A single word without digits ("assistant", "completed") is vocabulary, not data.
+            Value::String(s)
+                if s.len() >= MIN_LINK_CHARS
+                    && s.bytes()
+                        .any(|b| b.is_ascii_whitespace() || b.is_ascii_digit()) =>
+            {
+                out.push(s.clone());
+            }
+            Value::Array(a) if depth < 16 => a.iter().for_each(|x| leaves(x, out, depth + 1)),
+            Value::Object(o) if depth < 16 => o.values().for_each(|x| leaves(x, out, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if text.len() >= MIN_LINK_CHARS {
+        out.push(text.to_owned());
+    }
+    if let Some(v) = json_in(text) {
+        leaves(&v, &mut out, 0);
+    }
+    out
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn new(spans: &[Span], meta: &'a GraphMeta) -> Builder<'a> {
+        // Atoms of every value, computed once per distinct text, in file order (pattern ids
+        // order the matches, so they must not depend on hashing).
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut by_text: Vec<(&str, Vec<String>)> = Vec::new();
+        let mut ids: Vec<&str> = Vec::new();
+        for s in spans {
+            let texts = s
+                .inputs
+                .iter()
+                .chain(&s.outputs)
+                .chain(&s.documents)
+                .map(|p| p.text.as_str());
+            let writes = s
+                .memory_writes
+                .iter()
+                .map(|w| w.text.as_deref().unwrap_or_default());
+            for text in texts.chain(writes) {
+                if seen.insert(text) {
+                    by_text.push((text, atoms_of(text)));
+                }
+            }
+            ids.extend(s.documents.iter().filter_map(|p| p.doc_id.as_deref()));
+            ids.extend(s.memory_writes.iter().map(|w| w.id.as_str()));
+        }
+        let mut patterns: HashMap<String, u32> = HashMap::new();
+        let mut list: Vec<String> = Vec::new();
+        let mut intern = |a: &str| -> u32 {
+            if let Some(&p) = patterns.get(a) {
+                return p;
+            }
+            patterns.insert(a.to_owned(), list.len() as u32);
+            list.push(a.to_owned());
+            list.len() as u32 - 1
+        };
+        let mut text_patterns = HashMap::new();
+        for (text, found) in &by_text {
+            let ps: Vec<u32> = found.iter().map(|a| intern(a)).collect();
+            text_patterns.insert((*text).to_owned(), ps);
+        }
+        for id in ids.into_iter().filter(|id| id.len() >= MIN_LINK_CHARS) {
+            intern(id);
+        }
+        // A non-contiguous NFA builds fastest; values are scanned once each, so a faster
+        // automaton would not pay for its build.
+        let matcher = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+            .build(&list)
+            .ok();
+        Builder {
+            meta,
+            vars: Vec::new(),
+            idents: Vec::new(),
+            by_key: HashMap::new(),
+            names: HashSet::new(),
+            pending: BinaryHeap::new(),
+            owners: vec![Vec::new(); list.len()],
+            patterns,
+            text_patterns,
+            matcher,
+            ops: Vec::new(),
+            op_ends: Vec::new(),
+            edges: Vec::new(),
+            sentinel: None,
+        }
+    }
+
+    /// Makes visible every output of a span that ended at or before `ns`.
+    pub(super) fn commit_until(&mut self, ns: u64) {
+        while let Some(&Reverse((end, v))) = self.pending.peek() {
+            if end > ns {
+                break;
+            }
+            self.pending.pop();
+            self.commit(v);
+        }
+    }
+
+    fn commit(&mut self, v: usize) {
+        self.idents[self.vars[v].ident].visible = Some(v);
+        for &p in &self.vars[v].patterns {
+            self.owners[p as usize].push(v);
+        }
+    }
+
+    fn ident(&mut self, key: String, mut name: String, class: Option<&str>, strong: bool) -> usize {
+        if let Some(&i) = self.by_key.get(&key) {
+            let id = &mut self.idents[i];
+            if strong && !id.strong {
+                id.class = class.map(str::to_owned);
+                id.strong = true;
+            }
+            return i;
+        }
+        if self.names.contains(&name) {
+            let mut k = 2;
+            while self.names.contains(&format!("{name}-{k}")) {
+                k += 1;
+            }
+            name = format!("{name}-{k}");
+        }
+        self.names.insert(name.clone());
+        self.idents.push(Ident {
+            name,
+            class: class.map(str::to_owned),
+            strong,
+            versions: Vec::new(),
+            visible: None,
+        });
+        self.by_key.insert(key, self.idents.len() - 1);
+        self.idents.len() - 1
+    }
+
+    fn new_var(
+        &mut self,
+        ident: usize,
+        port: Option<&Port>,
+        text: String,
+        span: &Span,
+        session: &str,
+        created_ns: u64,
+    ) -> usize {
+        let mut patterns = self.text_patterns.get(&text).cloned().unwrap_or_default();
+        let id = port.and_then(|p| p.doc_id.as_ref());
+        patterns.extend(id.and_then(|id| self.patterns.get(id)).copied());
+        let v = self.vars.len();
+        self.vars.push(Var {
+            ident,
+            text,
+            category: port.map_or_else(|| "memory_entry".to_owned(), |p| p.category.clone()),
+            created_ns,
+            session: session.to_owned(),
+            filename: span.filename.clone(),
+            metadata: port.map(|p| p.metadata.clone()).unwrap_or_default(),
+            patterns,
+        });
+        self.idents[ident].versions.push(v);
+        v
+    }
+
+    fn content_ident(&mut self, p: &Port) -> usize {
+        let name = format!("str:{:016x}", fnv1a(p.text.as_bytes()));
+        self.ident(format!("c\u{0}{}", p.text), name, Some(&p.class), p.strong)
+    }
+
+    fn latest_visible(&self, ident: usize) -> Option<usize> {
+        self.idents[ident].visible
+    }
+
+    /// The variable an input port reads: an equal visible value, or a new root variable.
+    pub(super) fn input_var(&mut self, port: &Port, span: &Span, session: &str) -> usize {
+        let ident = self.content_ident(port);
+        if let Some(v) = self.latest_visible(ident) {
+            return v;
+        }
+        let v = self.new_var(
+            ident,
+            Some(port),
+            port.text.clone(),
+            span,
+            session,
+            span.start_ns,
+        );
+        self.commit(v);
+        v
+    }
+
+    /// The latest visible variables whose values occur in `text`.
+    fn contained(&self, text: &str) -> Vec<usize> {
+        let Some(m) = &self.matcher else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for hit in m.find_overlapping_iter(text) {
+            let p = hit.pattern().as_usize();
+            if seen.insert(p) {
+                if let Some(&v) = self.owners.get(p).and_then(|o| o.last()) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
+    pub(super) fn op(&mut self, s: &Span, session: &str) {
+        let op = self.ops.len();
+        let inputs = self.op_inputs(s, session);
+        let mut made = Vec::new();
+        for port in &s.outputs {
+            let ident = self.content_ident(port);
+            made.push(self.new_var(ident, Some(port), port.text.clone(), s, session, s.end_ns));
+        }
+        for port in &s.documents {
+            let v = self.document(port, s, session, &inputs, op);
+            made.push(v);
+        }
+        for w in &s.memory_writes {
+            let ident = self.ident(
+                format!("m\u{0}{}", w.id),
+                format!("memory-unit-{}", w.id),
+                None,
+                false,
+            );
+            let prev = self.latest_visible(ident);
+            let text = match &w.text {
+                Some(t) => t.clone(),
+                None => {
+                    serde_json::json!({"id": w.id, "memory": null, "deleted": true}).to_string()
+                }
+            };
+            let mut port = Port::new("memory_unit", "memory_entry", text.clone());
+            port.doc_id = Some(w.id.clone());
+            port.metadata
+                .insert("event".into(), Value::String(w.event.clone()));
+            let v = self.new_var(ident, Some(&port), text, s, session, s.end_ns);
+            if let Some(p) = prev.filter(|p| !inputs.iter().any(|(x, _)| x == p)) {
+                self.edges.push(Edge {
+                    from: p,
+                    to: v,
+                    op,
+                    link: "previous version of the memory unit",
+                });
+            }
+            made.push(v);
+        }
+        if made.is_empty() {
+            let port = Port::new("status", "status", s.status.clone());
+            let ident = self.ident(
+                format!("s\u{0}{}", s.id),
+                format!("status-{}", s.id),
+                Some("status"),
+                false,
+            );
+            made.push(self.new_var(ident, Some(&port), s.status.clone(), s, session, s.end_ns));
+        }
+        for &v in &made {
+            for &(from, link) in &inputs {
+                self.edges.push(Edge {
+                    from,
+                    to: v,
+                    op,
+                    link,
+                });
+            }
+            self.pending.push(Reverse((s.end_ns, v)));
+        }
+        self.ops.push(self.op_record(s, session));
+        self.op_ends.push(s.end_ns);
+    }
+
+    /// The variables span `s` reads: its inputs, and earlier values they contain.
+    fn op_inputs(&mut self, s: &Span, session: &str) -> Vec<(usize, &'static str)> {
+        let mut inputs: Vec<(usize, &'static str)> = Vec::new();
+        let mut push = |v: usize, link| {
+            if !inputs.iter().any(|&(x, _)| x == v) {
+                inputs.push((v, link));
+            }
+        };
+        for port in &s.inputs {
+            push(self.input_var(port, s, session), "");
+            for c in self.contained(&port.text) {
+                push(c, "inferred: its value occurs in this input");
+            }
+        }
+        if inputs.is_empty() {
+            inputs.push((self.sentinel_var(s), ""));
+        }
+        inputs
+    }
+
+    /// A retrieved document, reading the memory unit with its id (or a value equal to it).
+    fn document(
+        &mut self,
+        port: &Port,
+        s: &Span,
+        session: &str,
+        inputs: &[(usize, &str)],
+        op: usize,
+    ) -> usize {
+        let ident = match &port.doc_id {
+            Some(id) => self.ident(
+                format!("d\u{0}{id}"),
+                id.clone(),
+                Some("retrieved_document"),
+                false,
+            ),
+            None => self.content_ident(port),
+        };
+        let v = self.new_var(ident, Some(port), port.text.clone(), s, session, s.end_ns);
+        let unit = port
+            .doc_id
+            .as_ref()
+            .and_then(|id| self.by_key.get(&format!("m\u{0}{id}")).copied());
+        let source = unit
+            .and_then(|m| {
+                self.latest_visible(m)
+                    .map(|u| (u, "inferred: the memory unit with this document id"))
+            })
+            .or_else(|| {
+                let p = self.patterns.get(&port.text)?;
+                let owner = *self.owners.get(*p as usize)?.last()?;
+                Some((owner, "inferred: a value equal to this document"))
+            });
+        if let Some((u, link)) = source.filter(|(u, _)| !inputs.iter().any(|(x, _)| x == u)) {
+            self.edges.push(Edge {
+                from: u,
+                to: v,
+                op,
+                link,
+            });
+        }
+        v
+    }
+
+    fn op_record(&self, s: &Span, session: &str) -> OpRecord {
+        let mut metadata = s.metadata.clone();
+        metadata.insert("trace_id".into(), Value::String(s.trace_id.clone()));
+        metadata.insert("span_id".into(), Value::String(s.id.clone()));
+        if let Some(p) = &s.parent {
+            metadata.insert("parent_span_id".into(), Value::String(p.clone()));
+        }
+        OpRecord {
+            created_at: format_nanos(s.start_ns),
+            filename: s.filename.clone(),
+            lineno: 0,
+            op_id: format!("op-{}", s.id),
+            op_name: s.name.clone(),
+            comment: String::new(),
+            category: s.kind.category().to_owned(),
+            graph_id: self.meta.graph_id.clone(),
+            user_id: self.meta.user_id.clone(),
+            project_id: self.meta.project_id.clone(),
+            session_id: session.to_owned(),
+            metadata: Value::Object(metadata),
+            trigger_point: String::new(),
+            extra: Map::new(),
+        }
+    }
+
+    fn sentinel_var(&mut self, s: &Span) -> usize {
+        if let Some(v) = self.sentinel {
+            return v;
+        }
+        let ident = self.ident("sentinel".into(), "NONE".into(), Some("COMMENT"), true);
+        let port = Port::new("COMMENT", "sentinel", "NONE".into());
+        let v = self.new_var(ident, Some(&port), "NONE".into(), s, "__none__", s.start_ns);
+        self.vars[v].filename = "<sentinel>".into();
+        self.sentinel = Some(v);
+        v
+    }
+
+    pub(super) fn finish(self) -> Parts {
+        let mut used = vec![false; self.vars.len()];
+        for e in &self.edges {
+            used[e.from] = true;
+            used[e.to] = true;
+        }
+        let mut version = vec![0u32; self.vars.len()];
+        for id in &self.idents {
+            let mut k = 0;
+            for &v in &id.versions {
+                if used[v] {
+                    k += 1;
+                    version[v] = k;
+                }
+            }
+        }
+        let full = |v: usize| {
+            let id = &self.idents[self.vars[v].ident];
+            match &id.class {
+                Some(c) => format!("{c}:{}@{}", id.name, version[v]),
+                None => format!("{}@{}", id.name, version[v]),
+            }
+        };
+        let meta = self.meta;
+        let mut parts = Parts::default();
+        for (v, var) in self.vars.iter().enumerate().filter(|(v, _)| used[*v]) {
+            let id = &self.idents[var.ident];
+            parts.nodes.push(NodeRecord {
+                created_at: format_nanos(var.created_ns),
+                filename: var.filename.clone(),
+                lineno: 0,
+                name: id.name.clone(),
+                version: version[v],
+                value: var.text.clone(),
+                comment: String::new(),
+                category: var.category.clone(),
+                graph_id: meta.graph_id.clone(),
+                user_id: meta.user_id.clone(),
+                class_name: id.class.clone(),
+                project_id: meta.project_id.clone(),
+                session_id: var.session.clone(),
+                metadata: Value::Object(var.metadata.clone()),
+                trigger_point: String::new(),
+                full_name: String::new(),
+                node_id: String::new(),
+                full_node_id: full(v),
+                extra: Map::new(),
+            });
+        }
+        for (k, e) in self.edges.iter().enumerate() {
+            let op = &self.ops[e.op];
+            let mut metadata = Map::new();
+            if !e.link.is_empty() {
+                metadata.insert("inferred".into(), Value::Bool(true));
+            }
+            parts.edges.push(EdgeRecord {
+                created_at: format_nanos(self.op_ends[e.op]),
+                filename: op.filename.clone(),
+                lineno: 0,
+                edge_id: format!("edge-{k:032x}"),
+                graph_id: meta.graph_id.clone(),
+                user_id: meta.user_id.clone(),
+                project_id: meta.project_id.clone(),
+                session_id: op.session_id.clone(),
+                op_id: op.op_id.clone(),
+                category: op.category.clone(),
+                source_full_node_id: full(e.from),
+                target_full_node_id: full(e.to),
+                comment: e.link.to_owned(),
+                metadata: Value::Object(metadata),
+                trigger_point: String::new(),
+                extra: Map::new(),
+            });
+        }
+        parts.ops = self.ops;
+        parts
+    }
+}
+
+/// FNV-1a, 64 bits: short stable names for content-addressed variables.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

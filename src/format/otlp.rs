@@ -1,0 +1,589 @@
+//! OpenTelemetry OTLP JSON: one `TracesData` object, or JSON Lines of them (the file exporter
+//! of the collector). Spans with `gen_ai.*` semantic-convention and `OpenInference` attributes become the
+//! common [`Span`] form; `docs/formats-import.md` lists what each attribute maps to.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
+use super::time::format_nanos;
+use super::FormatError;
+use crate::model::GraphMeta;
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TracesData<'a> {
+    #[serde(borrow, rename = "resourceSpans", alias = "resource_spans")]
+    resource_spans: Vec<ResourceSpans<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ResourceSpans<'a> {
+    resource: Resource,
+    #[serde(borrow)]
+    #[serde(
+        rename = "scopeSpans",
+        alias = "scope_spans",
+        alias = "instrumentationLibrarySpans"
+    )]
+    scope_spans: Vec<ScopeSpans<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Resource {
+    attributes: Vec<KeyValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ScopeSpans<'a> {
+    /// Kept raw, so each span's position in the file is known.
+    #[serde(borrow)]
+    spans: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct RawSpan {
+    #[serde(alias = "trace_id")]
+    trace_id: String,
+    #[serde(alias = "span_id")]
+    span_id: String,
+    #[serde(alias = "parent_span_id")]
+    parent_span_id: Option<String>,
+    name: String,
+    kind: Value,
+    #[serde(alias = "start_time_unix_nano")]
+    start_time_unix_nano: Value,
+    #[serde(alias = "end_time_unix_nano")]
+    end_time_unix_nano: Value,
+    attributes: Vec<KeyValue>,
+    events: Vec<RawEvent>,
+    status: Option<Status>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct KeyValue {
+    key: String,
+    value: Value,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawEvent {
+    name: String,
+    attributes: Vec<KeyValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Status {
+    code: Value,
+    message: String,
+}
+
+/// Reads OTLP JSON or JSON Lines into spans and graph metadata.
+///
+/// # Errors
+/// [`FormatError::Json`] with the line and column of bad JSON (in JSON Lines, the file's line);
+/// [`FormatError::Field`] naming the JSON path of a field of the wrong type or a span without
+/// an id; [`FormatError::BadTimestamp`] for a start or end that is not unix nanoseconds.
+/// In lenient mode, a bad line or span is dropped and reported instead.
+pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
+    let mut problems = Vec::new();
+    let lines = Lines::new(bytes);
+    let mut docs: Vec<TracesData<'_>> = Vec::new();
+    let nonblank = |l: &&[u8]| !l.iter().all(u8::is_ascii_whitespace);
+    let mut split = bytes.split(|&b| b == b'\n').filter(nonblank);
+    let first_is_whole = split
+        .next()
+        .is_some_and(|l| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok());
+    if first_is_whole && split.next().is_some() {
+        // JSON Lines: one TracesData per line.
+        for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+            if !nonblank(&line) {
+                continue;
+            }
+            match read(line, i + 1) {
+                Ok(d) => docs.push(d),
+                Err(e) if lenient => problems.push(e),
+                Err(e) => return Err(e),
+            }
+        }
+    } else {
+        docs.push(read(bytes, 1)?);
+    }
+
+    let mut out = Vec::new();
+    let mut meta_resource: Option<Map<String, Value>> = None;
+    for doc in docs {
+        for (r, rs) in doc.resource_spans.into_iter().enumerate() {
+            let resource = attributes(&rs.resource.attributes);
+            let service = resource
+                .get("service.name")
+                .map_or_else(|| "unknown_service".to_owned(), text_of);
+            meta_resource.get_or_insert_with(|| resource.clone());
+            for (s, ss) in rs.scope_spans.into_iter().enumerate() {
+                for (k, raw) in ss.spans.into_iter().enumerate() {
+                    let at = lines.prefix(bytes, raw.get());
+                    let path = format!("{at}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]");
+                    let parsed = read_span(raw, bytes, &lines, &path);
+                    match parsed.and_then(|raw| span(raw, &service, path)) {
+                        Ok(sp) => out.push(sp),
+                        Err(e) if lenient => problems.push(e),
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+    let resource = meta_resource.unwrap_or_default();
+    let mut meta = GraphMeta {
+        graph_id: out.first().map_or_else(
+            || "graph-otlp".to_owned(),
+            |s| format!("graph-{}", s.trace_id),
+        ),
+        created_at: out
+            .iter()
+            .map(|s| s.start_ns)
+            .min()
+            .map(format_nanos)
+            .unwrap_or_default(),
+        ..GraphMeta::default()
+    };
+    meta.project_id = resource.get("service.name").cloned().unwrap_or(Value::Null);
+    let mut m = Map::new();
+    m.insert("source_format".into(), Value::String("otlp".into()));
+    m.insert("resource".into(), Value::Object(resource));
+    meta.metadata = Value::Object(m);
+    Ok(Imported {
+        spans: out,
+        meta,
+        problems,
+    })
+}
+
+/// Reads one `TracesData`: the whole file, or the JSON Lines line numbered `line`.
+fn read(part: &[u8], line: usize) -> Result<TracesData<'_>, FormatError> {
+    // Fast path first; on a type error, read again tracking the path to name it.
+    if let Ok(data) = serde_json::from_slice::<TracesData<'_>>(part) {
+        return Ok(data);
+    }
+    let mut de = serde_json::Deserializer::from_slice(part);
+    let data = serde_path_to_error::deserialize::<_, TracesData<'_>>(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        located(e.inner(), &path, (line, 1))
+    })?;
+    de.end().map_err(|e| located(&e, "", (line, 1)))?;
+    Ok(data)
+}
+
+/// Parses one raw span; a type error names its path and absolute line and column.
+fn read_span(
+    raw: &RawValue,
+    file: &[u8],
+    lines: &Lines,
+    path: &str,
+) -> Result<RawSpan, FormatError> {
+    let offset = raw
+        .get()
+        .as_ptr()
+        .addr()
+        .saturating_sub(file.as_ptr().addr());
+    if let Ok(span) = serde_json::from_str::<RawSpan>(raw.get()) {
+        return Ok(span);
+    }
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    serde_path_to_error::deserialize::<_, RawSpan>(&mut de).map_err(|e| {
+        let inner_path = e.path().to_string();
+        let path = if inner_path == "." {
+            path.to_owned()
+        } else {
+            format!("{path}.{inner_path}")
+        };
+        located(e.inner(), &path, lines.at(offset))
+    })
+}
+
+/// A serde error inside a part of the file that starts at `start` (line, column).
+fn located(inner: &serde_json::Error, path: &str, start: (usize, usize)) -> FormatError {
+    let line = start.0 + inner.line().saturating_sub(1);
+    let column = if inner.line() <= 1 {
+        start.1 + inner.column().saturating_sub(1)
+    } else {
+        inner.column()
+    };
+    let message = inner.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m)
+        .to_owned();
+    if inner.is_syntax() || inner.is_eof() {
+        FormatError::Json {
+            line,
+            column,
+            message,
+        }
+    } else {
+        FormatError::Field {
+            path: path.to_owned(),
+            message: format!("{message} (line {line}, column {column})"),
+        }
+    }
+}
+
+/// An OTLP `AnyValue` as plain JSON.
+fn any_value(v: &Value) -> Value {
+    let Some(o) = v.as_object() else {
+        return v.clone();
+    };
+    if let Some(s) = o.get("stringValue") {
+        return s.clone();
+    }
+    if let Some(i) = o.get("intValue") {
+        return match i {
+            Value::String(s) => s.parse::<i64>().map_or_else(|_| i.clone(), Value::from),
+            other => other.clone(),
+        };
+    }
+    for k in ["doubleValue", "boolValue", "bytesValue"] {
+        if let Some(x) = o.get(k) {
+            return x.clone();
+        }
+    }
+    let values = |k: &str| {
+        o.get(k)
+            .and_then(|a| a.get("values"))
+            .and_then(Value::as_array)
+    };
+    if let Some(items) = values("arrayValue") {
+        return Value::Array(items.iter().map(any_value).collect());
+    }
+    if let Some(items) = values("kvlistValue") {
+        let mut m = Map::new();
+        for kv in items {
+            if let Some(key) = kv.get("key").and_then(Value::as_str) {
+                m.insert(
+                    key.to_owned(),
+                    kv.get("value").map_or(Value::Null, any_value),
+                );
+            }
+        }
+        return Value::Object(m);
+    }
+    Value::Null
+}
+
+fn attributes(list: &[KeyValue]) -> Map<String, Value> {
+    list.iter()
+        .map(|kv| (kv.key.clone(), any_value(&kv.value)))
+        .collect()
+}
+
+fn nanos(v: &Value, path: &str) -> Result<u64, FormatError> {
+    let parsed = match v {
+        Value::String(s) => s.parse::<u64>().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| FormatError::BadTimestamp {
+        path: path.to_owned(),
+        value: text_of(v),
+    })
+}
+
+/// `prefix{i}.rest` attributes grouped by `i`.
+fn indexed(attrs: &Map<String, Value>, prefix: &str) -> BTreeMap<usize, Map<String, Value>> {
+    let mut out: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
+    for (k, v) in attrs {
+        let Some(rest) = k.strip_prefix(prefix) else {
+            continue;
+        };
+        let Some((i, field)) = rest.split_once('.') else {
+            continue;
+        };
+        if let Ok(i) = i.parse::<usize>() {
+            out.entry(i)
+                .or_default()
+                .insert(field.to_owned(), v.clone());
+        }
+    }
+    out
+}
+
+/// Chat messages from flattened attributes (`llm.input_messages.{i}.message.role|content`,
+/// `gen_ai.prompt.{i}.role|content`) or a JSON attribute (`gen_ai.input.messages`).
+fn messages(
+    attrs: &Map<String, Value>,
+    flat: &[(&str, &str)],
+    json_key: &str,
+) -> Vec<(String, String)> {
+    for (prefix, field) in flat {
+        let groups = indexed(attrs, prefix);
+        if groups.is_empty() {
+            continue;
+        }
+        return groups
+            .values()
+            .map(|m| {
+                let role = m
+                    .get(&format!("{field}role"))
+                    .map(text_of)
+                    .unwrap_or_default();
+                let content = m.get(&format!("{field}content")).map_or_else(
+                    || {
+                        // `message.contents.{j}.message_content.text`
+                        let parts: Vec<String> = m
+                            .iter()
+                            .filter(|(k, _)| k.rsplit('.').next() == Some("text"))
+                            .map(|(_, v)| text_of(v))
+                            .collect();
+                        parts.join("\n")
+                    },
+                    text_of,
+                );
+                (role, content)
+            })
+            .collect();
+    }
+    let Some(v) = attrs.get(json_key) else {
+        return Vec::new();
+    };
+    let parsed = match v {
+        Value::String(s) => json_in(s).unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    spans::messages_in(&parsed).unwrap_or_default()
+}
+
+const CONSUMED: [&str; 8] = [
+    "input.value",
+    "output.value",
+    "llm.input_messages.",
+    "llm.output_messages.",
+    "gen_ai.prompt.",
+    "gen_ai.completion.",
+    "retrieval.documents.",
+    "reranker.",
+];
+
+/// Inputs of a span: system instructions, prompt template and input messages; else
+/// `input.value`.
+fn input_ports(attrs: &Map<String, Value>, kind: Kind) -> Vec<Port> {
+    let str_attr = |k: &str| attrs.get(k).map(text_of);
+    let mut inputs = Vec::new();
+    if let Some(sys) = str_attr("gen_ai.system_instructions") {
+        let text = json_in(&sys).map_or(sys, |v| spans::message_text(&v));
+        inputs.push(spans::message_port("system", text, false));
+    }
+    if let Some(t) = str_attr("llm.prompt_template.template") {
+        inputs.push(Port::new("prompt_template", "prompt", t));
+    }
+    let flat_in = [("llm.input_messages.", "message."), ("gen_ai.prompt.", "")];
+    for (role, text) in messages(attrs, &flat_in, "gen_ai.input.messages") {
+        inputs.push(spans::message_port(&role, text, false));
+    }
+    if inputs.is_empty() {
+        if let Some(text) = str_attr("input.value") {
+            inputs.extend(value_ports(&text, kind));
+        }
+    }
+
+    inputs
+}
+
+/// `retrieval.documents.{i}.document.id|content|score` (and reranker output documents).
+fn attribute_documents(attrs: &Map<String, Value>) -> Vec<Port> {
+    let mut documents = Vec::new();
+    for prefix in ["retrieval.documents.", "reranker.output_documents."] {
+        for m in indexed(attrs, prefix).values() {
+            let mut p = Port::new(
+                "retrieved_document",
+                "retrieved_document",
+                m.get("document.content").map(text_of).unwrap_or_default(),
+            );
+            p.doc_id = m.get("document.id").map(text_of);
+            if let Some(s) = m.get("document.score") {
+                p.metadata.insert("score".into(), s.clone());
+            }
+            documents.push(p);
+        }
+    }
+    documents
+}
+
+fn status_text(status: Option<&Status>) -> String {
+    match status {
+        Some(st) => match (&st.code, st.message.as_str()) {
+            (Value::Number(n), m) if n.as_u64() == Some(2) => format!("ERROR: {m}"),
+            (Value::String(c), m) if c.contains("ERROR") => format!("ERROR: {m}"),
+            (Value::Number(n), _) if n.as_u64() == Some(1) => "OK".to_owned(),
+            (Value::String(c), _) if c.contains("OK") => "OK".to_owned(),
+            _ => "UNSET".to_owned(),
+        },
+        None => "UNSET".to_owned(),
+    }
+}
+
+/// An evaluator score from attributes (`eval.score`, `evaluation.score`,
+/// `gen_ai.evaluation.score.value`) or a `gen_ai.evaluation.result` event.
+fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f64> {
+    let keys = [
+        "eval.score",
+        "evaluation.score",
+        "gen_ai.evaluation.score.value",
+    ];
+    keys.iter()
+        .find_map(|k| attrs.get(*k).and_then(spans::score_in))
+        .or_else(|| {
+            events
+                .iter()
+                .filter(|ev| ev.name.contains("evaluation"))
+                .find_map(|ev| {
+                    let ev_attrs = attributes(&ev.attributes);
+                    ev_attrs
+                        .get("gen_ai.evaluation.score.value")
+                        .and_then(spans::score_in)
+                })
+        })
+}
+
+fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> {
+    if raw.span_id.is_empty() {
+        return Err(FormatError::Field {
+            path: format!("{path}.spanId"),
+            message: "a span needs a non-empty spanId; export the trace again".into(),
+        });
+    }
+    let start_ns = nanos(
+        &raw.start_time_unix_nano,
+        &format!("{path}.startTimeUnixNano"),
+    )?;
+    let end_ns = nanos(&raw.end_time_unix_nano, &format!("{path}.endTimeUnixNano"))?;
+    if end_ns < start_ns {
+        return Err(FormatError::BadTimestamp {
+            path: format!("{path}.endTimeUnixNano"),
+            value: format!("{end_ns} (before the start, {start_ns})"),
+        });
+    }
+    let attrs = attributes(&raw.attributes);
+    let str_attr = |k: &str| attrs.get(k).map(text_of);
+    let kind = str_attr("openinference.span.kind")
+        .or_else(|| str_attr("gen_ai.operation.name"))
+        .map_or(Kind::Unknown, |k| Kind::parse(&k));
+
+    let inputs = input_ports(&attrs, kind);
+    let mut outputs = Vec::new();
+    let flat_out = [
+        ("llm.output_messages.", "message."),
+        ("gen_ai.completion.", ""),
+    ];
+    for (role, text) in messages(&attrs, &flat_out, "gen_ai.output.messages") {
+        outputs.push(spans::message_port(&role, text, true));
+    }
+    let mut documents = attribute_documents(&attrs);
+    let mut memory_writes = Vec::new();
+    let mut score = attribute_score(&attrs, &raw.events);
+    if let (true, Some(text)) = (outputs.is_empty(), str_attr("output.value")) {
+        let parsed = json_in(&text);
+        if kind == Kind::Evaluator {
+            score = score.or_else(|| {
+                spans::score_in(parsed.as_ref().unwrap_or(&Value::String(text.clone())))
+            });
+            if text.trim().parse::<f64>().is_err() {
+                outputs.push(Port::new("judge_response", "llm_output", text));
+            }
+        } else if let (true, Some(docs)) = (
+            documents.is_empty(),
+            parsed
+                .as_ref()
+                .and_then(spans::documents_in)
+                .filter(|_| kind == Kind::Retriever),
+        ) {
+            documents = docs;
+        } else if documents.is_empty() {
+            let class = if kind == Kind::Llm {
+                "llm_output"
+            } else {
+                "output"
+            };
+            if let (false, Some(v)) = (kind == Kind::Llm, &parsed) {
+                spans::memory_writes_in(v, &mut memory_writes, 0);
+            }
+            outputs.push(Port::new(class, class, text));
+        }
+    }
+    if let (Kind::Evaluator, Some(s)) = (kind, score) {
+        outputs.push(spans::score_port(s));
+    }
+
+    let mut metadata: Map<String, Value> = attrs
+        .into_iter()
+        .filter(|(k, _)| {
+            !CONSUMED.iter().any(|c| k.starts_with(c))
+                && !k.ends_with(".messages")
+                && k != "gen_ai.system_instructions"
+        })
+        .collect();
+    metadata.insert("otel_kind".into(), raw.kind.clone());
+    let status = status_text(raw.status.as_ref());
+    metadata.insert("status".into(), Value::String(status.clone()));
+    Ok(Span {
+        id: raw.span_id,
+        trace_id: raw.trace_id,
+        parent: raw.parent_span_id.filter(|p| !p.is_empty()),
+        name: raw.name,
+        kind,
+        start_ns,
+        end_ns,
+        inputs,
+        outputs,
+        documents,
+        memory_writes,
+        metadata,
+        filename: format!("otlp:{service}"),
+        path,
+        id_field: "spanId",
+        parent_field: "parentSpanId",
+        status,
+    })
+}
+
+/// Ports of an `input.value`: per key for an evaluator, per message for a message list, else one.
+pub(crate) fn value_ports(text: &str, kind: Kind) -> Vec<Port> {
+    let parsed = json_in(text);
+    if kind == Kind::Evaluator {
+        if let Some(ports) = parsed
+            .as_ref()
+            .and_then(|v| spans::keyed_ports(v, "evaluation_input"))
+        {
+            return ports;
+        }
+    }
+    if let Some(msgs) = parsed.as_ref().and_then(spans::messages_in) {
+        return msgs
+            .into_iter()
+            .map(|(role, t)| {
+                if kind == Kind::Llm {
+                    spans::message_port(&role, t, false)
+                } else {
+                    let mut p = Port::new("message", "message", t);
+                    p.metadata.insert("role".into(), Value::String(role));
+                    p
+                }
+            })
+            .collect();
+    }
+    let (class, category) = match kind {
+        Kind::Retriever | Kind::Embedding => ("query", "query"),
+        Kind::Llm => ("llm_input", "llm_input"),
+        _ => ("input", "input"),
+    };
+    vec![Port::new(class, category, text.to_owned())]
+}

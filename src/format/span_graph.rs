@@ -1,0 +1,379 @@
+//! Spans → smartcomment records: the bipartite graph of the span-based formats.
+//!
+//! - every leaf span (and every evaluator) with inputs or outputs is an **operation**;
+//!   spans with children are scopes: a root span becomes a **session**, and the inputs of a
+//!   scope become variables its children can read;
+//! - every input / output value is a **variable**; an output is always a new version, so each
+//!   variable has one producer;
+//! - **data flow** is inferred, in time order (a span sees what ended before it started):
+//!   an input equal to an earlier value *is* that variable; an input containing an earlier
+//!   value (or one of its JSON string leaves, or a memory / document id), at least
+//!   `MIN_LINK_CHARS` (8 bytes) long, reads it too; a retrieved document reads the memory unit with its
+//!   id; a memory write reads the unit's previous version.
+//!
+//! Because every edge runs from a variable that existed before the span started to one the span
+//! made, the graph is acyclic by construction.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::inference::Builder;
+use super::smartcomment::Parts;
+use super::spans::{Imported, Kind, Span};
+use super::time::format_nanos;
+use super::FormatError;
+use crate::model::{GraphMeta, SessionRecord};
+
+/// Builds the records of a trace from its spans; `imported.problems` are passed on.
+///
+/// # Errors
+/// In strict mode: [`FormatError::DuplicateId`] for a span id seen twice,
+/// [`FormatError::Dangling`] for a parent id that names no span, [`FormatError::Cycle`] for
+/// spans that are each other's ancestors. In lenient mode these are returned as problems:
+/// the duplicate is dropped, the dangling or cyclic parent link is cut (the span becomes a root).
+///
+/// # Complexity
+/// O(S log S + T + M) for S spans, T bytes of values and M content matches (Aho-Corasick over
+/// all values at least `MIN_LINK_CHARS` (8 bytes) long), plus one edge per (input, output) pair of a span.
+pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatError>), FormatError> {
+    let Imported {
+        spans,
+        meta,
+        mut problems,
+    } = imported;
+    let mut report = |e: FormatError| -> Result<(), FormatError> {
+        if lenient {
+            problems.push(e);
+            Ok(())
+        } else {
+            Err(e)
+        }
+    };
+    let (spans, index) = unique(spans, &mut report)?;
+    let mut parent = parents(&spans, &index, &mut report)?;
+    let (root, depth) = tree(&spans, &mut parent, &mut report)?;
+    let mut has_children = vec![false; spans.len()];
+    for p in parent.iter().flatten() {
+        has_children[*p] = true;
+    }
+    let is_op: Vec<bool> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let io = !(s.inputs.is_empty()
+                && s.outputs.is_empty()
+                && s.documents.is_empty()
+                && s.memory_writes.is_empty());
+            io && (!has_children[i] || s.kind == Kind::Evaluator)
+        })
+        .collect();
+
+    let mut b = Builder::new(&spans, &meta);
+    let mut order: Vec<usize> = (0..spans.len())
+        .filter(|&i| is_op[i] || !spans[i].inputs.is_empty())
+        .collect();
+    order.sort_by_key(|&i| (spans[i].start_ns, depth[i], i));
+    for i in order {
+        let session = format!("session-{}", spans[root[i]].id);
+        b.commit_until(spans[i].start_ns);
+        if is_op[i] {
+            b.op(&spans[i], &session);
+        } else {
+            for port in &spans[i].inputs {
+                b.input_var(port, &spans[i], &session);
+            }
+        }
+    }
+    let mut parts = b.finish();
+    parts.sessions = sessions(&spans, &root, &parts, &meta);
+    parts.meta = meta;
+    Ok((parts, problems))
+}
+
+type Report<'a> = dyn FnMut(FormatError) -> Result<(), FormatError> + 'a;
+
+/// Drops spans whose id was seen before; returns the rest and an index by id.
+fn unique(
+    spans: Vec<Span>,
+    report: &mut Report<'_>,
+) -> Result<(Vec<Span>, HashMap<String, usize>), FormatError> {
+    let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for s in spans {
+        if let Some(&first) = index.get(&s.id) {
+            report(FormatError::DuplicateId {
+                path: format!("{}.{}", s.path, s.id_field),
+                id: s.id.clone(),
+                first: kept[first].path.clone(),
+            })?;
+            continue;
+        }
+        index.insert(s.id.clone(), kept.len());
+        kept.push(s);
+    }
+    Ok((kept, index))
+}
+
+/// The parent index of each span; a parent id that names no span is reported (and cut).
+fn parents(
+    spans: &[Span],
+    index: &HashMap<String, usize>,
+    report: &mut Report<'_>,
+) -> Result<Vec<Option<usize>>, FormatError> {
+    let mut parent = Vec::with_capacity(spans.len());
+    for s in spans {
+        let Some(pid) = &s.parent else {
+            parent.push(None);
+            continue;
+        };
+        let p = index.get(pid).copied();
+        if p.is_none() {
+            report(FormatError::Dangling {
+                path: format!("{}.{}", s.path, s.parent_field),
+                id: pid.clone(),
+                kind: "parent span".into(),
+            })?;
+        }
+        parent.push(p);
+    }
+    Ok(parent)
+}
+
+/// One session per root span that holds records, plus `__none__` when the sentinel is used.
+fn sessions(spans: &[Span], root: &[usize], parts: &Parts, meta: &GraphMeta) -> Vec<SessionRecord> {
+    let mut used: HashSet<&str> = parts.nodes.iter().map(|v| v.session_id.as_str()).collect();
+    used.extend(parts.ops.iter().map(|o| o.session_id.as_str()));
+    let record =
+        |id: String, name: Option<String>, created_at: String, filename: String| SessionRecord {
+            created_at,
+            filename,
+            lineno: 0,
+            session_id: id,
+            session_name: name,
+            graph_id: meta.graph_id.clone(),
+            user_id: meta.user_id.clone(),
+            project_id: meta.project_id.clone(),
+            comment: String::new(),
+            category: String::new(),
+            metadata: Value::Object(Map::new()),
+            trigger_point: String::new(),
+            extra: Map::new(),
+        };
+    let mut out = Vec::new();
+    for (i, s) in spans.iter().enumerate() {
+        let id = format!("session-{}", s.id);
+        if root[i] == i && used.contains(id.as_str()) {
+            let mut r = record(
+                id,
+                Some(s.name.clone()),
+                format_nanos(s.start_ns),
+                s.filename.clone(),
+            );
+            s.kind.category().clone_into(&mut r.category);
+            r.metadata = Value::Object(s.metadata.clone());
+            out.push(r);
+        }
+    }
+    if used.contains("__none__") {
+        let first = parts
+            .nodes
+            .first()
+            .map(|v| v.created_at.clone())
+            .unwrap_or_default();
+        let mut r = record("__none__".into(), None, first, "<sentinel>".into());
+        r.category = "sentinel".into();
+        out.push(r);
+    }
+    out
+}
+
+/// Root and depth of every span; a parent link that closes a cycle is reported and cut.
+fn tree(
+    spans: &[Span],
+    parent: &mut [Option<usize>],
+    report: &mut Report<'_>,
+) -> Result<(Vec<usize>, Vec<u32>), FormatError> {
+    let n = spans.len();
+    let (mut root, mut depth, mut state) = (vec![0usize; n], vec![0u32; n], vec![0u8; n]);
+    for i in 0..n {
+        let mut chain = Vec::new();
+        let mut cur = i;
+        loop {
+            match state[cur] {
+                2 => break,
+                1 => {
+                    let s = &spans[cur];
+                    report(FormatError::Cycle {
+                        path: format!("{}.{}", s.path, s.parent_field),
+                        id: s.id.clone(),
+                    })?;
+                    parent[cur] = None;
+                    (root[cur], depth[cur], state[cur]) = (cur, 0, 2);
+                    break;
+                }
+                _ => {}
+            }
+            state[cur] = 1;
+            chain.push(cur);
+            match parent[cur] {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        for &c in chain.iter().rev() {
+            if state[c] == 2 {
+                continue;
+            }
+            (root[c], depth[c]) = parent[c].map_or((c, 0), |p| (root[p], depth[p] + 1));
+            state[c] = 2;
+        }
+    }
+    Ok((root, depth))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::spans::Port;
+    use crate::model::Trace;
+
+    fn span(
+        id: &str,
+        parent: Option<&str>,
+        (start_ns, end_ns): (u64, u64),
+        input: &str,
+        output: &str,
+    ) -> Span {
+        let port = |class: &str, text: &str| {
+            (!text.is_empty()).then(|| Port::new(class, class, text.to_owned()))
+        };
+        Span {
+            id: id.into(),
+            trace_id: "t".into(),
+            parent: parent.map(Into::into),
+            name: id.into(),
+            kind: Kind::Chain,
+            start_ns,
+            end_ns,
+            inputs: port("input", input).into_iter().collect(),
+            outputs: port("output", output).into_iter().collect(),
+            documents: Vec::new(),
+            memory_writes: Vec::new(),
+            metadata: Map::new(),
+            filename: "test".into(),
+            path: format!("spans[{id}]"),
+            id_field: "spanId",
+            parent_field: "parentSpanId",
+            status: "OK".into(),
+        }
+    }
+
+    fn trace(spans: Vec<Span>) -> Trace {
+        let (parts, problems) = build(
+            Imported {
+                spans,
+                ..Imported::default()
+            },
+            false,
+        )
+        .unwrap();
+        assert!(problems.is_empty());
+        let mut t = Trace {
+            vars: parts.nodes,
+            ops: parts.ops,
+            edges: parts.edges,
+            sessions: parts.sessions,
+            ..Trace::default()
+        };
+        for v in &mut t.vars {
+            v.fill_computed();
+        }
+        t.reindex().unwrap();
+        t
+    }
+
+    fn reads(t: &Trace, reader: &str, writer: &str) -> bool {
+        let (r, w) = (
+            t.op_by_id(&format!("op-{reader}")).unwrap(),
+            t.op_by_id(&format!("op-{writer}")).unwrap(),
+        );
+        t.flow.op_inputs[r.get()]
+            .iter()
+            .any(|v| t.flow.producers[v.get()].contains(&w))
+    }
+
+    #[test]
+    fn a_span_reads_only_what_ended_before_it_started() {
+        let t = trace(vec![
+            span("a", None, (0, 10), "question", "the answer is forty-two"),
+            span("b", None, (5, 15), "the answer is forty-two", "b out"),
+            span("c", None, (10, 20), "so: the answer is forty-two!", "c out"),
+            span("d", None, (30, 30), "b out", "d out"),
+            span("e", None, (30, 31), "see b out here", "e out"),
+        ]);
+        assert!(!reads(&t, "b", "a"), "b started before a ended");
+        assert!(
+            reads(&t, "c", "a"),
+            "c contains a's output and started when a ended"
+        );
+        assert!(
+            reads(&t, "d", "b"),
+            "an equal value links whatever its length"
+        );
+        assert!(
+            !reads(&t, "e", "b"),
+            "a contained value links only from MIN_LINK_CHARS bytes on"
+        );
+    }
+
+    #[test]
+    fn equal_values_are_one_variable_and_parents_are_scopes() {
+        let t = trace(vec![
+            span(
+                "root",
+                None,
+                (0, 100),
+                "the user's question",
+                "ignored: repeats a child",
+            ),
+            span(
+                "x",
+                Some("root"),
+                (1, 10),
+                "the user's question",
+                "a long enough output",
+            ),
+            span(
+                "y",
+                Some("root"),
+                (11, 20),
+                "a long enough output",
+                "final output text",
+            ),
+        ]);
+        assert_eq!(t.ops.len(), 2, "the root is a scope, not an op");
+        assert_eq!(t.sessions.len(), 1);
+        assert!(reads(&t, "y", "x"));
+        assert!(!t.vars.iter().any(|v| v.value.starts_with("ignored")));
+        assert_eq!(
+            t.vars
+                .iter()
+                .filter(|v| v.value == "the user's question")
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn json_leaves_link_when_they_are_data_not_vocabulary() {
+        let out = r#"{"role": "assistant", "text": "Alice moved to Munich"}"#;
+        let t = trace(vec![
+            span("a", None, (0, 1), "q", out),
+            span("b", None, (2, 3), "the assistant said hello", "b out"),
+            span("c", None, (2, 3), "memory: Alice moved to Munich", "c out"),
+        ]);
+        assert!(!reads(&t, "b", "a"), "\"assistant\" is a single word");
+        assert!(reads(&t, "c", "a"), "a sentence leaf links");
+    }
+}
