@@ -1,10 +1,20 @@
 //! Attribution: which operation broke a failed answer, and how.
 //!
-//! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM. Every method
-//! returns the same [`Attribution`], exported as MemTrace-compatible result records.
+//! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM; the LLM methods
+//! are [`graphtrace`] (a frontier walk over the graph), [`obstrace`] (the flat log) and the
+//! Who&When [`baselines`], all over the shared tool loop in [`agent`]; [`counterfactual`] checks
+//! a verdict by replay. Every method returns the same [`Attribution`] (see [`methods`]),
+//! exported as MemTrace-compatible result records.
 
+pub mod agent;
+pub mod baselines;
+pub mod counterfactual;
 pub mod eval;
+pub mod graphtrace;
 pub mod infoflow;
+pub mod methods;
+pub mod obstrace;
+pub mod prompts;
 pub mod roles;
 pub mod text;
 
@@ -12,7 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::ErrorType;
 
+pub use baselines::{attribute_baseline, Baseline};
+pub use graphtrace::GraphTrace;
 pub use infoflow::InfoFlow;
+pub use methods::{attribute_case, Method, MethodSettings};
+pub use obstrace::ObsTrace;
 pub use roles::{OpRole, RoleHints};
 
 /// What an attribution cost. Wall time is filled in by the caller (the core has no clock).

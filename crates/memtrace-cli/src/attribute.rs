@@ -1,13 +1,123 @@
-//! `memtrace attribute FILE [--case QUERY_ID] --method M [--json]`: the verdict per failed case.
+//! `memtrace attribute FILE [--case QUERY_ID] --method M [--json] [--verify]`: the verdict per
+//! failed case, with any method (`infoflow` needs no LLM; the others use the provider flags).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use memtrace::attribution::{Attribution, InfoFlow};
+use memtrace::attribution::counterfactual::{check, Check};
+use memtrace::attribution::prompts::DEFAULT_PRIOR;
+use memtrace::attribution::{attribute_case, Attribution, Method, MethodSettings};
 use memtrace::format::{load, LoadOptions};
+use memtrace::model::FailureCase;
+use memtrace::provider::run_bounded;
+use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::Trace;
+use memtrace_cli::llm::{CliLlm, ProviderArgs};
+
+/// How to attribute: the method and its settings (shared by `attribute` and `eval`).
+#[derive(clap::Args, Clone)]
+pub struct MethodArgs {
+    /// Attribution method: infoflow (no LLM), graphtrace, obstrace, all-at-once, step-by-step,
+    /// binary-search.
+    #[arg(long, default_value = "infoflow")]
+    pub method: String,
+    /// graphtrace: offer the info-flow verdict and failure slice as a hint.
+    #[arg(long)]
+    pub hint_infoflow: bool,
+    /// graphtrace / obstrace: a text file describing the pipeline and which stages to check
+    /// first (default: a Mem0-style prior).
+    #[arg(long, value_name = "FILE")]
+    pub prior: Option<PathBuf>,
+    /// Agents: at most this many LLM calls per case.
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub max_iterations: usize,
+    /// Agents: summarize older turns when the history passes this many (estimated) tokens.
+    #[arg(long, value_name = "N", default_value_t = 60_000)]
+    pub history_budget_tokens: usize,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+}
+
+/// A method ready to run: parsed, configured, with its provider.
+pub struct Runner {
+    pub method: Method,
+    pub settings: MethodSettings,
+    pub llm: CliLlm,
+    pub concurrency: usize,
+}
+
+/// One case's outcome: the verdict or why not, and the counterfactual check when asked.
+pub type CaseResult = (FailureCase, Result<Attribution, String>, Option<Check>);
+
+impl MethodArgs {
+    /// Parses the method and builds its provider and settings.
+    ///
+    /// # Errors
+    /// An unknown method, an unreadable prior, or bad provider flags.
+    pub fn runner(&self) -> anyhow::Result<Runner> {
+        let method: Method = self
+            .method
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!(e))?;
+        let prior = match &self.prior {
+            Some(p) => std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the prior {}", p.display()))?,
+            None => DEFAULT_PRIOR.to_owned(),
+        };
+        let mut settings = MethodSettings::default();
+        for limits in [
+            &mut settings.graphtrace.limits,
+            &mut settings.obstrace.limits,
+        ] {
+            limits.max_iterations = self.max_iterations;
+            limits.history_budget_tokens = self.history_budget_tokens;
+        }
+        settings.graphtrace.prior.clone_from(&prior);
+        settings.obstrace.prior = prior;
+        settings.graphtrace.hint_infoflow = self.hint_infoflow;
+        Ok(Runner {
+            method,
+            settings,
+            llm: self.provider.build()?,
+            concurrency: self.provider.concurrency.max(1),
+        })
+    }
+}
+
+impl Runner {
+    /// Attributes `cases` of `trace`, `concurrency` cases at a time, in order; with `verify`,
+    /// runs the counterfactual check of each verdict.
+    pub fn attribute(&self, trace: &Trace, cases: &[FailureCase], verify: bool) -> Vec<CaseResult> {
+        let work = run_bounded(cases, self.concurrency, |case| async move {
+            let started = Instant::now();
+            let result = attribute_case(self.method, &self.settings, &self.llm, trace, case).await;
+            let result = result.map(|mut a| {
+                a.cost.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                a
+            });
+            let checked = match (&result, verify) {
+                (Ok(a), true) => Some(
+                    match &self.llm {
+                        // The echo stand-in cannot answer; the simulated memory-system model can.
+                        CliLlm::Simulated(_) => check(&SimulatedLlm, trace, case, &a.op_id).await,
+                        llm @ CliLlm::Http(_) => check(llm, trace, case, &a.op_id).await,
+                    }
+                    .unwrap_or_else(|e| Check {
+                        outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,
+                        detail: format!("the replay failed: {e}"),
+                        replayed_answer: None,
+                        usage: memtrace::provider::Usage::default(),
+                    }),
+                ),
+                _ => None,
+            };
+            (case.clone(), result.map_err(|e| e.to_string()), checked)
+        });
+        futures_executor::block_on(work)
+    }
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,38 +126,14 @@ pub struct Args {
     /// Only this case (its query id, e.g. `query:locomo-qa-1-7@1`).
     #[arg(long)]
     case: Option<String>,
-    /// Attribution method: infoflow (no LLM).
-    #[arg(long, default_value = "infoflow")]
-    method: String,
     /// One JSON object per case.
     #[arg(long)]
     json: bool,
-}
-
-/// Attributes the cases of a loaded trace with `method`; `None` entries are errors.
-pub fn attribute_cases(
-    trace: &Trace,
-    method: &str,
-    only: Option<&str>,
-) -> anyhow::Result<Vec<(memtrace::model::FailureCase, Result<Attribution, String>)>> {
-    if method != "infoflow" {
-        bail!("unknown method {method:?}; available: infoflow");
-    }
-    let attributor = InfoFlow::default();
-    let mut out = Vec::new();
-    for case in trace
-        .cases
-        .iter()
-        .filter(|c| only.is_none_or(|q| c.query_id == q))
-    {
-        let started = Instant::now();
-        let result = attributor.attribute(trace, case).map(|mut a| {
-            a.cost.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            a
-        });
-        out.push((case.clone(), result.map_err(|e| e.to_string())));
-    }
-    Ok(out)
+    /// Check each verdict by counterfactual replay (verified / refuted / not replayable).
+    #[arg(long)]
+    verify: bool,
+    #[command(flatten)]
+    method: MethodArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -56,8 +142,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let trace = load(&bytes, LoadOptions::default())
         .with_context(|| args.file.display().to_string())?
         .trace;
-    let results = attribute_cases(&trace, &args.method, args.case.as_deref())?;
-    if results.is_empty() {
+    let runner = args.method.runner()?;
+    let cases: Vec<FailureCase> = trace
+        .cases
+        .iter()
+        .filter(|c| args.case.as_deref().is_none_or(|q| c.query_id == q))
+        .cloned()
+        .collect();
+    if cases.is_empty() {
         match &args.case {
             Some(q) => bail!(
                 "no failed case with query id {q:?} in {}",
@@ -66,24 +158,34 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             None => println!("{}: no failed cases", args.file.display()),
         }
     }
-    for (case, result) in &results {
+    for (case, result, checked) in runner.attribute(&trace, &cases, args.verify) {
         if args.json {
-            let v = match result {
+            let mut v = match &result {
                 Ok(a) => serde_json::to_value(a)?,
                 Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),
             };
+            if let Some(c) = &checked {
+                v["counterfactual"] = serde_json::to_value(c)?;
+            }
             println!("{}", serde_json::to_string(&v)?);
             continue;
         }
         println!("{}  {}", case.query_id, case.query);
-        match result {
+        match &result {
             Ok(a) => {
                 println!(
                     "  verdict   {} at {} ({})",
                     a.error_type, a.op_name, a.op_id
                 );
+                if let Some(c) = &checked {
+                    println!("  check     {} — {}", c.outcome.as_str(), c.detail);
+                }
                 println!("  reason    {}", a.reason);
                 println!("  confidence {:.2}", a.confidence);
+                println!(
+                    "  cost      {} LLM calls, {} input / {} output tokens, {} ms",
+                    a.cost.llm_calls, a.cost.input_tokens, a.cost.output_tokens, a.cost.wall_ms
+                );
                 if let Some(ann) = &case.annotation {
                     let agree = if ann.op_id == a.op_id && ann.error_type == a.error_type {
                         "agrees"

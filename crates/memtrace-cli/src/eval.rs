@@ -1,4 +1,5 @@
-//! `memtrace eval DIR --method M [--limit N] [--json] [--cache FILE]`: accuracy against annotations.
+//! `memtrace eval DIR --method M [--limit N] [--json] [--cache FILE]`: accuracy against
+//! annotations, cost per case, and recall@k of the start points.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -6,17 +7,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use memtrace::algo::{evaluate_start_points, StartPointOptions};
 use memtrace::attribution::eval::{markdown, run_file, score, Scored};
 use memtrace::attribution::Attribution;
 use memtrace::format::{load, LoadOptions};
+use memtrace::model::FailureCase;
+
+use crate::attribute::MethodArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// A folder of MemTraceBench-format files (or one file).
     dir: PathBuf,
-    /// Attribution method: infoflow.
-    #[arg(long, default_value = "infoflow")]
-    method: String,
     /// At most this many cases.
     #[arg(long)]
     limit: Option<usize>,
@@ -29,6 +31,8 @@ pub struct Args {
     /// Split name written into the run file.
     #[arg(long, default_value = "memtrace")]
     split: String,
+    #[command(flatten)]
+    method: MethodArgs,
 }
 
 fn files_of(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -55,6 +59,13 @@ fn read_cache(path: Option<&PathBuf>) -> BTreeMap<String, Attribution> {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let runner = args.method.runner()?;
+    let method = runner.method.as_str();
+    let variant = if args.method.hint_infoflow {
+        "+hint"
+    } else {
+        ""
+    };
     let files = files_of(&args.dir)?;
     let cached = read_cache(args.cache.as_ref());
     let mut cache_out = match &args.cache {
@@ -62,40 +73,74 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(p)?,
+                .open(p)
+                .with_context(|| format!("cannot open the cache {}", p.display()))?,
         ),
         None => None,
     };
     let mut scored = Vec::new();
     let mut names = Vec::new();
-    'files: for path in &files {
+    let mut recalls = Vec::new();
+    for path in &files {
+        if args.limit.is_some_and(|n| scored.len() >= n) {
+            break;
+        }
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let bytes = std::fs::read(path)?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let trace = load(&bytes, LoadOptions::default())
             .with_context(|| path.display().to_string())?
             .trace;
         names.push(name.clone());
-        for case in trace.cases.iter().filter(|c| c.annotation.is_some()) {
-            if args.limit.is_some_and(|n| scored.len() >= n) {
-                break 'files;
+        let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
+        let cases: Vec<FailureCase> = trace
+            .cases
+            .iter()
+            .filter(|c| c.annotation.is_some())
+            .take(room)
+            .cloned()
+            .collect();
+        let recall = evaluate_start_points(&trace, &StartPointOptions::default());
+        recalls.extend(
+            recall
+                .cases
+                .iter()
+                .filter(|c| cases.iter().any(|k| k.query_id == c.query_id))
+                .filter_map(|c| c.recall),
+        );
+        let key = |case: &FailureCase| format!("{method}{variant}|{name}|{}", case.query_id);
+        let todo: Vec<FailureCase> = cases
+            .iter()
+            .filter(|c| !cached.contains_key(&key(c)))
+            .cloned()
+            .collect();
+        let mut fresh: BTreeMap<String, Result<Attribution, String>> = BTreeMap::new();
+        for (case, result, _) in runner.attribute(&trace, &todo, false) {
+            match &result {
+                Ok(a) => eprintln!(
+                    "{name} {}: {} input tokens, {} output tokens, {} LLM calls, {} ms",
+                    case.query_id,
+                    a.cost.input_tokens,
+                    a.cost.output_tokens,
+                    a.cost.llm_calls,
+                    a.cost.wall_ms
+                ),
+                Err(e) => eprintln!("{name} {}: not attributed: {e}", case.query_id),
             }
-            let key = format!("{}|{name}|{}", args.method, case.query_id);
-            let result = if let Some(hit) = cached.get(&key) {
-                Ok(hit.clone())
-            } else {
-                let one =
-                    crate::attribute::attribute_cases(&trace, &args.method, Some(&case.query_id))?;
-                let r = one
-                    .into_iter()
-                    .next()
-                    .map_or_else(|| Err("case vanished".to_owned()), |(_, r)| r);
-                if let (Ok(a), Some(out)) = (&r, cache_out.as_mut()) {
-                    writeln!(out, "{}", serde_json::to_string(&(&key, a))?)?;
-                }
-                r
+            if let (Ok(a), Some(out)) = (&result, cache_out.as_mut()) {
+                writeln!(out, "{}", serde_json::to_string(&(key(&case), a))?)?;
+            }
+            fresh.insert(case.query_id.clone(), result);
+        }
+        for case in cases {
+            let result = match cached.get(&key(&case)) {
+                Some(hit) => Ok(hit.clone()),
+                None => fresh
+                    .remove(&case.query_id)
+                    .unwrap_or_else(|| Err("case vanished".to_owned())),
             };
             let (result, error) = match result {
                 Ok(a) => (Some(a), None),
@@ -103,20 +148,32 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             };
             scored.push(Scored {
                 file: name.clone(),
-                case: case.clone(),
+                case,
                 result,
                 error,
             });
         }
     }
-    let report = score(&args.method, &scored);
+    let report = score(method, &scored);
+    let k = StartPointOptions::default().limit;
+    let mean_recall = if recalls.is_empty() {
+        None
+    } else {
+        Some(recalls.iter().sum::<f64>() / recalls.len() as f64)
+    };
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&run_file(&args.split, &names, &scored, &report))?
-        );
+        let mut file = run_file(&args.split, &names, &scored, &report);
+        file["metrics"][format!("start_point_recall_at_{k}")] = serde_json::json!(mean_recall);
+        println!("{}", serde_json::to_string_pretty(&file)?);
     } else {
         print!("{}", markdown(&report));
+        if let Some(r) = mean_recall {
+            println!(
+                "start points: recall@{k} {:.1}% over {} cases with gold evidence",
+                100.0 * r,
+                recalls.len()
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,259 @@
+//! The Who&When baselines over the flat log: all-at-once (the whole log in one call),
+//! step-by-step (walk the ops in time order, stop at the first judged faulty) and binary search
+//! (halve the log, ask which half holds the error). Replies are JSON; a malformed reply is
+//! answered with what was wrong and asked again (twice at most).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::agent::{attribution_of, fence, json_in_text, validate_verdict, AgentRun, Verdict};
+use super::obstrace::FlatLog;
+use super::prompts::{baseline_system, case_task};
+use super::{Attribution, AttributionError};
+use crate::model::{ErrorType, FailureCase, Trace};
+use crate::provider::{ChatMessage, ChatRequest, ChatRole, Llm};
+
+/// Which baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Baseline {
+    AllAtOnce,
+    StepByStep,
+    BinarySearch,
+}
+
+impl Baseline {
+    /// The method name used in results and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Baseline::AllAtOnce => "all-at-once",
+            Baseline::StepByStep => "step-by-step",
+            Baseline::BinarySearch => "binary-search",
+        }
+    }
+
+    /// The baseline named `s`, if any.
+    pub fn parse(s: &str) -> Option<Baseline> {
+        [
+            Baseline::AllAtOnce,
+            Baseline::StepByStep,
+            Baseline::BinarySearch,
+        ]
+        .into_iter()
+        .find(|b| b.as_str() == s)
+    }
+}
+
+/// Re-asks after a malformed reply.
+const RE_ASKS: usize = 2;
+
+/// Sends `user` and parses the JSON reply with `parse`, re-asking with the parse error.
+async fn ask_json<L: Llm, T>(
+    llm: &L,
+    user: String,
+    purpose: &str,
+    run: &mut AgentRun,
+    case_id: &str,
+    parse: impl Fn(&Value) -> Result<T, String>,
+) -> Result<T, AttributionError> {
+    let fail = |reason: String| AttributionError::Unresolvable {
+        case_id: case_id.to_owned(),
+        reason,
+    };
+    let mut req = ChatRequest {
+        messages: vec![
+            ChatMessage::text(ChatRole::System, baseline_system()),
+            ChatMessage::text(ChatRole::User, user),
+        ],
+        temperature: Some(0.0),
+        purpose: purpose.to_owned(),
+        ..ChatRequest::default()
+    };
+    let mut last = String::new();
+    for _ in 0..=RE_ASKS {
+        let reply = llm
+            .chat(&req)
+            .await
+            .map_err(|e| fail(format!("{purpose}: {e}")))?;
+        run.calls += 1;
+        run.usage += reply.usage;
+        let parsed = json_in_text(&reply.content)
+            .ok_or_else(|| {
+                "error: the reply holds no JSON object; answer with one JSON object".to_owned()
+            })
+            .and_then(|v| parse(&v));
+        match parsed {
+            Ok(t) => return Ok(t),
+            Err(e) => {
+                run.rejected_calls += 1;
+                last.clone_from(&e);
+                req.messages
+                    .push(ChatMessage::text(ChatRole::Assistant, reply.content));
+                req.messages.push(ChatMessage::text(ChatRole::User, e));
+            }
+        }
+    }
+    Err(fail(format!(
+        "{purpose}: no valid reply after {RE_ASKS} re-asks: {last}"
+    )))
+}
+
+fn parse_type(v: &Value) -> Result<ErrorType, String> {
+    let label = v.get("error_type").and_then(Value::as_str).unwrap_or("");
+    label
+        .parse::<ErrorType>()
+        .ok()
+        .filter(|t| t.is_memory_error())
+        .ok_or_else(|| {
+            format!("error: error_type {label:?} is not one of the five memory error types")
+        })
+}
+
+/// Runs `baseline` on one failed case.
+///
+/// # Errors
+/// [`AttributionError::Unresolvable`] on a provider error, replies that stay malformed, or
+/// (step-by-step) when no op was judged faulty.
+pub async fn attribute_baseline<L: Llm>(
+    baseline: Baseline,
+    llm: &L,
+    trace: &Trace,
+    case: &FailureCase,
+) -> Result<(Attribution, AgentRun), AttributionError> {
+    let log = FlatLog::build(trace);
+    let task = case_task(case);
+    let purpose = baseline.as_str();
+    let id = case.query_id.as_str();
+    let mut run = AgentRun::default();
+    let verdict = match baseline {
+        Baseline::AllAtOnce => {
+            let user = format!(
+                "{task}\n\nThe whole execution log:\n{}\n\nAnswer with {{\"error_type\", \"op_id\", \"reason\"}}: \
+                 the earliest decisive faulty operation.",
+                fence(&log.text)
+            );
+            ask_json(llm, user, purpose, &mut run, id, |v| {
+                validate_verdict(trace, v)
+            })
+            .await?
+        }
+        Baseline::StepByStep => step_by_step(llm, trace, &log, &task, &mut run, id).await?,
+        Baseline::BinarySearch => binary_search(llm, trace, &log, &task, &mut run, id).await?,
+    };
+    let a = attribution_of(trace, id, purpose, verdict, run.cost());
+    Ok((a, run))
+}
+
+async fn step_by_step<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    log: &FlatLog,
+    task: &str,
+    run: &mut AgentRun,
+    id: &str,
+) -> Result<Verdict, AttributionError> {
+    for (i, &(op, _)) in log.ops.iter().enumerate() {
+        let block = log.block(i).unwrap_or("");
+        let user = format!(
+            "{task}\n\nStep {i} of {} of the execution log:\n{}\n\nIs this step the earliest decisive \
+             error? Answer {{\"faulty\": true|false, \"error_type\": \"…\" (when faulty), \"reason\": \"…\"}}.",
+            log.ops.len(),
+            fence(block)
+        );
+        let judged = ask_json(llm, user, "step-by-step", run, id, |v| {
+            match v.get("faulty").and_then(Value::as_bool) {
+                Some(true) => parse_type(v).map(|t| {
+                    Some((
+                        t,
+                        v.get("reason")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                    ))
+                }),
+                Some(false) => Ok(None),
+                None => Err("error: give \"faulty\": true or false".to_owned()),
+            }
+        })
+        .await?;
+        if let Some((error_type, reason)) = judged {
+            return Ok(Verdict {
+                error_type,
+                op_id: trace.op(op).op_id.clone(),
+                reason,
+            });
+        }
+    }
+    Err(AttributionError::Unresolvable {
+        case_id: id.to_owned(),
+        reason: format!(
+            "step-by-step judged none of the {} steps faulty",
+            log.ops.len()
+        ),
+    })
+}
+
+async fn binary_search<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    log: &FlatLog,
+    task: &str,
+    run: &mut AgentRun,
+    id: &str,
+) -> Result<Verdict, AttributionError> {
+    let (mut lo, mut hi) = (0usize, log.ops.len());
+    let blocks = |a: usize, b: usize| (a..b).filter_map(|i| log.block(i)).collect::<String>();
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let user = format!(
+            "{task}\n\nSteps {lo}..{} of the execution log, in two halves.\nFirst half (steps {lo}..{}):\n{}\n\
+             Second half (steps {mid}..{}):\n{}\n\nWhich half holds the earliest decisive error? \
+             Answer {{\"half\": \"first\"|\"second\", \"reason\": \"…\"}}.",
+            hi - 1,
+            mid - 1,
+            fence(&blocks(lo, mid)),
+            hi - 1,
+            fence(&blocks(mid, hi)),
+        );
+        let first = ask_json(llm, user, "binary-search", run, id, |v| {
+            match v.get("half").and_then(Value::as_str) {
+                Some("first") => Ok(true),
+                Some("second") => Ok(false),
+                _ => Err("error: give \"half\": \"first\" or \"second\"".to_owned()),
+            }
+        })
+        .await?;
+        if first {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let Some(&(op, _)) = log.ops.get(lo) else {
+        return Err(AttributionError::Unresolvable {
+            case_id: id.to_owned(),
+            reason: "the trace has no operations".into(),
+        });
+    };
+    let user = format!(
+        "{task}\n\nThe earliest decisive error is in this step:\n{}\n\nAnswer {{\"error_type\": \"…\", \"reason\": \"…\"}}.",
+        fence(&blocks(lo, lo + 1))
+    );
+    let (error_type, reason) = ask_json(llm, user, "binary-search", run, id, |v| {
+        parse_type(v).map(|t| {
+            (
+                t,
+                v.get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
+    })
+    .await?;
+    Ok(Verdict {
+        error_type,
+        op_id: trace.op(op).op_id.clone(),
+        reason,
+    })
+}

@@ -1,0 +1,302 @@
+//! The counterfactual check of a verdict: correct the blamed op's output, replay what lies
+//! downstream of it up to the answer, and see whether the answer is rescued. Shown beside the
+//! verdict as "verified / refuted / not replayable".
+//!
+//! Generic replay (any trace whose answer op's inputs are recorded):
+//! - verdict on the **answer op**: it is re-run correctly (through the [`Llm`]) on its recorded
+//!   inputs; verified when that rescues the answer (the inputs were sufficient);
+//! - verdict on an op whose outputs feed the answer op (retrieval): when its recorded output
+//!   already suffices for a correct answer step, the fault is downstream (refuted); else its
+//!   output is corrected by
+//!   adding the memory versions alive at question time that carry the evidence, and the answer
+//!   call is replayed through an [`Llm`] with the recorded prompt and question (the reference
+//!   memory system's request layout, so the simulated provider answers it), then judged by the
+//!   same [`Llm`];
+//! - ops further upstream (extraction, update, deletion) need the memory system's own replay.
+//!   TODO(memsys): replay through `src/memsys` once the reference memory system lands.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::text::{content_tokens, var_text, Key};
+use crate::algo::answer_op;
+use crate::memsys::label_is_correct;
+use crate::memsys::prompts::{answer_request, build_context, judge_request, Prompts};
+use crate::model::{FailureCase, OpIx, Trace, VarIx};
+use crate::provider::{Llm, ProviderError, Usage};
+
+/// Share of the evidence key a text must hold to count as carrying it.
+const CARRY: f64 = 0.6;
+/// Least share of the key a memory must hold to be offered to the replay at all.
+const CANDIDATE: f64 = 0.3;
+/// Weak candidates offered when no memory carries the key fully.
+const MAX_WEAK: usize = 3;
+
+/// The result of a counterfactual check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Correcting the op rescues the answer.
+    Verified,
+    /// Correcting the op does not rescue the answer.
+    Refuted,
+    /// The downstream of the op cannot be replayed from what the trace recorded.
+    NotReplayable,
+}
+
+impl Outcome {
+    /// `verified`, `refuted` or `not replayable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Verified => "verified",
+            Outcome::Refuted => "refuted",
+            Outcome::NotReplayable => "not replayable",
+        }
+    }
+}
+
+/// What the check found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    pub outcome: Outcome,
+    /// Why, in one sentence.
+    pub detail: String,
+    /// The replayed answer, when a replay ran.
+    pub replayed_answer: Option<String>,
+    pub usage: Usage,
+}
+
+impl Check {
+    fn new(outcome: Outcome, detail: impl Into<String>) -> Check {
+        Check {
+            outcome,
+            detail: detail.into(),
+            replayed_answer: None,
+            usage: Usage::default(),
+        }
+    }
+}
+
+/// Checks a verdict naming `op_id` for `case`; `llm` stands in for the memory system's
+/// answering model during the replay.
+///
+/// # Errors
+/// The provider's error during a replay.
+///
+/// # Complexity
+/// O(V + E) plus one LLM call when a replay runs.
+pub async fn check<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    case: &FailureCase,
+    op_id: &str,
+) -> Result<Check, ProviderError> {
+    let Some(op) = trace.op_by_id(op_id) else {
+        return Ok(Check::new(
+            Outcome::NotReplayable,
+            format!("no operation {op_id} in the trace"),
+        ));
+    };
+    let Some(answer) = answer_op(trace, case) else {
+        return Ok(Check::new(
+            Outcome::NotReplayable,
+            "the case has no answer operation",
+        ));
+    };
+    let key = evidence_key(trace, case);
+    let query = trace.var_by_id(&case.query_id);
+    let inputs = trace
+        .flow
+        .op_inputs
+        .get(answer.get())
+        .cloned()
+        .unwrap_or_default();
+    let (prompts, context): (Vec<VarIx>, Vec<VarIx>) = inputs
+        .into_iter()
+        .filter(|&v| Some(v) != query)
+        .partition(|&v| trace.var(v).category == "prompt");
+    let mut prompts_used = Prompts::default();
+    if let Some(&p) = prompts.first() {
+        prompts_used.question_answering = var_text(trace.var(p));
+    }
+    let replay = Replay {
+        llm,
+        trace,
+        case,
+        prompts: &prompts_used,
+    };
+    // The answer step re-run correctly on its recorded inputs.
+    let (as_recorded, answer0, mut usage) = replay.run(&context).await?;
+    if op == answer {
+        let mut c = if as_recorded {
+            Check::new(Outcome::Verified, "re-run on its recorded inputs, the answer step gives the gold answer: the inputs were sufficient")
+        } else {
+            Check::new(Outcome::Refuted, "re-run on its recorded inputs, the answer step still fails: the inputs lacked the evidence")
+        };
+        c.replayed_answer = Some(answer0);
+        c.usage = usage;
+        return Ok(c);
+    }
+    let outputs: Vec<VarIx> = trace.flow.op_produced(op).collect();
+    // A retrieval step: it reads the question and its outputs are the answer step's context.
+    let feeds_answer = outputs.iter().any(|v| context.contains(v))
+        && trace
+            .flow
+            .op_inputs
+            .get(op.get())
+            .is_some_and(|ins| ins.iter().any(|v| Some(*v) == query));
+    if !feeds_answer {
+        return Ok(Check::new(
+            Outcome::NotReplayable,
+            "the op lies upstream of retrieval; replaying it needs the memory system (TODO: src/memsys)",
+        ));
+    }
+    if as_recorded {
+        let mut c = Check::new(
+            Outcome::Refuted,
+            "the op's output already sufficed (a correct answer step rescues the answer from it): the fault is downstream",
+        );
+        c.usage = usage;
+        return Ok(c);
+    }
+    let cutoff = trace.op(answer).created_at.clone();
+    let corrected_extra = alive_carriers(trace, &context, &key, &cutoff);
+    if corrected_extra.is_empty() {
+        let mut c = Check::new(
+            Outcome::Refuted,
+            "no memory held the evidence at question time: no output of this op could rescue the answer",
+        );
+        c.usage = usage;
+        return Ok(c);
+    }
+    let mut units: Vec<VarIx> = context.clone();
+    units.extend(corrected_extra);
+    let (rescued, replayed, more) = replay.run(&units).await?;
+    usage += more;
+    Ok(Check {
+        outcome: if rescued {
+            Outcome::Verified
+        } else {
+            Outcome::Refuted
+        },
+        detail: if rescued {
+            "with the op's output corrected, the replayed answer matches the gold answer".into()
+        } else {
+            "with the op's output corrected, the replayed answer is still wrong".into()
+        },
+        replayed_answer: Some(replayed),
+        usage,
+    })
+}
+
+/// Replays the answer step (and its judge) with given memory units.
+struct Replay<'a, L> {
+    llm: &'a L,
+    trace: &'a Trace,
+    case: &'a FailureCase,
+    prompts: &'a Prompts,
+}
+
+impl<L: Llm> Replay<'_, L> {
+    /// (judged correct, the answer, usage).
+    async fn run(&self, units: &[VarIx]) -> Result<(bool, String, Usage), ProviderError> {
+        let t = self.trace;
+        let memories: Vec<(String, String)> = units
+            .iter()
+            .map(|&v| (var_text(t.var(v)), unit_time(t, v)))
+            .filter(|(text, _)| !text.is_empty())
+            .collect();
+        let q = &self.case.query;
+        let reply = self
+            .llm
+            .chat(&answer_request(self.prompts, q, &build_context(&memories)))
+            .await?;
+        let gold = self.case.golden_answers.join(" / ");
+        let judged = self
+            .llm
+            .chat(&judge_request(self.prompts, q, &gold, &reply.content))
+            .await?;
+        let mut usage = reply.usage;
+        usage += judged.usage;
+        Ok((label_is_correct(&judged.content), reply.content, usage))
+    }
+}
+
+/// The time of a memory unit: its recorded `timestamp`, else the version's creation time.
+fn unit_time(trace: &Trace, v: VarIx) -> String {
+    let r = trace.var(v);
+    serde_json::from_str::<serde_json::Value>(&r.value)
+        .ok()
+        .and_then(|j| {
+            j.get("timestamp")
+                .and_then(|t| t.as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| r.created_at.clone())
+}
+
+/// The evidence key of a case: gold answers, question and the named evidence messages.
+fn evidence_key(trace: &Trace, case: &FailureCase) -> Key {
+    let texts: Vec<String> = case
+        .evidence_ids
+        .iter()
+        .filter_map(|id| trace.var_by_id(id))
+        .map(|v| var_text(trace.var(v)))
+        .collect();
+    Key::new(&case.golden_answers, &case.query, &texts)
+}
+
+/// Latest versions (as of `cutoff`) of identities in the categories of `context`, not in
+/// `context`, carrying the key (else the best few carrying part of it).
+fn alive_carriers(trace: &Trace, context: &[VarIx], key: &Key, cutoff: &str) -> Vec<VarIx> {
+    let kinds: Vec<&str> = context
+        .iter()
+        .map(|&v| trace.var(v).category.as_str())
+        .collect();
+    let mut latest: BTreeMap<&str, VarIx> = BTreeMap::new();
+    for (i, r) in trace.vars.iter().enumerate() {
+        if !kinds.contains(&r.category.as_str()) || r.created_at.as_str() > cutoff {
+            continue;
+        }
+        let v = VarIx(i as u32);
+        let newer = latest
+            .get(r.full_name.as_str())
+            .is_none_or(|&old| trace.var(old).version < r.version);
+        if newer {
+            latest.insert(r.full_name.as_str(), v);
+        }
+    }
+    let mut scored: Vec<(f64, VarIx)> = latest
+        .into_values()
+        .filter(|v| !context.contains(v))
+        .map(|v| (key.carry(&var_text(trace.var(v))), v))
+        .filter(|(c, _)| *c >= CANDIDATE)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let strong: Vec<VarIx> = scored
+        .iter()
+        .filter(|(c, _)| *c >= CARRY)
+        .map(|x| x.1)
+        .collect();
+    if strong.is_empty() {
+        // Paraphrased memories carry less of the key: offer the best few and let the replay decide.
+        scored.into_iter().take(MAX_WEAK).map(|x| x.1).collect()
+    } else {
+        strong
+    }
+}
+
+/// The reply holds most content words of one gold answer.
+pub fn answers_gold(reply: &str, gold: &[String]) -> bool {
+    let have = content_tokens(reply);
+    gold.iter().any(|g| {
+        let want = content_tokens(g);
+        !want.is_empty() && want.iter().filter(|w| have.contains(*w)).count() * 2 > want.len()
+    })
+}
+
+/// The op the check would replay from (the answer op of the case).
+pub fn replay_root(trace: &Trace, case: &FailureCase) -> Option<OpIx> {
+    answer_op(trace, case)
+}
