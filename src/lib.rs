@@ -16,7 +16,9 @@ pub mod error;
 pub mod format;
 pub mod memsys;
 pub mod model;
+pub mod optimize;
 pub mod provider;
+pub mod report;
 
 pub use error::Error;
 pub use format::{load, Format, FormatError, LoadOptions, Loaded};
