@@ -4,6 +4,7 @@
 
 pub mod html;
 pub mod markdown;
+pub mod rounds;
 
 use std::collections::BTreeMap;
 

@@ -4,6 +4,8 @@ mod attribute;
 mod bench_gen;
 mod eval;
 mod info;
+mod optimize;
+mod report;
 mod search;
 mod start_points;
 
@@ -41,6 +43,11 @@ enum Command {
     Bench(bench_gen::BenchArgs),
     /// Regenerate the demo trace (household robot, simulated LLM).
     Demo(bench_gen::DemoArgs),
+    /// Optimize prompts from attributed failures: one step over trace files, or the closed loop
+    /// over conversations; export as update_results, mem0 or text.
+    Optimize(Box<optimize::Args>),
+    /// Write the diagnostic report (HTML and Markdown) of the failures in trace files.
+    Report(report::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +61,8 @@ fn main() -> ExitCode {
         Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => bench_gen::run_bench(&args),
         Command::Demo(args) => bench_gen::run_demo(&args),
+        Command::Optimize(args) => optimize::run(&args),
+        Command::Report(args) => report::run(&args),
     };
     match result {
         Ok(code) => code,
