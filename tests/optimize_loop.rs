@@ -102,7 +102,7 @@ fn an_edit_that_adds_the_date_rule_raises_accuracy_next_round() {
     assert!(!changed.is_empty());
     for v in &changed {
         assert_eq!(v.parent, Some(v.version - 1));
-        assert!(v.diff.contains("+"), "{}", v.diff);
+        assert!(v.diff.contains('+'), "{}", v.diff);
         assert!(!v.cases.is_empty() && !v.feedback.is_empty());
         assert_eq!(v.name, "fact-extraction-system-prompt");
     }
@@ -114,4 +114,48 @@ fn an_edit_that_adds_the_date_rule_raises_accuracy_next_round() {
             "{user}"
         );
     }
+}
+
+#[test]
+fn the_loop_page_charts_each_round_and_shows_the_edit_lineage() {
+    let convs = conversations();
+    let base = Prompts::default();
+    let optimizer = ScriptedLlm::new(optimizer_script(&base));
+    let cfg = LoopConfig {
+        rounds: 1,
+        train: vec![0],
+        heldout: vec![1],
+        ..LoopConfig::default()
+    };
+    let mut state = LoopState::new(cfg, base).unwrap();
+    while state.phase != Phase::Done {
+        futures_executor::block_on(advance(
+            &mut state,
+            &convs,
+            &SimulatedLlm,
+            &optimizer,
+            &mut |_| {},
+        ))
+        .unwrap();
+    }
+    let page = memtrace::report::rounds::loop_html(&state);
+    assert_eq!(page.matches("<rect class=\"train\"").count(), 2);
+    assert_eq!(page.matches("<rect class=\"heldout\"").count(), 2);
+    let heights: Vec<usize> = page
+        .match_indices("<rect class=\"train\"")
+        .map(|(i, _)| {
+            let rest = &page[i..];
+            let h = rest.split("height=\"").nth(1).unwrap();
+            h[..h.find('"').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert!(
+        heights[1] > heights[0],
+        "the chart shows the rise: {heights:?}"
+    );
+    assert!(page.contains("fact-extraction-system-prompt@2 (from @1, round 0)"));
+    assert!(page.contains("<span class=\"add\">+"));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("optimize.html"), &page).unwrap();
 }

@@ -61,7 +61,7 @@ fn one_step_then_history_in_the_next() {
     );
     let mut events = Vec::new();
     let out = futures_executor::block_on(step(&llm, &values, &fs, &mut history, &cfg, &mut |p| {
-        events.push(p.clone())
+        events.push(p.clone());
     }))
     .unwrap();
 

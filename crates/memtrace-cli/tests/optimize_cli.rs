@@ -243,7 +243,7 @@ fn the_loop_runs_resumes_and_exports_with_every_request_checked() {
                 .as_f64()
                 .unwrap()
     );
-    assert!(v2["diff"].as_str().unwrap().contains("+"));
+    assert!(v2["diff"].as_str().unwrap().contains('+'));
     assert!(
         ur.get("question-answering-prompt@2").is_none(),
         "the rejected update made no version"
