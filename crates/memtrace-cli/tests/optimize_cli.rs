@@ -128,7 +128,19 @@ fn the_loop_runs_resumes_and_exports_with_every_request_checked() {
     let _ = std::fs::remove_dir_all(&tmp);
     let scripts = tmp.join("scripts");
     std::fs::create_dir_all(&scripts).unwrap();
-    std::fs::write(scripts.join("optimize.json"), script().to_string()).unwrap();
+    // The committed script (the browser test plays it from the shared server) is this one.
+    let committed = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/llm_server/scripts/optimize_loop.json");
+    let want = serde_json::to_string_pretty(&script()).unwrap() + "\n";
+    if std::env::var_os("MEMTRACE_WRITE_SCRIPTS").is_some() {
+        std::fs::write(&committed, &want).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&committed).unwrap(),
+        want,
+        "tests/llm_server/scripts/optimize_loop.json is stale: rerun with MEMTRACE_WRITE_SCRIPTS=1"
+    );
+    std::fs::write(scripts.join("optimize.json"), &want).unwrap();
     let server = Server::start(&scripts);
     let out = tmp.join("out");
 
