@@ -155,7 +155,27 @@ fn the_loop_page_charts_each_round_and_shows_the_edit_lineage() {
     );
     assert!(page.contains("fact-extraction-system-prompt@2 (from @1, round 0)"));
     assert!(page.contains("<span class=\"add\">+"));
+    assert!(page.contains("<ins>"), "the word diff shows the added rule");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/artifacts");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("optimize.html"), &page).unwrap();
+}
+
+#[test]
+fn the_word_diff_marks_only_the_added_rule() {
+    let html = memtrace::report::rounds::word_diff_html(
+        "Extract facts. Return JSON.",
+        "Extract facts. Keep every date. Return JSON.",
+    );
+    assert_eq!(
+        html.matches("<ins>").count(),
+        html.matches("</ins>").count()
+    );
+    let added: String = html
+        .split("<ins>")
+        .skip(1)
+        .map(|s| s.split("</ins>").next().unwrap())
+        .collect();
+    assert_eq!(added.trim(), "Keep every date.", "{html}");
+    assert!(!html.contains("<del>"), "{html}");
 }

@@ -29,20 +29,26 @@ pub fn bar_chart(title: &str, rows: &[(String, usize)]) -> String {
     let max = rows.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
     let height = 28 + rows.len() * 24;
     let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"460\" height=\"{height}\" role=\"img\" aria-label=\"{}\"><text x=\"0\" y=\"16\" font-size=\"14\" font-weight=\"bold\">{}</text>",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"{height}\" role=\"img\" aria-label=\"{}\"><text x=\"0\" y=\"16\" font-size=\"14\" font-weight=\"bold\">{}</text>",
         escape(title),
         escape(title)
     );
     for (i, (label, n)) in rows.iter().enumerate() {
         let y = 28 + i * 24;
         let w = *n * 220 / max;
+        let short: String = if label.chars().count() > 38 {
+            label.chars().take(37).chain(std::iter::once('…')).collect()
+        } else {
+            label.clone()
+        };
         let _ = write!(
             s,
-            "<text x=\"0\" y=\"{}\" font-size=\"12\">{}</text><rect x=\"190\" y=\"{}\" width=\"{w}\" height=\"16\" fill=\"#4a7\"/><text x=\"{}\" y=\"{}\" font-size=\"12\">{n}</text>",
+            "<text x=\"0\" y=\"{}\" font-size=\"12\"><title>{}</title>{}</text><rect x=\"250\" y=\"{}\" width=\"{w}\" height=\"16\" fill=\"#4a7\"/><text x=\"{}\" y=\"{}\" font-size=\"12\">{n}</text>",
             y + 13,
             escape(label),
+            escape(&short),
             y + 2,
-            195 + w,
+            255 + w,
             y + 13
         );
     }

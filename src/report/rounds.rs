@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::html::escape;
-use crate::optimize::closed_loop::LoopState;
+use crate::optimize::closed_loop::{LoopState, PromptVersion};
 
 /// Grouped bars per round: train (green) and held-out (blue), 0–100 %.
 pub fn accuracy_chart_svg(series: &[(usize, f64, Option<f64>)]) -> String {
@@ -38,7 +38,15 @@ pub fn accuracy_chart_svg(series: &[(usize, f64, Option<f64>)]) -> String {
     s
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#222;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}pre{background:#f6f6f6;padding:.6rem;overflow:auto;font-size:.8rem}.add{color:#186a2e}.del{color:#a11}";
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#222;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}pre{background:#f6f6f6;padding:.6rem;overflow:auto;font-size:.8rem;white-space:pre-wrap}.add{color:#186a2e}.del{color:#a11}ins{background:#dfd;text-decoration:none}del{background:#fdd}";
+
+fn parent_value<'a>(state: &'a LoopState, v: &PromptVersion) -> &'a str {
+    state
+        .versions
+        .iter()
+        .find(|p| p.name == v.name && Some(p.version) == v.parent)
+        .map_or("", |p| p.value.as_str())
+}
 
 fn diff_html(diff: &str) -> String {
     diff.lines()
@@ -54,6 +62,21 @@ fn diff_html(diff: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// An inline word diff: removed words in `<del>`, added words in `<ins>`.
+pub fn word_diff_html(old: &str, new: &str) -> String {
+    similar::TextDiff::from_words(old, new)
+        .iter_all_changes()
+        .map(|c| {
+            let text = escape(c.value());
+            match c.tag() {
+                similar::ChangeTag::Delete => format!("<del>{text}</del>"),
+                similar::ChangeTag::Insert => format!("<ins>{text}</ins>"),
+                similar::ChangeTag::Equal => text,
+            }
+        })
+        .collect()
 }
 
 /// The loop as a self-contained HTML page.
@@ -74,11 +97,11 @@ pub fn loop_html(state: &LoopState) -> String {
     for v in state.versions.iter().filter(|v| v.parent.is_some()) {
         let _ = writeln!(
             out,
-            "<section class=\"version\"><h3>{}@{} (from @{}, round {})</h3><p>Score when used: {}. Cost: {}.</p><p>Caused by {} failed case(s): <code>{}</code></p><p>Aggregated feedback:</p><pre>{}</pre><p>Rationale:</p><pre>{}</pre><pre class=\"diff\">{}</pre></section>",
+            "<section class=\"version\"><h3>{}@{} (from @{}, round {})</h3><p>Score when used: {}. Cost: {}.</p><p>Caused by {} failed case(s): <code>{}</code></p><p>Aggregated feedback:</p><pre>{}</pre><p>Rationale:</p><pre>{}</pre><p>Change:</p><pre class=\"words\">{}</pre><pre class=\"diff\">{}</pre></section>",
             escape(&v.name), v.version, v.parent.unwrap_or(0), v.round.map_or("-".into(), |r| r.to_string()),
             v.score.map_or("not yet run".into(), |s| format!("{:.1} %", s * 100.0)),
             v.cost_usd.map_or("no price for the model".into(), |c| format!("${c:.6}")),
-            v.cases.len(), escape(&v.cases.join(", ")), escape(&v.feedback), escape(&v.rationale), diff_html(&v.diff)
+            v.cases.len(), escape(&v.cases.join(", ")), escape(&v.feedback), escape(&v.rationale), word_diff_html(parent_value(state, v), &v.value), diff_html(&v.diff)
         );
     }
     out.push_str("</body></html>\n");
