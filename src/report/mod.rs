@@ -137,6 +137,21 @@ pub fn build(title: &str, cases: Vec<ReportCase>) -> Report {
     }
 }
 
+impl Report {
+    /// The report with another batch of cases folded in (counts and patterns recomputed; an LLM
+    /// summary is kept until it is asked for again).
+    #[must_use]
+    pub fn extend(self, more: Vec<ReportCase>) -> Report {
+        let summary = self.summary;
+        let mut cases = self.cases;
+        cases.extend(more);
+        Report {
+            summary,
+            ..build(&self.title, cases)
+        }
+    }
+}
+
 /// `purpose` of the summary request.
 pub const SUMMARY_PURPOSE: &str = "report.summary";
 
