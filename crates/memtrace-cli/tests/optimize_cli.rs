@@ -274,3 +274,79 @@ fn the_loop_runs_resumes_and_exports_with_every_request_checked() {
     assert!(page.contains("accuracy-chart"));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn one_step_over_a_trace_file_and_the_report_command() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let tmp = std::env::temp_dir().join(format!("memtrace-optimize-once-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let out_dir = tmp.join("once");
+    let once = run(&[
+        "optimize",
+        "www/demo.json",
+        "--optimizer-script",
+        "tests/llm_server/scripts/optimize_loop.json",
+        "--export",
+        "text,mem0",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&once.stderr);
+    assert!(
+        stderr.contains("not optimizable (its op reads no configurable variable"),
+        "the retrieval failure: {stderr}"
+    );
+    assert!(stderr.contains("estimate:"), "{stderr}");
+    let v2 = std::fs::read_to_string(out_dir.join("prompts/fact-extraction-system-prompt@2.txt"))
+        .unwrap();
+    assert!(v2.ends_with("Keep every date: resolve relative dates."));
+    let mem0: Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("mem0_config.json")).unwrap()).unwrap();
+    assert_eq!(mem0["custom_fact_extraction_prompt"], v2.as_str());
+    assert!(
+        !out_dir
+            .join("prompts/question-answering-prompt@2.txt")
+            .exists(),
+        "the guard rejected the first update, the retry kept it"
+    );
+
+    let help = run(&["optimize", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for word in [
+        "update_results",
+        "mem0",
+        "text",
+        "update_results.json",
+        "custom_fact_extraction_prompt",
+        "custom_update_memory_prompt",
+    ] {
+        assert!(help.contains(word), "help names {word}");
+    }
+
+    let rep_dir = tmp.join("report");
+    let rep = run(&[
+        "report",
+        "www/demo.json",
+        "--out",
+        rep_dir.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&rep.stdout).contains("5 failures"));
+    let html = std::fs::read_to_string(rep_dir.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("ExtractionError"));
+    let md = std::fs::read_to_string(rep_dir.join("report.md")).unwrap();
+    assert!(md.contains("| ExtractionError | 1 |"));
+    let _ = std::fs::remove_dir_all(&tmp);
+}
