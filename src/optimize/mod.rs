@@ -183,7 +183,8 @@ pub(crate) fn field(v: &Value, key: &str, purpose: &str) -> Result<String, Optim
 
 /// One optimization step over `failures` (from [`map_failure`]) for the current `values` of the
 /// targets: feedback, aggregation, update. The history is read by the feedback stage and
-/// extended by the update stage. `progress` is called after every call.
+/// extended by the update stage. `progress` is called as each reply is read (feedback replies
+/// arrive together from a bounded-concurrency batch).
 ///
 /// # Errors
 /// The first provider failure, or a reply that is not the JSON asked for.

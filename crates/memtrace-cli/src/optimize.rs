@@ -69,6 +69,9 @@ pub struct Args {
     /// Who runs the memory system.
     #[arg(long, value_enum, default_value = "simulated")]
     system: SystemChoice,
+    /// Judge answers with the system's LLM (default: the normalized-token rule).
+    #[arg(long)]
+    judge_with_llm: bool,
     /// The loop's state file (resumed when it exists). Default: OUT/loop-state.json.
     #[arg(long, value_name = "FILE")]
     state: Option<PathBuf>,
@@ -249,7 +252,7 @@ fn run_loop(
         serde_json::from_value(read_json(&state_path)?)
             .with_context(|| format!("{} is not a loop state", state_path.display()))?
     } else {
-        let cfg = LoopConfig {
+        let mut cfg = LoopConfig {
             rounds: args.rounds,
             train: args.train.clone(),
             heldout: args.heldout.clone(),
@@ -264,6 +267,7 @@ fn run_loop(
             prices,
             ..LoopConfig::default()
         };
+        cfg.memsys.judge_with_llm = args.judge_with_llm;
         LoopState::new(cfg, Prompts::default())?
     };
     let system = match args.system {
