@@ -95,6 +95,19 @@ fn an_edit_that_adds_the_date_rule_raises_accuracy_next_round() {
         "held-out accuracy should rise: {held0:?} -> {held1:?}"
     );
     assert!(progress_calls > 0);
+    // Resuming on other conversations is refused.
+    let err = futures_executor::block_on(advance(
+        &mut state,
+        &convs[..1],
+        &SimulatedLlm,
+        &optimizer,
+        &mut |_| {},
+    ))
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("load the same conversations"),
+        "{err}"
+    );
     // The edit that raised it carries its lineage and is a new version with a diff.
     assert!(state.prompts.fact_extraction.contains("Keep every date"));
     assert_eq!(state.prompts.question_answering, base.question_answering);

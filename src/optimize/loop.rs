@@ -159,6 +159,9 @@ pub struct LoopState {
     /// Failures collected in the current round, waiting for the optimize step.
     pub pending: Vec<Failure>,
     pub versions: Vec<PromptVersion>,
+    /// User ids of the conversations the loop was started on, checked on resume.
+    #[serde(default)]
+    pub conversations: Vec<String>,
 }
 
 /// The prompt names the reference memory system reads, and their values.
@@ -227,6 +230,7 @@ impl LoopState {
             rounds: Vec::new(),
             pending: Vec::new(),
             versions,
+            conversations: Vec::new(),
         })
     }
 
@@ -306,6 +310,15 @@ pub async fn advance<S: Llm, O: Llm>(
     optimizer: &O,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Phase, LoopError> {
+    let ids: Vec<String> = conversations.iter().map(Conversation::user_id).collect();
+    if state.conversations.is_empty() {
+        state.conversations.clone_from(&ids);
+    } else if state.conversations != ids {
+        return Err(LoopError::Config(format!(
+            "this loop was started on conversations {:?}, not {ids:?}: load the same conversations to resume",
+            state.conversations
+        )));
+    }
     match state.phase {
         Phase::Done => {}
         Phase::Run { round, pos } => {
