@@ -18,7 +18,9 @@ pub mod format;
 pub mod layout;
 pub mod memsys;
 pub mod model;
+pub mod optimize;
 pub mod provider;
+pub mod report;
 
 pub use error::Error;
 pub use format::{load, Format, FormatError, LoadOptions, Loaded};

@@ -6,6 +6,8 @@ mod convert;
 mod eval;
 mod gen;
 mod info;
+mod optimize;
+mod report;
 mod search;
 mod start_points;
 
@@ -47,6 +49,11 @@ enum Command {
     Convert(convert::Args),
     /// Write a synthetic smartcomment trace of about N variables (deterministic per seed).
     Gen(gen::Args),
+    /// Optimize prompts from attributed failures: one step over trace files, or the closed loop
+    /// over conversations; export as update_results, mem0 or text.
+    Optimize(Box<optimize::Args>),
+    /// Write the diagnostic report (HTML and Markdown) of the failures in trace files.
+    Report(report::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +69,8 @@ fn main() -> ExitCode {
         Command::Demo(args) => bench_gen::run_demo(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Gen(args) => gen::run(&args),
+        Command::Optimize(args) => optimize::run(&args),
+        Command::Report(args) => report::run(&args),
     };
     match result {
         Ok(code) => code,

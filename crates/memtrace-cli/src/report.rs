@@ -1,0 +1,75 @@
+//! `memtrace report FILE… --out DIR`: the diagnostic report of the failures in trace files
+//! (attributed with the information-flow method), as `report.html` and `report.md`. With
+//! `--llm-summary` the provider writes a summary of the patterns; otherwise they are rule-based.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use memtrace::attribution::InfoFlow;
+use memtrace::format::{load, LoadOptions};
+use memtrace::report::{self, html, markdown};
+use memtrace_cli::llm::ProviderArgs;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Output folder for report.html and report.md.
+    #[arg(long, default_value = ".")]
+    out: PathBuf,
+    /// The report's title.
+    #[arg(long, default_value = "memtrace diagnostic report")]
+    title: String,
+    /// Ask the provider for a summary of the patterns.
+    #[arg(long)]
+    llm_summary: bool,
+    #[command(flatten)]
+    provider: ProviderArgs,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let infoflow = InfoFlow::default();
+    let mut cases = Vec::new();
+    for path in &args.files {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let trace = load(&bytes, LoadOptions::default())
+            .with_context(|| path.display().to_string())?
+            .trace;
+        let mut atts = Vec::new();
+        for case in &trace.cases {
+            match infoflow.attribute(&trace, case) {
+                Ok(a) => atts.push(a),
+                Err(e) => eprintln!("{}: {e}", path.display()),
+            }
+        }
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        cases.extend(report::cases_from(&name, &trace, &atts));
+    }
+    let mut r = report::build(&args.title, cases);
+    if args.llm_summary {
+        let llm = args.provider.build()?;
+        futures_executor::block_on(report::add_llm_summary(&llm, &mut r))?;
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    for (name, text) in [
+        ("report.html", html::render(&r)),
+        ("report.md", markdown::render(&r)),
+    ] {
+        let p = args.out.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    println!(
+        "{} failures: {:?}; wrote {}/report.html and report.md",
+        r.cases.len(),
+        r.by_type,
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,114 @@
+//! Exports of optimized prompts, each version with its version, parent, score, cost and diff:
+//! - `update_results.json`: keys `<name>@<version>` (MemTrace's format);
+//! - Mem0 config keys: `custom_fact_extraction_prompt`, `custom_update_memory_prompt`;
+//! - plain text files: `<name>@<version>.txt`, plus `.diff` and a `versions.json` index.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::closed_loop::PromptVersion;
+use crate::memsys::prompts as names;
+
+/// The export formats, by the names the CLI and the page use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// `update_results.json`, keys `<name>@<version>`.
+    UpdateResults,
+    /// Mem0 config: `custom_fact_extraction_prompt`, `custom_update_memory_prompt`.
+    Mem0,
+    /// One text file per prompt version.
+    Text,
+}
+
+/// Mem0's config key for a prompt name, if Mem0 has one.
+pub fn mem0_key(name: &str) -> Option<&'static str> {
+    match name {
+        names::FACT_EXTRACTION => Some("custom_fact_extraction_prompt"),
+        names::UPDATE_DECISION => Some("custom_update_memory_prompt"),
+        _ => None,
+    }
+}
+
+fn meta(v: &PromptVersion) -> Value {
+    json!({
+        "version": v.version,
+        "parent": v.parent.map(|p| format!("{}@{p}", v.name)),
+        "score": v.score,
+        "cost_usd": v.cost_usd,
+        "diff": v.diff,
+        "round": v.round,
+        "cases": v.cases,
+        "feedback": v.feedback,
+    })
+}
+
+/// `update_results.json`: every version keyed `<name>@<version>`, each `{value, version,
+/// parent, score, cost_usd, diff, round, cases, feedback}`.
+pub fn update_results(versions: &[PromptVersion]) -> Value {
+    let mut sorted: Vec<&PromptVersion> = versions.iter().collect();
+    sorted.sort_by(|a, b| (&a.name, a.version).cmp(&(&b.name, b.version)));
+    let mut out = Map::new();
+    for v in sorted {
+        let mut m = meta(v);
+        if let Some(o) = m.as_object_mut() {
+            o.insert("value".into(), json!(v.value));
+        }
+        out.insert(format!("{}@{}", v.name, v.version), m);
+    }
+    Value::Object(out)
+}
+
+fn latest(versions: &[PromptVersion]) -> BTreeMap<&str, &PromptVersion> {
+    let mut out: BTreeMap<&str, &PromptVersion> = BTreeMap::new();
+    for v in versions {
+        if out
+            .get(v.name.as_str())
+            .is_none_or(|o| o.version < v.version)
+        {
+            out.insert(&v.name, v);
+        }
+    }
+    out
+}
+
+/// A Mem0 config fragment with the latest prompts under Mem0's keys, and a `memtrace` object
+/// with each one's version, parent, score, cost and diff. Prompts Mem0 has no key for are left out.
+pub fn mem0_config(versions: &[PromptVersion]) -> Value {
+    let mut out = Map::new();
+    let mut info = Map::new();
+    for (name, v) in latest(versions) {
+        let Some(key) = mem0_key(name) else {
+            continue;
+        };
+        out.insert(key.into(), json!(v.value));
+        let mut m = meta(v);
+        if let Some(o) = m.as_object_mut() {
+            o.insert("name".into(), json!(name));
+        }
+        info.insert(key.into(), m);
+    }
+    out.insert("memtrace".into(), Value::Object(info));
+    Value::Object(out)
+}
+
+/// Plain text files `(file name, contents)`: `<name>@<version>.txt` (the prompt only), a
+/// `<name>@<version>.diff` for versions with a parent, and `versions.json` with the metadata.
+pub fn text_files(versions: &[PromptVersion]) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut index = Map::new();
+    let mut sorted: Vec<&PromptVersion> = versions.iter().collect();
+    sorted.sort_by(|a, b| (&a.name, a.version).cmp(&(&b.name, b.version)));
+    for v in sorted {
+        let stem = format!("{}@{}", v.name, v.version);
+        files.push((format!("{stem}.txt"), v.value.clone()));
+        if v.parent.is_some() {
+            files.push((format!("{stem}.diff"), v.diff.clone()));
+        }
+        index.insert(stem, meta(v));
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(index)).unwrap_or_default();
+    files.push(("versions.json".into(), text));
+    files
+}
