@@ -71,10 +71,15 @@ fn measure<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, usize) {
 }
 
 fn main() {
-    let nodes: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(54_000);
+    let nodes: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(54_000);
     let bytes = synth::bytes(&synth::Options { nodes, seed: 1 });
     let mb = bytes.len() as f64 / 1e6;
-    let (theirs_s, theirs_peak) = measure(3, || serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+    let (theirs_s, theirs_peak) = measure(3, || {
+        serde_json::from_slice::<serde_json::Value>(&bytes).ok()
+    });
     let (ours_s, ours_peak) = measure(3, || load(&bytes, LoadOptions::default()).ok());
     let file = bytes.len() as f64;
     println!("| measure | memtrace load | serde_json::Value | ratio (ours / theirs) | goal |");
@@ -86,7 +91,11 @@ fn main() {
         theirs_s * 1e3,
         ours_s / theirs_s
     );
-    println!("| throughput | {:.0} MB/s | {:.0} MB/s | | |", mb / ours_s, mb / theirs_s);
+    println!(
+        "| throughput | {:.0} MB/s | {:.0} MB/s | | |",
+        mb / ours_s,
+        mb / theirs_s
+    );
     println!(
         "| peak heap beyond the input | {:.0} MB ({:.2}× file) | {:.0} MB ({:.2}× file) | {:.2} | ours + input ≤ 3× file |",
         ours_peak as f64 / 1e6,
