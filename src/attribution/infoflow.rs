@@ -173,7 +173,12 @@ impl InfoFlow {
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
         let held = answer_inputs
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
-            .find(|&v| carries(v) && (from_evidence(v) || !lineage_reaches_memory));
+            .find(|&v| {
+                carries(v)
+                    && (from_evidence(v)
+                        || !lineage_reaches_memory
+                        || key.carry(&var_text(t.var(v))) >= 0.99)
+            });
         if let Some(v) = held {
             let reason = format!(
                 "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
