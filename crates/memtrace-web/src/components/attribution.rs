@@ -248,6 +248,11 @@ fn label_view(props: &Props, c: &FailureCase) -> Html {
             error_type: ErrorType::MEMORY[0].as_str().to_owned(),
             op_id: ops.first().cloned().unwrap_or_default(),
         });
+    // A label or verdict op outside the slice is still listed, so the menu shows it.
+    let mut ops = ops;
+    if !base.op_id.is_empty() && !ops.contains(&base.op_id) {
+        ops.push(base.op_id.clone());
+    }
     let confirm = {
         let (on_label, qid) = (props.on_label.clone(), qid.clone());
         let v = v.cloned();
