@@ -8,6 +8,7 @@ use web_sys::{HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::components::{
+    attribution::AttributionPanel,
     drop_zone::{DropZone, FilePicker},
     errors::ErrorList,
     failures::FailuresList,
@@ -15,6 +16,7 @@ use crate::components::{
     help::Help,
     inspector::Inspector,
     progress::ProgressBar,
+    search::Search,
     summary::SummaryCard,
     Shared,
 };
@@ -145,10 +147,15 @@ pub fn app() -> Html {
                     let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
                         return;
                     };
-                    if e.key() == "/" && !typing(e) {
+                    let field = match e.key().as_str() {
+                        "/" => Some("search-box"),
+                        "F" => Some("failure-filter"),
+                        _ => None,
+                    };
+                    if let (Some(id), false) = (field, typing(e)) {
                         let filter = web_sys::window()
                             .and_then(|w| w.document())
-                            .and_then(|d| d.get_element_by_id("failure-filter"))
+                            .and_then(|d| d.get_element_by_id(id))
                             .and_then(|el| el.dyn_into::<HtmlElement>().ok());
                         if let Some(f) = filter {
                             e.prevent_default();
@@ -226,6 +233,17 @@ pub fn app() -> Html {
             <ErrorList errors={state.errors.clone()} />
             if let Some(t) = current {
                 <SummaryCard name={t.name.clone()} summary={t.summary.clone()} />
+                <AttributionPanel
+                    name={t.name.clone()}
+                    trace={Shared(t.trace.clone())}
+                    case={state.selection.case}
+                    verdicts={t.verdicts.clone()}
+                    labels={t.labels.clone()}
+                    on_verdict={d.reform(|(query_id, verdict)| Action::SetVerdict { query_id, verdict })}
+                    on_label={d.reform(|(query_id, label)| Action::SetLabel { query_id, label })}
+                    on_select={d.reform(Action::SelectNode)}
+                    on_error={d.reform(|message| Action::ReadFailed { name: "export".into(), message })} />
+                <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
                 <div class="workspace">
                     <FailuresList
                         trace={Shared(t.trace.clone())}

@@ -7,6 +7,7 @@
 pub mod annotations;
 pub mod bundle;
 pub mod diff;
+pub mod exports;
 pub mod failures;
 pub mod graph_model;
 pub mod raster;

@@ -13,13 +13,27 @@ use memtrace::{Summary, Trace};
 use crate::failures::{failure_rows, ListSettings, SortKey};
 use crate::{annotations, bundle};
 
-/// A verdict on a failed question, from an attributor (or imported). Filled by the attribution
-/// panel later; the failures list already shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A verdict on a failed question, from an attributor (or imported), set by the attribution
+/// panel; the failures list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub error_type: String,
     pub op_id: String,
     pub reason: String,
+    /// 0..=1.
+    #[serde(default)]
+    pub confidence: f64,
+    /// The attributor that gave it (`infoflow`, …).
+    #[serde(default)]
+    pub method: String,
+}
+
+/// A person's label on a failed question: the verdict confirmed or corrected. Exported as a
+/// MemTraceBench annotation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    pub error_type: String,
+    pub op_id: String,
 }
 
 /// A trace the page has loaded.
@@ -32,6 +46,8 @@ pub struct LoadedTrace {
     pub bytes: Rc<[u8]>,
     /// Verdicts by `query_id`.
     pub verdicts: BTreeMap<String, Verdict>,
+    /// Labels by `query_id`.
+    pub labels: BTreeMap<String, Label>,
     /// Separate annotation files merged into this trace (name, bytes), kept for storage/export.
     pub annotation_files: Vec<(String, Rc<[u8]>)>,
 }
@@ -75,7 +91,7 @@ pub struct Selection {
 }
 
 /// What survives a reload (with the traces themselves), and goes into an exported bundle.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     pub list: ListSettings,
@@ -84,6 +100,8 @@ pub struct Settings {
     pub case: Option<usize>,
     /// Verdicts per trace name, then per `query_id`.
     pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
+    /// Labels per trace name, then per `query_id`.
+    pub labels: BTreeMap<String, BTreeMap<String, Label>>,
 }
 
 /// Everything the page shows.
@@ -149,6 +167,11 @@ pub enum Action {
     SetVerdict {
         query_id: String,
         verdict: Option<Verdict>,
+    },
+    /// A label on a case of the trace on screen (`None` clears it).
+    SetLabel {
+        query_id: String,
+        label: Option<Label>,
     },
 }
 
@@ -230,11 +253,22 @@ impl PageState {
                     };
                 }
             }
+            Action::SetLabel { query_id, label } => {
+                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
+                    match label {
+                        Some(l) => t.labels.insert(query_id, l),
+                        None => t.labels.remove(&query_id),
+                    };
+                }
+            }
             Action::Restore(s) => {
                 self.list = s.list;
                 for t in &mut self.traces {
                     if let Some(v) = s.verdicts.get(&t.name) {
                         t.verdicts.clone_from(v);
+                    }
+                    if let Some(l) = s.labels.get(&t.name) {
+                        t.labels.clone_from(l);
                     }
                 }
                 if let Some(i) = s
@@ -281,6 +315,7 @@ impl PageState {
                     trace: Rc::new(loaded.trace),
                     bytes,
                     verdicts: BTreeMap::new(),
+                    labels: BTreeMap::new(),
                     annotation_files: Vec::new(),
                 };
                 // The same name again replaces the earlier one (a re-export of the same run).
@@ -404,6 +439,12 @@ impl PageState {
                 .iter()
                 .filter(|t| !t.verdicts.is_empty())
                 .map(|t| (t.name.clone(), t.verdicts.clone()))
+                .collect(),
+            labels: self
+                .traces
+                .iter()
+                .filter(|t| !t.labels.is_empty())
+                .map(|t| (t.name.clone(), t.labels.clone()))
                 .collect(),
         }
     }

@@ -123,6 +123,15 @@ fn bundle_restores_traces_and_settings() {
                 error_type: "DeletionError".into(),
                 op_id: "op-x".into(),
                 reason: "deleted".into(),
+                confidence: 0.5,
+                method: "infoflow".into(),
+            }),
+        })
+        .reduce(Action::SetLabel {
+            query_id: "query:locomo-qa-1-1@1".into(),
+            label: Some(Label {
+                error_type: "UpdateError".into(),
+                op_id: "op-y".into(),
             }),
         });
     let files: Vec<(String, Rc<[u8]>)> = s.traces.iter().flat_map(LoadedTrace::files).collect();
@@ -136,6 +145,15 @@ fn bundle_restores_traces_and_settings() {
     assert_eq!(r.selection.case, Some(4));
     let v = &r.current_trace().unwrap().verdicts["query:locomo-qa-1-1@1"];
     assert_eq!(v.error_type, "DeletionError");
+    assert!((v.confidence - 0.5).abs() < 1e-9);
+    let l = &r.current_trace().unwrap().labels["query:locomo-qa-1-1@1"];
+    assert_eq!(l.op_id, "op-y");
+    // Clearing the label removes it.
+    let cleared = r.reduce(Action::SetLabel {
+        query_id: "query:locomo-qa-1-1@1".into(),
+        label: None,
+    });
+    assert!(cleared.current_trace().unwrap().labels.is_empty());
 }
 
 #[test]

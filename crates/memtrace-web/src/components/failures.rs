@@ -65,7 +65,7 @@ pub fn failures_list(props: &Props) -> Html {
             <div class="pane-head">
                 <h2>{ format!("Failed questions ({} of {})", rows.len(), t.cases.len()) }</h2>
                 <div class="filters">
-                    <input id="failure-filter" type="search" placeholder="filter (/)" aria-label="filter failures by text"
+                    <input id="failure-filter" type="search" placeholder="filter (F)" aria-label="filter failures by text"
                         value={props.list.text.clone()} oninput={on_text} />
                     <select aria-label="filter by error type" onchange={on_type}>
                         <option value="" selected={current_type.is_empty()}>{"all types"}</option>

@@ -1,5 +1,6 @@
 //! Small components, one per file: data and `on_*` callbacks come in as props.
 
+pub mod attribution;
 pub mod draw;
 pub mod drop_zone;
 pub mod errors;
@@ -8,6 +9,7 @@ pub mod graph;
 pub mod help;
 pub mod inspector;
 pub mod progress;
+pub mod search;
 pub mod summary;
 
 use std::rc::Rc;

@@ -1,0 +1,132 @@
+use super::*;
+use memtrace::attribution::InfoFlow;
+
+const FIXTURE: &[u8] =
+    include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+
+fn trace() -> Trace {
+    memtrace::load(FIXTURE, memtrace::LoadOptions::default())
+        .unwrap()
+        .trace
+}
+
+/// Info-flow verdicts on every case, as the panel's "Attribute all" stores them.
+fn verdicts(t: &Trace) -> BTreeMap<String, Verdict> {
+    t.cases
+        .iter()
+        .filter_map(|c| {
+            let a = InfoFlow::default().attribute(t, c).ok()?;
+            Some((
+                c.query_id.clone(),
+                Verdict {
+                    error_type: a.error_type.as_str().to_owned(),
+                    op_id: a.op_id,
+                    reason: a.reason,
+                    confidence: a.confidence,
+                    method: a.method,
+                },
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn json_export_is_a_scored_run_file() {
+    let t = trace();
+    let v = verdicts(&t);
+    assert!(!v.is_empty());
+    let out = verdicts_json("f.json", &t, &v, &BTreeMap::new());
+    let results = out["results"].as_array().unwrap();
+    assert_eq!(results.len(), t.cases.len());
+    let agree = t
+        .cases
+        .iter()
+        .filter(|c| {
+            let (Some(a), Some(v)) = (&c.annotation, v.get(&c.query_id)) else {
+                return false;
+            };
+            a.op_id == v.op_id
+        })
+        .count();
+    let flagged = results
+        .iter()
+        .filter(|r| r["is_operation_identifier_correct"] == true)
+        .count();
+    assert_eq!(flagged, agree);
+    assert_eq!(out["sampled_graph_paths"][0], "f.json");
+    assert_eq!(results[0]["error_attribution_result"]["method"], "infoflow");
+}
+
+#[test]
+fn a_label_overrides_the_annotation_in_scoring_and_csv() {
+    let t = trace();
+    let v = verdicts(&t);
+    let c = &t.cases[0];
+    let mine = &v[&c.query_id];
+    // Label the verdict's own op with another type: the op agrees, the type does not.
+    let other = if mine.error_type == "UpdateError" {
+        "DeletionError"
+    } else {
+        "UpdateError"
+    };
+    let labels: BTreeMap<String, Label> = [(
+        c.query_id.clone(),
+        Label {
+            error_type: other.into(),
+            op_id: mine.op_id.clone(),
+        },
+    )]
+    .into();
+    let out = verdicts_json("f.json", &t, &v, &labels);
+    assert_eq!(out["results"][0]["final_error_type"], other);
+    assert_eq!(out["results"][0]["is_operation_identifier_correct"], true);
+    assert_eq!(out["results"][0]["is_error_type_correct"], false);
+    let csv = verdicts_csv(&t, &v, &labels);
+    let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), t.cases.len() + 1);
+    assert!(lines[0].starts_with("case_id,query,verdict_type"));
+    assert!(lines[1].starts_with(&c.query_id), "{}", lines[1]);
+    assert!(
+        lines[1].ends_with(&format!(",{other},{},false", mine.op_id)),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn csv_quotes_commas_quotes_and_newlines() {
+    assert_eq!(field("plain"), "plain");
+    assert_eq!(field("a,b"), "\"a,b\"");
+    assert_eq!(field("say \"hi\"\nthen"), "\"say \"\"hi\"\"\nthen\"");
+}
+
+#[test]
+fn labels_export_as_annotations_that_load_back() {
+    let t = trace();
+    let c = &t.cases[1];
+    let op = t.ops[0].op_id.clone();
+    let labels: BTreeMap<String, Label> = [(
+        c.query_id.clone(),
+        Label {
+            error_type: "RetrievalError".into(),
+            op_id: op.clone(),
+        },
+    )]
+    .into();
+    let out = labels_json(&t, &labels);
+    let list = out["annotations"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["query"], c.query.as_str());
+    let bytes = serde_json::to_vec(&out).unwrap();
+    assert!(crate::annotations::is_annotation_file(&bytes));
+    let anns = crate::annotations::parse(&bytes).unwrap();
+    let merged = crate::annotations::merge(&t, anns).unwrap();
+    let back = merged
+        .cases
+        .iter()
+        .find(|m| m.query_id == c.query_id)
+        .and_then(|m| m.annotation.clone())
+        .unwrap();
+    assert_eq!(back.op_id, op);
+    assert_eq!(back.error_type.as_str(), "RetrievalError");
+}
