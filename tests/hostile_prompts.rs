@@ -3,7 +3,6 @@
 //! prompts only inside a data fence. The scripted provider captures each request.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-#[allow(dead_code)] // shared with tests/attribution_agents.rs; this file uses part of it
 mod agents_common;
 
 use agents_common::{script, LLM_METHODS, SCRIPT_FIXTURE};
