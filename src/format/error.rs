@@ -66,6 +66,11 @@ pub(crate) fn from_json(e: &serde_json::Error) -> FormatError {
         .rsplit_once(" at line ")
         .map_or(message.as_str(), |(m, _)| m)
         .to_owned();
+    let message = if message.contains("recursion limit exceeded") {
+        "the JSON nests deeper than 128 levels of arrays/objects (the parser's limit); a trace never needs this, so the file is probably not a trace or is malicious".to_owned()
+    } else {
+        message
+    };
     FormatError::Json {
         line: e.line(),
         column: e.column(),

@@ -5,6 +5,7 @@ mod detect;
 mod error;
 mod inference;
 pub mod langfuse;
+pub mod limits;
 pub mod otlp;
 pub mod smartcomment;
 mod span_graph;
@@ -14,6 +15,7 @@ pub mod time;
 mod validate;
 
 pub use error::FormatError;
+pub use limits::Limits;
 pub use validate::validate;
 
 use serde::{Deserialize, Serialize};
@@ -106,6 +108,20 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
 /// # Errors
 /// The first problem found (strict mode), or one that leaves nothing to load (lenient mode).
 pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
+    load_with_limits(bytes, opts, &Limits::default())
+}
+
+/// [`load`] with explicit size [`Limits`] (file size, nesting depth, string length).
+///
+/// # Errors
+/// As [`load`]; a file over `limits` gives [`FormatError::TooLarge`] or a located
+/// [`FormatError::Field`] before any parsing.
+pub fn load_with_limits(
+    bytes: &[u8],
+    opts: LoadOptions,
+    limits: &Limits,
+) -> Result<Loaded, FormatError> {
+    limits::check(bytes, limits)?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let format = match opts.format {
         Some(f) => f,

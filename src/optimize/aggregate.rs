@@ -54,9 +54,10 @@ pub fn build(
     }
     let _ = writeln!(user, "New feedback items: {}", batch.len());
     for (i, f) in batch.iter().enumerate() {
+        // The case id is trace text: inside the fence, not in its label.
         user.push_str(&fence(
-            &format!("feedback {} (case {})", i + 1, f.case_id),
-            &f.feedback,
+            &format!("feedback {}", i + 1),
+            &format!("case: {}\n{}", f.case_id, f.feedback),
         ));
     }
     request(

@@ -28,14 +28,20 @@ const SYSTEM: &str = "You improve the prompts of an LLM memory system (messages 
 /// The feedback request for one failure of one target.
 pub fn build(target_value: &str, failure: &Failure, history: &[&HistoryEntry]) -> ChatRequest {
     let mut user = format!(
-        "TASK: feedback for prompt `{}`\nError type: {}\nFailed case: {}\n",
-        failure.target, failure.error_type, failure.case_id
+        "TASK: feedback for prompt `{}`\nError type: {}\n",
+        failure.target, failure.error_type
     );
+    // The case id is trace text (a query node's name): data, like the rest.
+    user.push_str(&fence("failed case", &failure.case_id));
     user.push_str(&fence("prompt", target_value));
     user.push_str(&fence("attribution reason", &failure.reason));
+    // Op id and name are trace text too: inside the fence, not in its label.
     user.push_str(&fence(
-        &format!("decisive operation {} ({})", failure.op_id, failure.op_name),
-        &failure.rendering,
+        "decisive operation",
+        &format!(
+            "{} ({})\n{}",
+            failure.op_id, failure.op_name, failure.rendering
+        ),
     ));
     if history.is_empty() {
         user.push_str("Earlier steps on this prompt: none.\n");

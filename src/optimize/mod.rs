@@ -137,7 +137,11 @@ pub struct StepOutcome {
 /// text are broken up so the data cannot close its fence.
 pub fn fence(label: &str, text: &str) -> String {
     let safe = text.replace("<<<", "< < <").replace(">>>", "> > >");
-    let label = label.replace("<<<", "").replace(">>>", "");
+    // A label (may hold trace text such as an op name) stays on the marker's line.
+    let label = label
+        .replace("<<<", "")
+        .replace(">>>", "")
+        .replace(['\n', '\r'], " ");
     format!("<<<BEGIN {label}>>>\n{safe}\n<<<END {label}>>>\n")
 }
 

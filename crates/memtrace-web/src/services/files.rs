@@ -50,6 +50,20 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
         emit(Action::Progress(Some(progress)));
         for file in files {
             let name = file.name();
+            // Refuse a file over the limit before reading a byte of it: the tab would run out of memory.
+            let size_bytes = whole(file.size());
+            let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
+            if size_bytes > limit_bytes {
+                let message = memtrace::format::FormatError::TooLarge {
+                    size_bytes,
+                    limit_bytes,
+                }
+                .to_string();
+                emit(Action::ReadFailed { name, message });
+                progress.files_done += 1;
+                emit(Action::Progress(Some(progress)));
+                continue;
+            }
             match read(&file, &mut progress, &emit).await {
                 Ok(bytes) => {
                     // Let the page paint "parsing …" before the synchronous parse.

@@ -1,0 +1,190 @@
+//! Size limits checked before parsing, so a huge or hostile file is refused with a clear sentence
+//! instead of exhausting memory or the stack.
+
+use super::FormatError;
+
+/// The largest input memtrace reads. [`Limits::default`] is what the CLI and the page use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest file, in bytes (default 512 MiB).
+    pub max_file_bytes: u64,
+    /// Deepest nesting of JSON arrays and objects (default 128, serde_json's own limit).
+    pub max_depth: usize,
+    /// Longest single JSON string, in bytes as written in the file (default 64 MiB).
+    pub max_string_bytes: u64,
+}
+
+/// 512 MiB.
+pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: MAX_FILE_BYTES,
+            max_depth: 128,
+            max_string_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss)] // display only
+    let m = bytes as f64 / (1024.0 * 1024.0);
+    format!("{m:.1} MiB")
+}
+
+/// Refuses `bytes` if it is larger, nests deeper or holds a longer string than `limits` allows.
+/// One pass over the bytes that tracks only whether it is inside a string; it does not validate
+/// JSON (the parser does that next).
+///
+/// # Errors
+/// [`FormatError::TooLarge`] for the file size; [`FormatError::Field`] (located at a line and
+/// column) for too deep nesting or too long a string.
+///
+/// # Complexity
+/// O(n) time, O(1) memory.
+pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
+    let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if size > limits.max_file_bytes {
+        return Err(FormatError::TooLarge {
+            size_bytes: size,
+            limit_bytes: limits.max_file_bytes,
+        });
+    }
+    let (mut line, mut line_start) = (1_usize, 0_usize);
+    let mut depth = 0_usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut string_start = 0_usize;
+    let at = |line: usize, line_start: usize, i: usize| {
+        format!("line {line}, column {}", i.saturating_sub(line_start) + 1)
+    };
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' {
+            line += 1;
+            line_start = i + 1;
+        }
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+                continue;
+            }
+            // Content bytes so far (the opening quote is at `string_start`).
+            let len = u64::try_from(i - string_start).unwrap_or(u64::MAX);
+            if len > limits.max_string_bytes {
+                return Err(FormatError::Field {
+                    path: at(line, line_start, string_start),
+                    message: format!(
+                        "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
+                        mib(limits.max_string_bytes)
+                    ),
+                });
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                string_start = i;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limits.max_depth {
+                    return Err(FormatError::Field {
+                        path: at(line, line_start, i),
+                        message: format!(
+                            "the JSON nests deeper than {} levels of arrays/objects, memtrace's limit; a trace never needs this, so the file is probably not a trace or is malicious.",
+                            limits.max_depth
+                        ),
+                    });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Limits {
+        Limits {
+            max_file_bytes: 100,
+            max_depth: 3,
+            max_string_bytes: 5,
+        }
+    }
+
+    #[test]
+    fn refuses_each_limit_with_a_located_sentence() {
+        let l = small();
+        assert!(check(br#"{"a":[1,{"b":"12345"}]}"#, &l).is_ok());
+        let big = vec![b' '; 101];
+        assert_eq!(
+            check(&big, &l),
+            Err(FormatError::TooLarge {
+                size_bytes: 101,
+                limit_bytes: 100
+            })
+        );
+        let Err(FormatError::Field { path, message }) = check(b"{\n [[[1]]]}", &l) else {
+            panic!("depth 4 must be refused");
+        };
+        assert_eq!(path, "line 2, column 4");
+        assert!(message.contains("deeper than 3 levels"), "{message}");
+        let Err(FormatError::Field { path, message }) = check(br#"{"a":"123456"}"#, &l) else {
+            panic!("a 6-byte string must be refused");
+        };
+        assert_eq!(path, "line 1, column 6");
+        assert!(message.contains("longer than the limit"), "{message}");
+    }
+
+    #[test]
+    fn brackets_and_escaped_quotes_inside_strings_do_not_count() {
+        let l = Limits {
+            max_string_bytes: 100,
+            ..small()
+        };
+        assert!(check(br#"{"a":"[[[[[[\"[[[[{{{{"}"#, &l).is_ok());
+    }
+
+    #[test]
+    fn load_refuses_deep_nesting_clearly_with_either_check() {
+        let deep = format!(
+            r#"{{"graph_id":"g","data":{{"nodes":[]}},"x":{}1{}}}"#,
+            r#"{"a":"#.repeat(200),
+            "}".repeat(200)
+        );
+        let opts = crate::format::LoadOptions::default();
+        let ours = crate::format::load(deep.as_bytes(), opts)
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            ours.to_string().contains("deeper than 128 levels"),
+            "{ours}"
+        );
+        // With our depth check raised, serde_json's own limit must say the same clearly.
+        let loose = Limits {
+            max_depth: 1000,
+            ..Limits::default()
+        };
+        let forced = crate::format::LoadOptions {
+            format: Some(crate::format::Format::Smartcomment),
+            lenient: false,
+        };
+        let theirs = crate::format::load_with_limits(deep.as_bytes(), forced, &loose)
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            theirs.to_string().contains("deeper than 128 levels"),
+            "{theirs}"
+        );
+    }
+}

@@ -1,0 +1,33 @@
+// Limits: a file over 512 MiB is refused before it is read, with a clear message, and the page keeps working.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { launch, openPage, screenshot, waitField, dropFiles, SHARED } = require('./browser');
+
+let browser;
+test.before(async () => { browser = await launch(); });
+test.after(async () => { await browser.close(); });
+
+test('a 600 MiB file is refused with the limit named, and a good file still loads', async () => {
+  const { page, problems } = await openPage(browser);
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  // A sparse Blob: 600 MiB of zeros that the browser never has to hold as JS data.
+  const dt = await page.evaluateHandle(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new ArrayBuffer(600 * 1024 * 1024)], 'huge.json', { type: 'application/json' }));
+    return dt;
+  });
+  await page.dispatchEvent('#drop-zone', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer: dt });
+  await page.waitForSelector('#load-errors .error', { timeout: 15000 });
+  const text = await page.textContent('#load-errors');
+  assert.match(text, /huge\.json/);
+  assert.match(text, /629145600 bytes; the limit is 536870912/);
+  assert.match(text, /Split the trace/);
+  const good = fs.readFileSync(path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-2.json'));
+  await dropFiles(page, [{ name: 'locomo_locomo-2.json', bytes: good }]);
+  await waitField(page, 'operations', 99);
+  await screenshot(page, 'limits-huge-file');
+  assert.deepStrictEqual(problems, []);
+});
