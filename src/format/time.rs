@@ -1,7 +1,10 @@
 //! Timestamps of the imported formats, converted to smartcomment's `YYYY-MM-DD HH:MM:SS.mmm` (UTC).
 //!
 //! Two small conversions (unix nanoseconds ↔ civil time, RFC 3339 parsing) written here instead
-//! of pulling a date crate into the wasm build: the importers need nothing else.
+//! of pulling a date crate into the wasm build; the calendar arithmetic is the recorder's
+//! (`memtrace_record::{days_from_civil, civil_from_days}`).
+
+use memtrace_record::{civil_from_days, days_from_civil};
 
 /// Nanoseconds in one second.
 const NANOS_PER_SEC: i128 = 1_000_000_000;
@@ -101,30 +104,6 @@ fn days_in_month(y: i64, m: i64) -> i64 {
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day count since 1970-01-01 (inverse of [`days_from_civil`]).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]

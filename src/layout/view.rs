@@ -1,8 +1,9 @@
 //! Which part of the graph to show: a set of variables and operations, by default the backward
 //! slice of a failed question's prediction, grown by hand one hop at a time.
 //!
-//! `backward_reach` is the simple stand-in for `algo::backward_slice`; swap it there when that
-//! lands (same input, same output).
+//! `backward_reach` differs from `algo::backward_slice` on purpose: it needs no `GraphIndex`
+//! (the page builds views before any index) and follows every producer of a version, so a
+//! version re-emitted by a retrieval shows both the op that defined it and the one that re-emitted it.
 
 use std::collections::VecDeque;
 

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::config::ProviderConfig;
 use super::http::HttpRequest;
-use super::{ChatMessage, ChatRequest, ChatResponse, ChatRole, ProviderError, ToolCall, Usage};
+use super::{ChatMessage, ChatRequest, ChatResponse, ChatRole, ProviderError, ToolCall};
 
 /// The `anthropic-version` header value.
 pub const API_VERSION: &str = "2023-06-01";
@@ -166,27 +166,12 @@ pub fn parse_chat(body: &str, structured: bool) -> Result<ChatResponse, Provider
             _ => {} // thinking and other block types carry nothing we use
         }
     }
-    let usage = Usage {
-        input_tokens: v
-            .pointer("/usage/input_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        output_tokens: v
-            .pointer("/usage/output_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-    };
-    let model = v
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    Ok(ChatResponse {
+    Ok(ChatResponse::from_wire(
+        &v,
         content,
         tool_calls,
-        usage,
-        model,
-    })
+        ("/usage/input_tokens", "/usage/output_tokens"),
+    ))
 }
 
 #[cfg(test)]
@@ -194,6 +179,7 @@ mod tests {
     use super::*;
     use crate::provider::config::{ApiKey, ApiKind};
     use crate::provider::ToolSpec;
+    use crate::provider::Usage;
 
     #[test]
     fn builds_system_blocks_and_headers() {

@@ -144,6 +144,32 @@ pub struct ChatResponse {
     pub model: String,
 }
 
+impl ChatResponse {
+    /// A parsed wire reply: `content` and `tool_calls` as the dialect read them, usage from the
+    /// counters at JSON pointers `input` and `output` (0 when absent), and the reported model.
+    pub(crate) fn from_wire(
+        v: &serde_json::Value,
+        content: String,
+        tool_calls: Vec<ToolCall>,
+        (input, output): (&str, &str),
+    ) -> Self {
+        let count = |ptr: &str| v.pointer(ptr).and_then(serde_json::Value::as_u64);
+        Self {
+            content,
+            tool_calls,
+            usage: Usage {
+                input_tokens: count(input).unwrap_or(0),
+                output_tokens: count(output).unwrap_or(0),
+            },
+            model: v
+                .get("model")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        }
+    }
+}
+
 /// Why a chat call failed, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum ProviderError {

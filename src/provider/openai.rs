@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::config::ProviderConfig;
 use super::http::HttpRequest;
-use super::{ChatMessage, ChatRequest, ChatResponse, ChatRole, ProviderError, ToolCall, Usage};
+use super::{ChatMessage, ChatRequest, ChatResponse, ChatRole, ProviderError, ToolCall};
 
 /// The name given to the JSON schema of a structured-output request.
 pub const SCHEMA_NAME: &str = "response";
@@ -148,27 +148,12 @@ pub fn parse_chat(body: &str) -> Result<ChatResponse, ProviderError> {
             });
         }
     }
-    let usage = Usage {
-        input_tokens: v
-            .pointer("/usage/prompt_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        output_tokens: v
-            .pointer("/usage/completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-    };
-    let model = v
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    Ok(ChatResponse {
+    Ok(ChatResponse::from_wire(
+        &v,
         content,
         tool_calls,
-        usage,
-        model,
-    })
+        ("/usage/prompt_tokens", "/usage/completion_tokens"),
+    ))
 }
 
 /// The human message of an OpenAI-style error body (`{"error": {"message": …}}`), if any.
@@ -190,6 +175,7 @@ mod tests {
     use super::*;
     use crate::provider::config::{ApiKey, ApiKind};
     use crate::provider::ToolSpec;
+    use crate::provider::Usage;
 
     fn cfg() -> ProviderConfig {
         let mut c = ProviderConfig::new(ApiKind::OpenAi, "gpt-x", Some(ApiKey::new("sk-1")));
