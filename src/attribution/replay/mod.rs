@@ -13,7 +13,9 @@
 //! prompt and write a list of facts; update ops read those facts and write a `prompt` task
 //! (`Old memory:` / `New facts:`), the similar memories listed with their `memory_id`, and
 //! memory-unit versions (`{id, memory, timestamp}`); deletion ops read the facts and write
-//! tombstone versions (`memory: null`). Op roles come from [`super::RoleHints`].
+//! tombstone versions (`memory: null`). Op roles come from [`super::RoleHints`]. Retrieval's
+//! `top_k` is read from its op's metadata; the similar-memory lookup uses the reference
+//! system's default `similar_k` (the trace does not record it).
 
 mod layout;
 
