@@ -141,19 +141,7 @@ impl Stores {
         facts: &[String],
     ) -> Result<(Vec<String>, String), ProviderError> {
         let old = Self::similar(&self.replayed, facts);
-        let old_json: Vec<Value> = old
-            .iter()
-            .enumerate()
-            .map(|(k, id)| {
-                let text = self
-                    .replayed
-                    .get(id)
-                    .map(|u| u.text.clone())
-                    .unwrap_or_default();
-                json!({"id": k.to_string(), "text": text})
-            })
-            .collect();
-        let task = update_task(&Value::from(old_json), facts);
+        let task = self.task_of(&old, facts);
         let reply = llm.chat(&update_request(&lay.prompts, &task)).await?;
         self.usage += reply.usage;
         let time = facts_time(trace, step.facts);
@@ -189,6 +177,23 @@ impl Stores {
             }
         }
         Ok((old, task))
+    }
+
+    /// The update task over units `old` (their replayed text) and `facts`.
+    fn task_of(&self, old: &[String], facts: &[String]) -> String {
+        let old_json: Vec<Value> = old
+            .iter()
+            .enumerate()
+            .map(|(k, id)| {
+                let text = self
+                    .replayed
+                    .get(id)
+                    .map(|u| u.text.clone())
+                    .unwrap_or_default();
+                json!({"id": k.to_string(), "text": text})
+            })
+            .collect();
+        update_task(&Value::from(old_json), facts)
     }
 
     /// Re-runs a deletion check on the replayed memory.
@@ -309,19 +314,32 @@ impl Stores {
             || changed
             || near != Self::similar(&self.recorded, &recorded)
             || near.iter().chain(&listing).any(|id| self.dirty(id));
+        // A deletion whose recorded victims now differ read other memories than recorded.
+        let doomed_moved = deletion.is_some_and(|d| {
+            trace
+                .flow
+                .op_produced(d)
+                .filter_map(|v| unit_version(trace, v))
+                .any(|(id, _, _)| self.dirty(&id))
+        });
         apply_recorded(trace, step.op, &mut self.recorded);
-        if let Some(d) = deletion {
-            apply_recorded(trace, d, &mut self.recorded);
-        }
         if rerun && facts.is_empty() {
             // No facts: the pipeline skips the update decision and the deletion check.
+            if let Some(d) = deletion {
+                apply_recorded(trace, d, &mut self.recorded);
+            }
             return Ok(());
         }
         let (old, now_task) = if rerun {
             self.rerun_update(llm, trace, lay, step, &facts).await?
         } else {
             apply_recorded(trace, step.op, &mut self.replayed);
-            (listing.clone(), task.unwrap_or_default())
+            let task = if doomed_moved {
+                self.task_of(&listing, &facts)
+            } else {
+                task.clone().unwrap_or_default()
+            };
+            (listing.clone(), task)
         };
         // The deletion check reads the facts and the old units (after the update): when those
         // are as recorded, so is its decision.
@@ -329,7 +347,10 @@ impl Stores {
         let moved = changed
             || as_listed(&old) != as_listed(&listing)
             || old.iter().any(|id| self.dirty(id));
-        if deletion == Some(blamed) || (rerun && moved) {
+        if let Some(d) = deletion {
+            apply_recorded(trace, d, &mut self.recorded);
+        }
+        if deletion == Some(blamed) || (rerun && moved) || doomed_moved {
             self.rerun_delete(llm, lay, &old, &now_task).await?;
         } else if let Some(d) = deletion {
             apply_recorded(trace, d, &mut self.replayed);
