@@ -359,6 +359,35 @@ pub fn attribution_of(
     }
 }
 
+/// Runs `toolbox` for `case` with [`run_agent`] (purpose `method`) and builds the attribution
+/// of its verdict.
+///
+/// # Errors
+/// As [`run_agent`]; [`AttributionError::Unresolvable`] when the run ended without a verdict.
+#[allow(clippy::too_many_arguments)] // the agent's parts, each given by its caller
+pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
+    llm: &L,
+    system: &str,
+    task: &str,
+    toolbox: &mut T,
+    limits: &AgentLimits,
+    method: &str,
+    trace: &Trace,
+    case_id: &str,
+) -> Result<(Attribution, AgentRun), AttributionError> {
+    let run = run_agent(llm, system, task, toolbox, limits, method, case_id).await?;
+    let Some(verdict) = run.verdict.clone() else {
+        return Err(AttributionError::Unresolvable {
+            case_id: case_id.to_owned(),
+            reason: format!("{method} ended without a verdict"),
+        });
+    };
+    Ok((
+        attribution_of(trace, case_id, method, verdict, run.cost()),
+        run,
+    ))
+}
+
 /// A JSON Schema object with the given properties, all required.
 pub fn object_schema(props: &[(&str, &str, &str)]) -> Value {
     let mut p = serde_json::Map::new();

@@ -12,8 +12,10 @@
 //!   call is replayed through an [`Llm`] with the recorded prompt and question (the reference
 //!   memory system's request layout, so the simulated provider answers it), then judged by the
 //!   same [`Llm`];
-//! - ops further upstream (extraction, update, deletion) need the memory system's own replay.
-//!   TODO(memsys): replay through `src/memsys` once the reference memory system lands.
+//! - ops further upstream (extraction, update, deletion): when the answer step re-run on its
+//!   recorded inputs already rescues the answer, the fault is downstream (refuted); else, for
+//!   traces of the reference memory system, the op is re-run and the memory pipeline after it
+//!   replayed ([`super::replay`]); other systems' memory ops are not replayable.
 
 use std::collections::BTreeMap;
 
@@ -147,10 +149,7 @@ pub async fn check<L: Llm>(
             .get(op.get())
             .is_some_and(|ins| ins.iter().any(|v| Some(*v) == query));
     if !feeds_answer {
-        return Ok(Check::new(
-            Outcome::NotReplayable,
-            "the op lies upstream of retrieval; replaying it needs the memory system (TODO: src/memsys)",
-        ));
+        return upstream(llm, trace, case, op, as_recorded, usage).await;
     }
     if as_recorded {
         let mut c = Check::new(
@@ -207,20 +206,63 @@ impl<L: Llm> Replay<'_, L> {
             .map(|&v| (var_text(t.var(v)), unit_time(t, v)))
             .filter(|(text, _)| !text.is_empty())
             .collect();
-        let q = &self.case.query;
-        let reply = self
-            .llm
-            .chat(&answer_request(self.prompts, q, &build_context(&memories)))
-            .await?;
-        let gold = self.case.golden_answers.join(" / ");
-        let judged = self
-            .llm
-            .chat(&judge_request(self.prompts, q, &gold, &reply.content))
-            .await?;
-        let mut usage = reply.usage;
-        usage += judged.usage;
-        Ok((label_is_correct(&judged.content), reply.content, usage))
+        answer_and_judge(self.llm, self.prompts, self.case, &build_context(&memories)).await
     }
+}
+
+/// Answers `case`'s question from a formatted `context` and judges the answer, both through
+/// `llm`: (judged correct, the answer, usage).
+pub(super) async fn answer_and_judge<L: Llm>(
+    llm: &L,
+    prompts: &Prompts,
+    case: &FailureCase,
+    context: &str,
+) -> Result<(bool, String, Usage), ProviderError> {
+    let q = &case.query;
+    let reply = llm.chat(&answer_request(prompts, q, context)).await?;
+    let gold = case.golden_answers.join(" / ");
+    let judged = llm
+        .chat(&judge_request(prompts, q, &gold, &reply.content))
+        .await?;
+    let mut usage = reply.usage;
+    usage += judged.usage;
+    Ok((label_is_correct(&judged.content), reply.content, usage))
+}
+
+/// The check of a memory op upstream of retrieval.
+async fn upstream<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    case: &FailureCase,
+    op: OpIx,
+    as_recorded: bool,
+    mut usage: Usage,
+) -> Result<Check, ProviderError> {
+    if as_recorded {
+        let mut c = Check::new(
+            Outcome::Refuted,
+            "a correct answer step rescues the answer from the recorded retrieval: the fault is downstream of this op",
+        );
+        c.usage = usage;
+        return Ok(c);
+    }
+    let Some(r) = super::replay::upstream(llm, trace, case, op).await? else {
+        return Ok(Check::new(
+            Outcome::NotReplayable,
+            "the op lies upstream of retrieval and the trace is not in the reference memory system's layout (extraction → facts → update task → memory units), so the memory pipeline after it cannot be replayed",
+        ));
+    };
+    usage += r.usage;
+    Ok(Check {
+        outcome: if r.rescued {
+            Outcome::Verified
+        } else {
+            Outcome::Refuted
+        },
+        detail: r.detail,
+        replayed_answer: r.answer,
+        usage,
+    })
 }
 
 /// The time of a memory unit: its recorded `timestamp`, else the version's creation time.

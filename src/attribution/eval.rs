@@ -168,6 +168,87 @@ pub fn run_file(split: &str, files: &[String], scored: &[Scored], report: &Repor
     })
 }
 
+/// Input-token totals of two methods over the cases both attributed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenRatio {
+    pub method: String,
+    pub baseline: String,
+    pub input_tokens: u64,
+    pub baseline_input_tokens: u64,
+    pub cases: usize,
+    /// `input_tokens / baseline_input_tokens` (`None` when the baseline sent none).
+    pub ratio: Option<f64>,
+}
+
+/// Tokens and calls per case for several methods run on the same cases (`runs`: method and its
+/// scored cases, in the same order), as a Markdown table, and each method's input-token total
+/// against the last method's, over the cases every method attributed.
+///
+/// # Complexity
+/// O(methods × cases).
+pub fn token_table(runs: &[(&str, &[Scored])]) -> (String, Vec<TokenRatio>) {
+    let mut out = String::from("| file | case |");
+    for (m, _) in runs {
+        let _ = write!(out, " {m} input | output | calls |");
+    }
+    out.push_str("\n|---|---|");
+    out.push_str(&"---|---|---|".repeat(runs.len()));
+    out.push('\n');
+    let Some((_, first)) = runs.first() else {
+        return (out, Vec::new());
+    };
+    let mut totals = vec![0u64; runs.len()];
+    let mut compared = 0usize;
+    for (i, s) in first.iter().enumerate() {
+        let costs: Vec<Option<super::Cost>> = runs
+            .iter()
+            .map(|(_, r)| r.get(i).and_then(|x| x.result.as_ref()).map(|a| a.cost))
+            .collect();
+        let _ = write!(out, "| {} | {} |", s.file, s.case.query_id);
+        for c in &costs {
+            match c {
+                Some(c) => {
+                    let _ = write!(
+                        out,
+                        " {} | {} | {} |",
+                        c.input_tokens, c.output_tokens, c.llm_calls
+                    );
+                }
+                None => out.push_str(" — | — | — |"),
+            }
+        }
+        out.push('\n');
+        if costs.iter().all(Option::is_some) {
+            compared += 1;
+            for (t, c) in totals.iter_mut().zip(costs.iter().flatten()) {
+                *t += c.input_tokens;
+            }
+        }
+    }
+    let _ = write!(out, "| total ({compared} cases) | |");
+    for t in &totals {
+        let _ = write!(out, " {t} | | |");
+    }
+    out.push('\n');
+    let (Some((baseline, _)), Some(&base)) = (runs.last(), totals.last()) else {
+        return (out, Vec::new());
+    };
+    let ratios = runs
+        .iter()
+        .zip(&totals)
+        .take(runs.len() - 1)
+        .map(|((m, _), &t)| TokenRatio {
+            method: (*m).to_owned(),
+            baseline: (*baseline).to_owned(),
+            input_tokens: t,
+            baseline_input_tokens: base,
+            cases: compared,
+            ratio: (base > 0).then(|| t as f64 / base as f64),
+        })
+        .collect();
+    (out, ratios)
+}
+
 /// A Markdown table of the report: overall, per error type, per file.
 pub fn markdown(report: &Report) -> String {
     let mut out = format!(
@@ -197,4 +278,75 @@ pub fn markdown(report: &Report) -> String {
         report.average_input_tokens, report.average_output_tokens, report.average_llm_calls, report.average_minutes
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attribution::Cost;
+
+    fn scored(id: &str, input_tokens: Option<u64>) -> Scored {
+        Scored {
+            file: "f.json".into(),
+            case: FailureCase {
+                query_id: id.into(),
+                query: String::new(),
+                golden_answers: Vec::new(),
+                prediction: String::new(),
+                prediction_id: None,
+                evidence_ids: Vec::new(),
+                judge_score: None,
+                annotation: None,
+                answer_op: None,
+                judge_op: None,
+            },
+            result: input_tokens.map(|t| Attribution {
+                case_id: id.into(),
+                op_id: "op-1".into(),
+                op_name: String::new(),
+                error_type: ErrorType::RetrievalError,
+                reason: String::new(),
+                evidence_path: Vec::new(),
+                confidence: 0.5,
+                cost: Cost {
+                    llm_calls: 2,
+                    input_tokens: t,
+                    output_tokens: 1,
+                    wall_ms: 0,
+                },
+                method: "m".into(),
+            }),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn token_table_compares_cases_both_methods_attributed() {
+        let a = vec![
+            scored("q1", Some(10)),
+            scored("q2", Some(30)),
+            scored("q3", Some(5)),
+        ];
+        let b = vec![
+            scored("q1", Some(100)),
+            scored("q2", Some(100)),
+            scored("q3", None),
+        ];
+        let (table, ratios) = token_table(&[("graphtrace", &a), ("all-at-once", &b)]);
+        assert!(
+            table.contains("| f.json | q1 | 10 | 1 | 2 | 100 | 1 | 2 |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| f.json | q3 | 5 | 1 | 2 | — | — | — |"),
+            "{table}"
+        );
+        assert_eq!(ratios.len(), 1);
+        let r = &ratios[0];
+        assert_eq!(
+            (r.input_tokens, r.baseline_input_tokens, r.cases),
+            (40, 200, 2)
+        );
+        assert_eq!(r.ratio, Some(0.2));
+    }
 }

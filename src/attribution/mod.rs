@@ -3,7 +3,7 @@
 //! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM; the LLM methods
 //! are [`graphtrace`] (a frontier walk over the graph), [`obstrace`] (the flat log) and the
 //! Who&When [`baselines`], all over the shared tool loop in [`agent`]; [`counterfactual`] checks
-//! a verdict by replay. Every method returns the same [`Attribution`] (see [`methods`]),
+//! a verdict by replay ([`replay`] replays the reference memory system's pipeline). Every method returns the same [`Attribution`] (see [`methods`]),
 //! exported as MemTrace-compatible result records.
 
 pub mod agent;
@@ -15,6 +15,7 @@ pub mod infoflow;
 pub mod methods;
 pub mod obstrace;
 pub mod prompts;
+pub mod replay;
 pub mod roles;
 pub mod text;
 

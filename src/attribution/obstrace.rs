@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agent::{
-    attribution_of, fence, object_schema, run_agent, spec, validate_verdict, verdict_schema,
+    attribute_with_agent, fence, object_schema, spec, validate_verdict, verdict_schema,
     AgentLimits, AgentRun, ToolOutcome, Toolbox,
 };
 use super::prompts::{case_task, obstrace_system, DEFAULT_PRIOR};
@@ -101,24 +101,17 @@ impl ObsTrace {
             budget: self.limits.render_budget_chars,
         };
         let task = format!("{}\nStart with inspect_trace.", case_task(case));
-        let run = run_agent(
+        attribute_with_agent(
             llm,
             &obstrace_system(&self.prior),
             &task,
             &mut tools,
             &self.limits,
             "obstrace",
+            trace,
             &case.query_id,
         )
-        .await?;
-        let Some(verdict) = run.verdict.clone() else {
-            return Err(AttributionError::Unresolvable {
-                case_id: case.query_id.clone(),
-                reason: "obstrace ended without a verdict".into(),
-            });
-        };
-        let a = attribution_of(trace, &case.query_id, "obstrace", verdict, run.cost());
-        Ok((a, run))
+        .await
     }
 }
 

@@ -18,7 +18,9 @@ Endpoints (any prefix before them is accepted, so a base URL like http://127.0.0
 Scripts: the model name "script:NAME" (or "script:NAME@RUN": each RUN keeps its own position, so
 runs sharing one server do not disturb each other) plays scripts/NAME.json (the format of memtrace's
 ScriptedLlm: steps matched by "index" and/or "match_last", first unused match answers, else
-"echo: <last text>"). Any other model echoes; the model "missing" answers 404.
+"echo: <last text>"). The model "agent:N" plays a generic attribution agent that finishes after N
+calls on any case (stateless, from the request alone; see agent_reply). Any other model echoes;
+the model "missing" answers 404.
 Per-path faults: a path containing /_fault/KIND/ (KIND = 401, 404, 429, 500, slow, reset, malformed,
 echo_key = a 400 whose message quotes the credential headers, redirect = a 307 to the control
 setting "redirect_to") always gets that fault, e.g. base URL http://127.0.0.1:8765/_fault/401/v1.
@@ -29,6 +31,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import sys
 import threading
 import time
@@ -118,6 +121,41 @@ def pick_reply(state, script_name, model, shape, last):
     if script.get("fallback") == "error":
         return None
     return {"text": "echo: " + last, "tool_calls": []}
+
+
+FINAL_TOOLS = ("finish_exploration", "final_answer")
+OP_ID = re.compile(r"op-[0-9a-f]{8,}")
+
+
+def tool_specs(body, shape):
+    """(name, required parameters) of each tool the request offers."""
+    out = []
+    for t in body.get("tools") or []:
+        f = t.get("function", t) if shape == "openai" else t
+        schema = f.get("parameters") or f.get("input_schema") or {}
+        out.append((f.get("name", ""), schema.get("required") or []))
+    return out
+
+
+def agent_reply(body, shape, steps):
+    """The same reply rule for every attribution method, so token counts compare renderings only.
+    Before call N (counted by the assistant turns in the request), call a tool that needs no
+    arguments: the first such tool on the first call, the second one after (e.g. graphtrace:
+    initialize, then explore_frontier). At call N, or with no such tool, answer with the last op
+    id seen in the request: through the final-answer tool when offered, else as JSON text."""
+    turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+    tools = tool_specs(body, shape)
+    free = [n for n, req in tools if not req and n not in FINAL_TOOLS]
+    ops = OP_ID.findall(all_text(body, shape))
+    if free and (turn < steps - 1 or not ops):
+        name = free[0] if turn == 0 else free[min(1, len(free) - 1)]
+        return {"text": "", "tool_calls": [{"id": "g%d" % turn, "name": name, "arguments": "{}"}]}
+    verdict = json.dumps({"error_type": "RetrievalError", "op_id": ops[-1] if ops else "",
+                          "reason": "generic agent: finished after %d calls" % (turn + 1)})
+    final = [n for n, _ in tools if n in FINAL_TOOLS]
+    if final:
+        return {"text": "", "tool_calls": [{"id": "g%d" % turn, "name": final[0], "arguments": verdict}]}
+    return {"text": verdict, "tool_calls": []}
 
 
 def openai_reply(seq, model, reply, usage):
@@ -311,10 +349,13 @@ class Handler(BaseHTTPRequestHandler):
         messages = body.get("messages") or [{}]
         last = text_of(messages[-1].get("content"))
         script = model[len("script:"):].split("@")[0] if model.startswith("script:") else None
-        try:
-            reply = pick_reply(st, script, model, shape, last)
-        except OSError as e:
-            return finish(404, error_body(shape, 404, "no script for model %s: %s" % (model, e)))
+        if model.startswith("agent:") and model[len("agent:"):].isdigit():
+            reply = agent_reply(body, shape, int(model[len("agent:"):]))
+        else:
+            try:
+                reply = pick_reply(st, script, model, shape, last)
+            except OSError as e:
+                return finish(404, error_body(shape, 404, "no script for model %s: %s" % (model, e)))
         if reply is None:
             return finish(500, error_body(shape, 500, "script %s has no step for %r" % (script, last)))
         if fault == "malformed" and reply["tool_calls"]:

@@ -20,7 +20,8 @@ use memtrace_cli::llm::{CliLlm, ProviderArgs};
 #[derive(clap::Args, Clone)]
 pub struct MethodArgs {
     /// Attribution method: infoflow (no LLM), graphtrace, obstrace, all-at-once, step-by-step,
-    /// binary-search.
+    /// binary-search. `eval` also takes a comma list (e.g. graphtrace,all-at-once) to compare
+    /// tokens per case.
     #[arg(long, default_value = "infoflow")]
     pub method: String,
     /// graphtrace: offer the info-flow verdict and failure slice as a hint.

@@ -1,5 +1,6 @@
 //! `memtrace eval DIR --method M [--limit N] [--json] [--cache FILE]`: accuracy against
-//! annotations, cost per case, and recall@k of the start points.
+//! annotations, cost per case, and recall@k of the start points. `--method A,B` runs both on the
+//! same cases and adds a per-case table of tokens and calls with the input-token ratio A / B.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -8,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use memtrace::algo::{evaluate_start_points, StartPointOptions};
-use memtrace::attribution::eval::{markdown, run_file, score, Scored};
+use memtrace::attribution::eval::{markdown, run_file, score, token_table, Scored};
 use memtrace::attribution::Attribution;
 use memtrace::format::{load, LoadOptions};
 use memtrace::model::FailureCase;
@@ -58,15 +59,22 @@ fn read_cache(path: Option<&PathBuf>) -> BTreeMap<String, Attribution> {
         .collect()
 }
 
-pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let runner = args.method.runner()?;
+/// One method's run over the files.
+struct Evaluated {
+    method: String,
+    scored: Vec<Scored>,
+    names: Vec<String>,
+    recalls: Vec<f64>,
+}
+
+fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow::Result<Evaluated> {
+    let runner = method_args.runner()?;
     let method = runner.method.as_str();
-    let variant = if args.method.hint_infoflow {
+    let variant = if method_args.hint_infoflow {
         "+hint"
     } else {
         ""
     };
-    let files = files_of(&args.dir)?;
     let cached = read_cache(args.cache.as_ref());
     let mut cache_out = match &args.cache {
         Some(p) => Some(
@@ -81,7 +89,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut scored = Vec::new();
     let mut names = Vec::new();
     let mut recalls = Vec::new();
-    for path in &files {
+    for path in files {
         if args.limit.is_some_and(|n| scored.len() >= n) {
             break;
         }
@@ -154,6 +162,33 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             });
         }
     }
+    Ok(Evaluated {
+        method: method.to_owned(),
+        scored,
+        names,
+        recalls,
+    })
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let files = files_of(&args.dir)?;
+    let methods: Vec<&str> = args
+        .method
+        .method
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .collect();
+    if methods.len() > 1 {
+        return compare(args, &methods, &files);
+    }
+    let Evaluated {
+        method,
+        scored,
+        names,
+        recalls,
+    } = evaluate(args, &args.method, &files)?;
+    let method = method.as_str();
     let report = score(method, &scored);
     let k = StartPointOptions::default().limit;
     let mean_recall = if recalls.is_empty() {
@@ -173,6 +208,55 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 100.0 * r,
                 recalls.len()
             );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs each method on the same cases; prints each one's accuracy and a per-case table of
+/// tokens and calls with each method's input tokens against the last one's.
+fn compare(args: &Args, methods: &[&str], files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let mut runs = Vec::new();
+    for m in methods {
+        let mut method_args = args.method.clone();
+        (*m).clone_into(&mut method_args.method);
+        runs.push(evaluate(args, &method_args, files)?);
+    }
+    let views: Vec<(&str, &[Scored])> = runs
+        .iter()
+        .map(|r| (r.method.as_str(), r.scored.as_slice()))
+        .collect();
+    let (table, ratios) = token_table(&views);
+    if args.json {
+        let run_files: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|r| {
+                run_file(
+                    &args.split,
+                    &r.names,
+                    &r.scored,
+                    &score(&r.method, &r.scored),
+                )
+            })
+            .collect();
+        let out = serde_json::json!({"runs": run_files, "input_token_ratios": ratios});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for r in &runs {
+        println!("{}", markdown(&score(&r.method, &r.scored)));
+    }
+    println!("tokens per case\n\n{table}");
+    for r in &ratios {
+        match r.ratio {
+            Some(x) => println!(
+                "input-token ratio {} / {}: {x:.3} ({} / {} input tokens over {} cases)",
+                r.method, r.baseline, r.input_tokens, r.baseline_input_tokens, r.cases
+            ),
+            None => println!(
+                "input-token ratio {} / {}: undefined ({} sent no input tokens)",
+                r.method, r.baseline, r.baseline
+            ),
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agent::{
-    attribution_of, fence, object_schema, run_agent, spec, validate_verdict, verdict_schema,
+    attribute_with_agent, fence, object_schema, spec, validate_verdict, verdict_schema,
     AgentLimits, AgentRun, ToolOutcome, Toolbox,
 };
 use super::prompts::{case_task, graphtrace_system, DEFAULT_PRIOR};
@@ -63,23 +63,17 @@ impl GraphTrace {
         }
         task.push_str("\nStart with initialize.");
         let mut tools = GraphTools::new(trace, case, self);
-        let run = run_agent(
+        let (mut a, run) = attribute_with_agent(
             llm,
             &graphtrace_system(&self.prior),
             &task,
             &mut tools,
             &self.limits,
             "graphtrace",
+            trace,
             &case.query_id,
         )
         .await?;
-        let Some(verdict) = run.verdict.clone() else {
-            return Err(AttributionError::Unresolvable {
-                case_id: case.query_id.clone(),
-                reason: "graphtrace ended without a verdict".into(),
-            });
-        };
-        let mut a = attribution_of(trace, &case.query_id, "graphtrace", verdict, run.cost());
         a.evidence_path = tools
             .frontier
             .finished

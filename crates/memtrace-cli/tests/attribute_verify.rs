@@ -1,0 +1,100 @@
+//! `memtrace attribute --verify` on a generated bench: each info-flow verdict that names the
+//! annotated op is checked by counterfactual replay, memory ops included (extraction, update,
+//! deletion are replayed through the reference memory system). Reads `../shared/data/locomo/`
+//! (skips when absent).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use common::repo_root;
+use serde_json::Value;
+
+#[test]
+fn verify_checks_memory_op_verdicts_by_replay() {
+    let locomo = repo_root().join("../shared/data/locomo");
+    if !locomo.is_dir() {
+        println!("skipped: {} is absent", locomo.display());
+        return;
+    }
+    let bench = std::env::temp_dir().join(format!("memtrace-verify-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&bench);
+    let gen = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+        .args([
+            "bench",
+            "gen",
+            "--per-type",
+            "2",
+            "--seed",
+            "2",
+            "--conversations",
+        ])
+        .arg(&locomo)
+        .arg("--out")
+        .arg(&bench)
+        .output()
+        .unwrap();
+    assert!(
+        gen.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let mut files: Vec<_> = std::fs::read_dir(&bench)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    // (error type, outcome) → count, over verdicts that name the annotated op.
+    let mut tally: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for f in &files {
+        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .arg("attribute")
+            .arg(f)
+            .args(["--verify", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let annotations: Value = serde_json::from_slice::<Value>(&std::fs::read(f).unwrap())
+            .unwrap()["data"]["annotations"]
+            .clone();
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let ann = annotations
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["query_id"] == v["case_id"])
+                .unwrap();
+            if ann["final_op_id"] != v["op_id"] {
+                continue;
+            }
+            let outcome = v["counterfactual"]["outcome"].as_str().unwrap().to_owned();
+            let ty = ann["final_error_type"].as_str().unwrap().to_owned();
+            *tally.entry((ty, outcome)).or_default() += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&bench);
+    println!("{tally:?}");
+    for ty in ["ExtractionError", "UpdateError", "DeletionError"] {
+        let verified = tally
+            .get(&(ty.to_owned(), "verified".to_owned()))
+            .copied()
+            .unwrap_or(0);
+        assert!(
+            verified > 0,
+            "{ty}: no verdict verified by replay: {tally:?}"
+        );
+        assert!(
+            !tally.contains_key(&(ty.to_owned(), "not-replayable".to_owned())),
+            "{ty}: {tally:?}"
+        );
+    }
+}
