@@ -173,12 +173,7 @@ impl InfoFlow {
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
         let held = answer_inputs
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
-            .find(|&v| {
-                carries(v)
-                    && (from_evidence(v)
-                        || !lineage_reaches_memory
-                        || key.carry(&var_text(t.var(v))) >= 0.99)
-            });
+            .find(|&v| carries(v) && (from_evidence(v) || !lineage_reaches_memory));
         if let Some(v) = held {
             let reason = format!(
                 "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
@@ -229,6 +224,21 @@ impl InfoFlow {
                         reason,
                     ));
                     continue;
+                }
+                // Retrieval is not at fault when the answer op had the answer all the same.
+                if let Some(v) = self.answer_holds_gold(t, &stage, key) {
+                    let reason = format!(
+                        "The answer op read {} which holds the gold answer, yet answered {:?}.",
+                        t.var(v).full_node_id,
+                        case.prediction
+                    );
+                    return Ok(result(
+                        stage.answer_op,
+                        OpRole::Response,
+                        vec![v],
+                        reason,
+                        0.75,
+                    ));
                 }
                 let op = stage.retrieval_op.unwrap_or(stage.answer_op);
                 let reason = format!(
@@ -425,6 +435,35 @@ impl InfoFlow {
                     .op_produced(o)
                     .any(|out| t.var(out).full_name == t.var(v).full_name)
         })
+    }
+
+    /// An input of the answer op holding the gold answer's words, alone or together with other
+    /// inputs that each hold at least half of them.
+    fn answer_holds_gold(&self, t: &Trace, stage: &Stage, key: &Key) -> Option<VarIx> {
+        let inputs: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
+            .iter()
+            .copied()
+            .filter(|&v| v != stage.query && t.var(v).category != "prompt")
+            .collect();
+        let texts: Vec<String> = inputs.iter().map(|&v| var_text(t.var(v))).collect();
+        if let Some(i) = texts
+            .iter()
+            .position(|x| key.gold_carry(x) >= self.threshold)
+        {
+            return inputs.get(i).copied();
+        }
+        let mut found = BTreeSet::new();
+        let mut first = None;
+        for (i, x) in texts.iter().enumerate() {
+            let part = key.gold_found(x);
+            if !part.is_empty() && part.len() * 2 >= key.gold.len() {
+                first = first.or(inputs.get(i).copied());
+                found.extend(part);
+            }
+        }
+        (!key.gold.is_empty() && found.len() == key.gold.len())
+            .then_some(first)
+            .flatten()
     }
 
     fn writes_memory(t: &Trace, stage: &Stage, op: OpIx) -> bool {
