@@ -167,13 +167,36 @@ impl InfoFlow {
                         .any(|&w| in_lineage(w) && w != stage.query)
                 })
         };
-        let lineage_reaches_memory = lineage.iter().any(|&v| is_memory(v));
+        let readers: BTreeSet<OpIx> = evidence
+            .iter()
+            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
+            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
+            .filter(|&o| self.hints.hint(t.op(o)) != Some(OpRole::Other))
+            .collect();
+        let earliest =
+            |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
+
+        // 0. The first op to read the evidence handed none of the answer on: whatever later ops
+        //    made of the evidence (a re-read, a memory holding the same words) comes after the
+        //    first loss. Only with the gold answer's words to go by: evidence words alone are
+        //    too loose to call a reader's output a loss.
+        if key.gold_is_literal {
+            if let Some(&first) = readers.iter().min_by(|a, b| earliest(a, b)) {
+                if !t.flow.op_produced(first).any(carries) {
+                    let reason = format!(
+                        "{} was the first to read the evidence, but none of what it produced holds the answer.",
+                        t.op(first).op_name
+                    );
+                    return Ok(result(first, OpRole::Extraction, Vec::new(), reason, 0.8));
+                }
+            }
+        }
 
         // 1. The answer op had the information.
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
         let held = answer_inputs
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
-            .find(|&v| carries(v) && (from_evidence(v) || !lineage_reaches_memory));
+            .find(|&v| carries(v) && from_evidence(v));
         if let Some(v) = held {
             let reason = format!(
                 "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
@@ -289,14 +312,6 @@ impl InfoFlow {
         }
 
         // 4 and 5: what did the ops that read the evidence make of it?
-        let readers: BTreeSet<OpIx> = evidence
-            .iter()
-            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
-            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
-            .filter(|&o| self.hints.hint(t.op(o)) != Some(OpRole::Other))
-            .collect();
-        let earliest =
-            |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
         let Some(&reader) = readers.iter().min_by(|a, b| earliest(a, b)) else {
             return Err(AttributionError::Unresolvable {
                 case_id: case.query_id.clone(),
