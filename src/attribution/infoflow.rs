@@ -76,7 +76,8 @@ impl InfoFlow {
         case: &FailureCase,
     ) -> Result<Attribution, AttributionError> {
         let stage = Self::stage(t, case)?;
-        let (evidence, from_start_points) = self.evidence(t, case, stage.query);
+        let (mut evidence, from_start_points) = self.evidence(t, case, stage.query);
+        evidence.extend(self.gold_sources(t, case, &stage, &evidence));
         let ev_ids: Vec<String> = evidence
             .iter()
             .map(|&e| t.var(e).full_node_id.clone())
@@ -431,6 +432,45 @@ impl InfoFlow {
                 .collect(),
             true,
         )
+    }
+
+    /// Annotated evidence often names the message that set up a fact but not the one holding
+    /// the answer. When no evidence message holds the gold answer's words, the messages (of
+    /// the evidence's kind, before the question) that hold them best are followed too.
+    fn gold_sources(
+        &self,
+        t: &Trace,
+        case: &FailureCase,
+        stage: &Stage,
+        evidence: &[VarIx],
+    ) -> Vec<VarIx> {
+        let literal = |e: &VarIx| {
+            Key::new(&case.golden_answers, &case.query, &[var_text(t.var(*e))]).gold_is_literal
+        };
+        if evidence.is_empty() || evidence.iter().any(literal) {
+            return Vec::new();
+        }
+        let kinds: BTreeSet<&str> = evidence
+            .iter()
+            .map(|&e| t.var(e).category.as_str())
+            .collect();
+        let gold = Key::new(&case.golden_answers, &case.query, &[]);
+        let mut scored: Vec<(f64, VarIx)> = (0..t.vars.len() as u32)
+            .map(VarIx)
+            .filter(|&v| v != stage.query && !evidence.contains(&v))
+            .filter(|&v| kinds.contains(t.var(v).category.as_str()))
+            .filter(|&v| t.var(v).created_at <= stage.cutoff)
+            .map(|v| (gold.gold_carry(&var_text(t.var(v))), v))
+            .filter(|&(s, _)| s >= self.threshold)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let best = scored.first().map_or(0.0, |s| s.0);
+        scored
+            .into_iter()
+            .take_while(|s| s.0 >= best)
+            .take(2)
+            .map(|(_, v)| v)
+            .collect()
     }
 
     /// An op that read `v` and produced a deletion marker without writing a newer version.
