@@ -87,25 +87,42 @@ impl InfoFlow {
         for &e in &evidence {
             let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
             findings.push((
-                key.gold_is_literal,
+                key.gold_is_literal.then_some(key.gold.clone()),
                 self.follow(t, &stage, case, &[e], &key)?,
             ));
         }
-        let reached = findings.iter().filter(|(_, f)| f.role == OpRole::Response);
-        let reached_with_gold = reached.clone().find(|(literal, _)| *literal);
-        let earliest_loss = findings
+        // Gold words that reached the answer op through some evidence message.
+        let reached_gold: BTreeSet<&String> = findings
             .iter()
-            .filter(|(_, f)| f.role != OpRole::Response)
-            .min_by(|a, b| {
-                t.op(a.1.op)
-                    .created_at
-                    .cmp(&t.op(b.1.op).created_at)
-                    .then(a.1.op.cmp(&b.1.op))
-            });
-        // All reached the answer, or one holding the gold answer did: the answer op is at fault.
-        // Otherwise the earliest place where a piece of evidence was lost.
-        let chosen = reached_with_gold
-            .or(earliest_loss)
+            .filter(|(_, f)| f.role == OpRole::Response)
+            .filter_map(|(gold, _)| gold.as_ref())
+            .flatten()
+            .collect();
+        let losses = findings.iter().filter(|(_, f)| f.role != OpRole::Response);
+        let earliest = |a: &&(Option<BTreeSet<String>>, Finding),
+                        b: &&(Option<BTreeSet<String>>, Finding)| {
+            t.op(a.1.op)
+                .created_at
+                .cmp(&t.op(b.1.op).created_at)
+                .then(a.1.op.cmp(&b.1.op))
+        };
+        // A part of the gold answer that was lost and reached the answer by no other message
+        // ("poetry, creative writing" from two messages, one of them deleted).
+        let part_lost = losses
+            .clone()
+            .filter(|(gold, _)| {
+                gold.as_ref()
+                    .is_some_and(|g| g.iter().any(|w| !reached_gold.contains(w)))
+            })
+            .min_by(earliest);
+        // Else, when all reached the answer or one holding the gold answer did, the answer op
+        // is at fault; otherwise the earliest place where a piece of evidence was lost.
+        let reached_with_gold = findings
+            .iter()
+            .find(|(gold, f)| f.role == OpRole::Response && gold.is_some());
+        let chosen = part_lost
+            .or(reached_with_gold)
+            .or_else(|| losses.min_by(earliest))
             .or_else(|| findings.first());
         let Some((_, f)) = chosen else {
             return Err(AttributionError::Unresolvable {
