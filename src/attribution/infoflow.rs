@@ -200,7 +200,13 @@ impl InfoFlow {
         //    too loose to call a reader's output a loss.
         if key.gold_is_literal {
             if let Some(&first) = readers.iter().min_by(|a, b| earliest(a, b)) {
-                if !t.flow.op_produced(first).any(carries) {
+                // Clearly lost, not kept in part: a long answer is rarely restated whole.
+                let kept = t
+                    .flow
+                    .op_produced(first)
+                    .map(|v| key.carry(&var_text(t.var(v))))
+                    .fold(0.0, f64::max);
+                if kept < self.threshold / 2.0 {
                     let reason = format!(
                         "{} was the first to read the evidence, but none of what it produced holds the answer.",
                         t.op(first).op_name
