@@ -11,23 +11,15 @@ mod common {
 use std::collections::BTreeMap;
 
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::bench::{generate, BenchOptions, BenchReport};
 use memtrace::model::ErrorType;
 use memtrace::provider::simulated::SimulatedLlm;
 
 #[test]
 fn twenty_verified_cases_of_each_type() {
-    let Some(dir) = common::locomo_dir() else {
+    let Some(report) = bench(7) else {
         return;
     };
-    let convs = common::conversations(&dir);
-    let opts = BenchOptions {
-        per_type: 20,
-        seed: 7,
-        ..BenchOptions::default()
-    };
-    let report =
-        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
     println!(
         "{} files, {} cases kept of {} planned, per type {:?}",
         report.files.len(),
@@ -109,18 +101,20 @@ fn check_infoflow(files: &[memtrace::memsys::bench::BenchFile], seed: u64) {
 
 #[test]
 fn infoflow_finds_the_injected_faults_of_a_second_seed() {
-    let Some(dir) = common::locomo_dir() else {
-        return;
-    };
-    let convs = common::conversations(&dir);
+    if let Some(report) = bench(1) {
+        check_infoflow(&report.files, 1);
+    }
+}
+
+/// A bench of 20 cases per type from the shared conversations (`None` when they are absent).
+fn bench(seed: u64) -> Option<BenchReport> {
+    let convs = common::conversations(&common::locomo_dir()?);
     let opts = BenchOptions {
         per_type: 20,
-        seed: 1,
+        seed,
         ..BenchOptions::default()
     };
-    let report =
-        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
-    check_infoflow(&report.files, 1);
+    Some(futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate"))
 }
 
 #[test]

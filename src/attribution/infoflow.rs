@@ -4,16 +4,24 @@
 //! extracted facts → memory-unit versions → retrieved context → answer — and returns the first
 //! operation where it is lost or corrupted, typed by that operation's role:
 //!
+//! 0. the first op to read the evidence kept none of the gold answer → that op
+//!    (ExtractionError), whatever later ops made of the evidence;
 //! 1. the answer op's inputs hold the information → the answer op is at fault (ResponseError);
 //! 2. a memory version current at retrieval time holds it, but it did not reach the answer op →
-//!    the retrieval op (RetrievalError);
+//!    the retrieval op (RetrievalError), unless the answer op's inputs hold the gold answer's
+//!    words anyway (ResponseError);
 //! 3. a memory version held it once, a later version does not → the op that wrote that version
 //!    (UpdateError, or DeletionError for a tombstone / deletion op);
 //! 4. an extracted fact held it but no memory ever did → the op that consumed that fact
 //!    (UpdateError: the decision dropped it);
 //! 5. nothing after the evidence held it → the op that read the evidence (ExtractionError).
 //!
-//! "Holds" is [`Key::carry`] ≥ the threshold. Which variables are memory is read from the graph:
+//! Each evidence message is followed on its own, plus the messages holding the gold answer when
+//! no evidence message does; the verdict is the earliest loss of a part of the gold answer that
+//! reached the answer by no other message, else the answer op when the gold answer reached it,
+//! else the earliest loss.
+//!
+//! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -221,19 +229,22 @@ impl InfoFlow {
         let held = answer_inputs
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
             .find(|&v| carries(v) && from_evidence(v));
-        if let Some(v) = held {
+        let answered_anyway = |v: VarIx, what: &str, confidence: f64| {
             let reason = format!(
-                "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
+                "The answer op read {} which holds {what}, yet answered {:?}.",
                 t.var(v).full_node_id,
                 case.prediction
             );
-            return Ok(result(
+            result(
                 stage.answer_op,
                 OpRole::Response,
                 vec![v],
                 reason,
-                0.85,
-            ));
+                confidence,
+            )
+        };
+        if let Some(v) = held {
+            return Ok(answered_anyway(v, "the answer-bearing information", 0.85));
         }
 
         let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
@@ -274,18 +285,7 @@ impl InfoFlow {
                 }
                 // Retrieval is not at fault when the answer op had the answer all the same.
                 if let Some(v) = self.answer_holds_gold(t, &stage, key) {
-                    let reason = format!(
-                        "The answer op read {} which holds the gold answer, yet answered {:?}.",
-                        t.var(v).full_node_id,
-                        case.prediction
-                    );
-                    return Ok(result(
-                        stage.answer_op,
-                        OpRole::Response,
-                        vec![v],
-                        reason,
-                        0.75,
-                    ));
+                    return Ok(answered_anyway(v, "the gold answer", 0.75));
                 }
                 let op = stage.retrieval_op.unwrap_or(stage.answer_op);
                 let reason = format!(

@@ -252,6 +252,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn terms_meet_at_their_stems() {
+        let key = Key::new(
+            &["They lost their jobs".into()],
+            "What do they share?",
+            &["I lost my job yesterday.".into()],
+        );
+        assert!(key.gold_is_literal);
+        assert!(key.carry("Jon lost his job.") > 0.9);
+        assert!(key.carry("Jon found a new hobby.") < 0.1);
+    }
+
+    #[test]
+    fn gold_words_are_counted_in_one_paragraph() {
+        let key = Key::new(
+            &["in awe of the universe".into()],
+            "How did Melanie feel?",
+            &[],
+        );
+        assert!(key.gold_carry("Melanie felt in awe of the universe.") > 0.99);
+        let split = format!("{}\n\nawe-inspiring\n\nthe universe", "filler ".repeat(100));
+        assert_eq!(key.gold_found(&split).len(), 1);
+        assert!(key.gold_carry("nothing here") < 0.01);
+    }
+
+    #[test]
     fn carry_prefers_the_best_paragraph() {
         let key = Key::new(
             &["hot cocoa".into()],
