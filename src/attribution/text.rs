@@ -186,6 +186,16 @@ impl Key {
             .fold(0.0, f64::max)
     }
 
+    /// The share of the key a text must hold to carry it, for a base `threshold`: lower for a
+    /// long gold answer, which is rarely restated whole.
+    pub fn bar(&self, threshold: f64) -> f64 {
+        if self.gold_is_literal && self.gold.len() >= 5 {
+            threshold * 2.0 / 3.0
+        } else {
+            threshold
+        }
+    }
+
     /// Share of the gold answer's words a text holds, over its best paragraph.
     pub fn gold_carry(&self, text: &str) -> f64 {
         if self.gold.is_empty() {

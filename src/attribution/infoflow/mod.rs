@@ -172,7 +172,8 @@ impl InfoFlow {
         evidence: &[VarIx],
         key: &Key,
     ) -> Result<Finding, AttributionError> {
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= self.threshold;
+        let bar = key.bar(self.threshold);
+        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar;
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -218,7 +219,7 @@ impl InfoFlow {
                     .op_produced(first)
                     .map(|v| key.carry(&var_text(t.var(v))))
                     .fold(0.0, f64::max);
-                if kept < self.threshold / 2.0 {
+                if kept < bar / 2.0 {
                     let reason = format!(
                         "{} was the first to read the evidence, but none of what it produced holds the answer.",
                         t.op(first).op_name
@@ -530,7 +531,7 @@ impl InfoFlow {
         let texts: Vec<String> = inputs.iter().map(|&v| var_text(t.var(v))).collect();
         if let Some(i) = texts
             .iter()
-            .position(|x| key.gold_carry(x) >= self.threshold)
+            .position(|x| key.gold_carry(x) >= key.bar(self.threshold))
         {
             return inputs.get(i).copied();
         }
