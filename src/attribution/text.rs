@@ -287,6 +287,16 @@ mod tests {
     }
 
     #[test]
+    fn a_long_gold_answer_has_a_lower_bar() {
+        let gold = ["helping trans people accept themselves and supporting mental health".into()];
+        let evidence = ["I want to keep helping trans people accept themselves and supporting their mental health.".into()];
+        let long = Key::new(&gold, "What does she want?", &evidence);
+        assert!(long.bar(0.6) < 0.5);
+        let short = Key::new(&["Sweden".into()], "Where?", &["From Sweden.".into()]);
+        assert!(short.bar(0.6) > 0.59);
+    }
+
+    #[test]
     fn carry_prefers_the_best_paragraph() {
         let key = Key::new(
             &["hot cocoa".into()],
