@@ -1,6 +1,7 @@
 //! `memsys::bench::generate` over the shared LoCoMo conversations: at least 20 verified cases
 //! of each error type, files that load in strict mode with one annotation per failure, and
-//! the same seed giving the same files. Reads `../shared/data/locomo/` (skips when absent).
+//! the same seed giving the same files; the info-flow attributor finds the injected faults of
+//! two seeds. Reads `../shared/data/locomo/` (skips when absent).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {
@@ -10,23 +11,15 @@ mod common {
 use std::collections::BTreeMap;
 
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::bench::{generate, BenchOptions, BenchReport};
 use memtrace::model::ErrorType;
 use memtrace::provider::simulated::SimulatedLlm;
 
 #[test]
 fn twenty_verified_cases_of_each_type() {
-    let Some(dir) = common::locomo_dir() else {
+    let Some(report) = bench(7) else {
         return;
     };
-    let convs = common::conversations(&dir);
-    let opts = BenchOptions {
-        per_type: 20,
-        seed: 7,
-        ..BenchOptions::default()
-    };
-    let report =
-        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
     println!(
         "{} files, {} cases kept of {} planned, per type {:?}",
         report.files.len(),
@@ -36,8 +29,6 @@ fn twenty_verified_cases_of_each_type() {
     );
     assert!(report.kept >= 100, "only {} cases", report.kept);
     let mut by_type: BTreeMap<ErrorType, usize> = BTreeMap::new();
-    let infoflow = memtrace::attribution::InfoFlow::default();
-    let (mut op_right, mut type_right, mut attributed) = (0usize, 0usize, 0usize);
     for f in &report.files {
         let loaded =
             load(&f.bytes, LoadOptions::default()).expect("a generated file loads in strict mode");
@@ -68,7 +59,26 @@ fn twenty_verified_cases_of_each_type() {
                 f.name, a.error_type
             );
             assert_eq!(c.judge_score, Some(0.0));
-            // The offline attributor must find the injected fault (floor below).
+        }
+    }
+    check_infoflow(&report.files, 7);
+    for kind in ErrorType::MEMORY {
+        assert!(
+            by_type.get(&kind).copied().unwrap_or(0) >= 20,
+            "{kind}: {by_type:?}"
+        );
+    }
+}
+
+/// The offline attributor must find the injected faults: op-id accuracy ≥ 90 % and error-type
+/// accuracy ≥ 93 % (measured 99–100 % on seeds 1, 2 and 7, 97–100 % on seeds 3–6 and 8).
+fn check_infoflow(files: &[memtrace::memsys::bench::BenchFile], seed: u64) {
+    let infoflow = memtrace::attribution::InfoFlow::default();
+    let (mut op_right, mut type_right, mut attributed) = (0usize, 0usize, 0usize);
+    for f in files {
+        let t = load(&f.bytes, LoadOptions::default()).unwrap().trace;
+        for c in &t.cases {
+            let a = c.annotation.as_ref().expect("annotated");
             let got = infoflow
                 .attribute(&t, c)
                 .expect("infoflow attributes every case");
@@ -81,17 +91,30 @@ fn twenty_verified_cases_of_each_type() {
         op_right as f64 / attributed as f64,
         type_right as f64 / attributed as f64,
     );
-    println!("infoflow on the generated bench (seed 7): op-id accuracy {op_acc:.3}, error-type accuracy {type_acc:.3} over {attributed} cases");
+    println!("infoflow on the generated bench (seed {seed}): op-id accuracy {op_acc:.3}, error-type accuracy {type_acc:.3} over {attributed} cases");
+    assert!(attributed >= 100, "only {attributed} cases");
     assert!(
-        op_acc >= 0.85 && type_acc >= 0.85,
-        "infoflow fell below its floor: op {op_acc:.3}, type {type_acc:.3}"
+        op_acc >= 0.90 && type_acc >= 0.93,
+        "infoflow fell below its floor (op 0.90, type 0.93): op {op_acc:.3}, type {type_acc:.3}"
     );
-    for kind in ErrorType::MEMORY {
-        assert!(
-            by_type.get(&kind).copied().unwrap_or(0) >= 20,
-            "{kind}: {by_type:?}"
-        );
+}
+
+#[test]
+fn infoflow_finds_the_injected_faults_of_a_second_seed() {
+    if let Some(report) = bench(1) {
+        check_infoflow(&report.files, 1);
     }
+}
+
+/// A bench of 20 cases per type from the shared conversations (`None` when they are absent).
+fn bench(seed: u64) -> Option<BenchReport> {
+    let convs = common::conversations(&common::locomo_dir()?);
+    let opts = BenchOptions {
+        per_type: 20,
+        seed,
+        ..BenchOptions::default()
+    };
+    Some(futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate"))
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::memsys::text::stem;
 use crate::model::{pyrepr, NodeRecord};
 
 /// Words too common to say anything about where a fact went.
@@ -98,6 +99,15 @@ pub fn content_tokens(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Content tokens reduced to a common stem ("jobs" and "job", "amazing" and "amazed"), so a
+/// paraphrase that only changes a word's ending still counts.
+pub fn terms(text: &str) -> BTreeSet<String> {
+    tokens(text)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| stem(&w))
+        .collect()
+}
+
 /// The readable text of a variable: a message's `content`, a memory's `memory`/`text`, else the
 /// value as a person would read it.
 pub fn var_text(v: &NodeRecord) -> String {
@@ -133,12 +143,9 @@ pub struct Key {
 impl Key {
     /// Builds the key of a case.
     pub fn new(gold: &[String], question: &str, evidence_texts: &[String]) -> Key {
-        let gold: BTreeSet<String> = gold.iter().flat_map(|g| content_tokens(g)).collect();
-        let asked = content_tokens(question);
-        let all: BTreeSet<String> = evidence_texts
-            .iter()
-            .flat_map(|t| content_tokens(t))
-            .collect();
+        let gold: BTreeSet<String> = gold.iter().flat_map(|g| terms(g)).collect();
+        let asked = terms(question);
+        let all: BTreeSet<String> = evidence_texts.iter().flat_map(|t| terms(t)).collect();
         // The question's own words ("Evan" in "Who did Evan meet?") say nothing about the answer.
         let answer_words: BTreeSet<String> = gold
             .iter()
@@ -173,27 +180,49 @@ impl Key {
     /// coverage, taken over the best paragraph (so a long concatenated context does not
     /// collect the key from unrelated memories).
     pub fn carry(&self, text: &str) -> f64 {
-        let whole = self.carry_one(text);
-        let parts = text
-            .split("\n\n")
-            .flat_map(|p| {
-                if p.len() > 600 {
-                    p.split('\n').collect::<Vec<_>>()
-                } else {
-                    vec![p]
-                }
-            })
+        paragraphs(text)
+            .into_iter()
             .map(|p| self.carry_one(p))
-            .fold(0.0, f64::max);
-        if text.len() > 600 {
-            parts
+            .fold(0.0, f64::max)
+    }
+
+    /// The share of the key a text must hold to carry it, for a base `threshold`: lower for a
+    /// long gold answer, which is rarely restated whole.
+    pub fn bar(&self, threshold: f64) -> f64 {
+        if self.gold_is_literal && self.gold.len() >= 5 {
+            threshold * 2.0 / 3.0
         } else {
-            whole.max(parts)
+            threshold
         }
     }
 
+    /// Share of the gold answer's words a text holds, over its best paragraph.
+    pub fn gold_carry(&self, text: &str) -> f64 {
+        if self.gold.is_empty() {
+            return 0.0;
+        }
+        self.gold_found(text).len() as f64 / self.gold.len() as f64
+    }
+
+    /// The gold answer's words found in the text's best paragraph.
+    pub fn gold_found(&self, text: &str) -> BTreeSet<String> {
+        let found = |p: &str| -> BTreeSet<String> {
+            let have = terms(p);
+            self.gold
+                .iter()
+                .filter(|w| have.contains(*w))
+                .cloned()
+                .collect()
+        };
+        paragraphs(text)
+            .into_iter()
+            .map(found)
+            .max_by_key(BTreeSet::len)
+            .unwrap_or_default()
+    }
+
     fn carry_one(&self, text: &str) -> f64 {
-        let have = content_tokens(text);
+        let have = terms(text);
         let cov = |set: &BTreeSet<String>| {
             if set.is_empty() {
                 0.0
@@ -209,9 +238,63 @@ impl Key {
     }
 }
 
+/// The text itself when short, and its paragraphs (lines of a long paragraph): a long
+/// concatenated context must not collect a key from unrelated memories.
+fn paragraphs(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = text
+        .split("\n\n")
+        .flat_map(|p| {
+            if p.len() > 600 {
+                p.split('\n').collect::<Vec<_>>()
+            } else {
+                vec![p]
+            }
+        })
+        .collect();
+    if text.len() <= 600 {
+        out.push(text);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terms_meet_at_their_stems() {
+        let key = Key::new(
+            &["They lost their jobs".into()],
+            "What do they share?",
+            &["I lost my job yesterday.".into()],
+        );
+        assert!(key.gold_is_literal);
+        assert!(key.carry("Jon lost his job.") > 0.9);
+        assert!(key.carry("Jon found a new hobby.") < 0.1);
+    }
+
+    #[test]
+    fn gold_words_are_counted_in_one_paragraph() {
+        let key = Key::new(
+            &["in awe of the universe".into()],
+            "How did Melanie feel?",
+            &[],
+        );
+        assert!(key.gold_carry("Melanie felt in awe of the universe.") > 0.99);
+        let split = format!("{}\n\nawe-inspiring\n\nthe universe", "filler ".repeat(100));
+        assert_eq!(key.gold_found(&split).len(), 1);
+        assert!(key.gold_carry("nothing here") < 0.01);
+    }
+
+    #[test]
+    fn a_long_gold_answer_has_a_lower_bar() {
+        let gold = ["helping trans people accept themselves and supporting mental health".into()];
+        let evidence = ["I want to keep helping trans people accept themselves and supporting their mental health.".into()];
+        let long = Key::new(&gold, "What does she want?", &evidence);
+        assert!(long.bar(0.6) < 0.5);
+        let short = Key::new(&["Sweden".into()], "Where?", &["From Sweden.".into()]);
+        assert!(short.bar(0.6) > 0.59);
+    }
 
     #[test]
     fn carry_prefers_the_best_paragraph() {

@@ -4,19 +4,31 @@
 //! extracted facts → memory-unit versions → retrieved context → answer — and returns the first
 //! operation where it is lost or corrupted, typed by that operation's role:
 //!
+//! 0. the first op to read the evidence kept none of the gold answer → that op
+//!    (ExtractionError), whatever later ops made of the evidence;
 //! 1. the answer op's inputs hold the information → the answer op is at fault (ResponseError);
 //! 2. a memory version current at retrieval time holds it, but it did not reach the answer op →
-//!    the retrieval op (RetrievalError);
+//!    the retrieval op (RetrievalError), unless the answer op's inputs hold the gold answer's
+//!    words anyway (ResponseError);
 //! 3. a memory version held it once, a later version does not → the op that wrote that version
 //!    (UpdateError, or DeletionError for a tombstone / deletion op);
 //! 4. an extracted fact held it but no memory ever did → the op that consumed that fact
 //!    (UpdateError: the decision dropped it);
 //! 5. nothing after the evidence held it → the op that read the evidence (ExtractionError).
 //!
-//! "Holds" is [`Key::carry`] ≥ the threshold. Which variables are memory is read from the graph:
+//! Each evidence message is followed on its own, plus the messages holding the gold answer when
+//! no evidence message does; the verdict is the earliest loss of a part of the gold answer that
+//! reached the answer by no other message, else the answer op when the gold answer reached it,
+//! else the earliest loss.
+//!
+//! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+mod graph;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use graph::{find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
 use super::roles::{OpRole, RoleHints};
 use super::text::{content_tokens, var_text, Key};
@@ -76,7 +88,8 @@ impl InfoFlow {
         case: &FailureCase,
     ) -> Result<Attribution, AttributionError> {
         let stage = Self::stage(t, case)?;
-        let (evidence, from_start_points) = self.evidence(t, case, stage.query);
+        let (mut evidence, from_start_points) = self.evidence(t, case, stage.query);
+        evidence.extend(self.gold_sources(t, case, &stage, &evidence));
         let ev_ids: Vec<String> = evidence
             .iter()
             .map(|&e| t.var(e).full_node_id.clone())
@@ -86,25 +99,42 @@ impl InfoFlow {
         for &e in &evidence {
             let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
             findings.push((
-                key.gold_is_literal,
+                key.gold_is_literal.then_some(key.gold.clone()),
                 self.follow(t, &stage, case, &[e], &key)?,
             ));
         }
-        let reached = findings.iter().filter(|(_, f)| f.role == OpRole::Response);
-        let reached_with_gold = reached.clone().find(|(literal, _)| *literal);
-        let earliest_loss = findings
+        // Gold words that reached the answer op through some evidence message.
+        let reached_gold: BTreeSet<&String> = findings
             .iter()
-            .filter(|(_, f)| f.role != OpRole::Response)
-            .min_by(|a, b| {
-                t.op(a.1.op)
-                    .created_at
-                    .cmp(&t.op(b.1.op).created_at)
-                    .then(a.1.op.cmp(&b.1.op))
-            });
-        // All reached the answer, or one holding the gold answer did: the answer op is at fault.
-        // Otherwise the earliest place where a piece of evidence was lost.
-        let chosen = reached_with_gold
-            .or(earliest_loss)
+            .filter(|(_, f)| f.role == OpRole::Response)
+            .filter_map(|(gold, _)| gold.as_ref())
+            .flatten()
+            .collect();
+        let losses = findings.iter().filter(|(_, f)| f.role != OpRole::Response);
+        let earliest = |a: &&(Option<BTreeSet<String>>, Finding),
+                        b: &&(Option<BTreeSet<String>>, Finding)| {
+            t.op(a.1.op)
+                .created_at
+                .cmp(&t.op(b.1.op).created_at)
+                .then(a.1.op.cmp(&b.1.op))
+        };
+        // A part of the gold answer that was lost and reached the answer by no other message
+        // ("poetry, creative writing" from two messages, one of them deleted).
+        let part_lost = losses
+            .clone()
+            .filter(|(gold, _)| {
+                gold.as_ref()
+                    .is_some_and(|g| g.iter().any(|w| !reached_gold.contains(w)))
+            })
+            .min_by(earliest);
+        // Else, when all reached the answer or one holding the gold answer did, the answer op
+        // is at fault; otherwise the earliest place where a piece of evidence was lost.
+        let reached_with_gold = findings
+            .iter()
+            .find(|(gold, f)| f.role == OpRole::Response && gold.is_some());
+        let chosen = part_lost
+            .or(reached_with_gold)
+            .or_else(|| losses.min_by(earliest))
             .or_else(|| findings.first());
         let Some((_, f)) = chosen else {
             return Err(AttributionError::Unresolvable {
@@ -142,7 +172,8 @@ impl InfoFlow {
         evidence: &[VarIx],
         key: &Key,
     ) -> Result<Finding, AttributionError> {
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= self.threshold;
+        let bar = key.bar(self.threshold);
+        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar;
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -167,31 +198,58 @@ impl InfoFlow {
                         .any(|&w| in_lineage(w) && w != stage.query)
                 })
         };
-        let lineage_reaches_memory = lineage.iter().any(|&v| is_memory(v));
+        let readers: BTreeSet<OpIx> = evidence
+            .iter()
+            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
+            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
+            .filter(|&o| self.hints.hint(t.op(o)) != Some(OpRole::Other))
+            .collect();
+        let earliest =
+            |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
+
+        // 0. The first op to read the evidence handed none of the answer on: whatever later ops
+        //    made of the evidence (a re-read, a memory holding the same words) comes after the
+        //    first loss. Only with the gold answer's words to go by: evidence words alone are
+        //    too loose to call a reader's output a loss.
+        if key.gold_is_literal {
+            if let Some(&first) = readers.iter().min_by(|a, b| earliest(a, b)) {
+                // Clearly lost, not kept in part: a long answer is rarely restated whole.
+                let kept = t
+                    .flow
+                    .op_produced(first)
+                    .map(|v| key.carry(&var_text(t.var(v))))
+                    .fold(0.0, f64::max);
+                if kept < bar / 2.0 {
+                    let reason = format!(
+                        "{} was the first to read the evidence, but none of what it produced holds the answer.",
+                        t.op(first).op_name
+                    );
+                    return Ok(result(first, OpRole::Extraction, Vec::new(), reason, 0.8));
+                }
+            }
+        }
 
         // 1. The answer op had the information.
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
         let held = answer_inputs
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
-            .find(|&v| {
-                carries(v)
-                    && (from_evidence(v)
-                        || !lineage_reaches_memory
-                        || key.carry(&var_text(t.var(v))) >= 0.99)
-            });
-        if let Some(v) = held {
+            .find(|&v| carries(v) && from_evidence(v));
+        let answered_anyway = |v: VarIx, what: &str, confidence: f64| {
             let reason = format!(
-                "The answer op read {} which holds the answer-bearing information, yet answered {:?}.",
+                "The answer op read {} which holds {what}, yet answered {:?}.",
                 t.var(v).full_node_id,
                 case.prediction
             );
-            return Ok(result(
+            result(
                 stage.answer_op,
                 OpRole::Response,
                 vec![v],
                 reason,
-                0.85,
-            ));
+                confidence,
+            )
+        };
+        if let Some(v) = held {
+            return Ok(answered_anyway(v, "the answer-bearing information", 0.85));
         }
 
         let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
@@ -229,6 +287,10 @@ impl InfoFlow {
                         reason,
                     ));
                     continue;
+                }
+                // Retrieval is not at fault when the answer op had the answer all the same.
+                if let Some(v) = self.answer_holds_gold(t, &stage, key) {
+                    return Ok(answered_anyway(v, "the gold answer", 0.75));
                 }
                 let op = stage.retrieval_op.unwrap_or(stage.answer_op);
                 let reason = format!(
@@ -279,14 +341,6 @@ impl InfoFlow {
         }
 
         // 4 and 5: what did the ops that read the evidence make of it?
-        let readers: BTreeSet<OpIx> = evidence
-            .iter()
-            .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
-            .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
-            .filter(|&o| self.hints.hint(t.op(o)) != Some(OpRole::Other))
-            .collect();
-        let earliest =
-            |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
         let Some(&reader) = readers.iter().min_by(|a, b| earliest(a, b)) else {
             return Err(AttributionError::Unresolvable {
                 case_id: case.query_id.clone(),
@@ -408,6 +462,45 @@ impl InfoFlow {
         )
     }
 
+    /// Annotated evidence often names the message that set up a fact but not the one holding
+    /// the answer. When no evidence message holds the gold answer's words, the messages (of
+    /// the evidence's kind, before the question) that hold them best are followed too.
+    fn gold_sources(
+        &self,
+        t: &Trace,
+        case: &FailureCase,
+        stage: &Stage,
+        evidence: &[VarIx],
+    ) -> Vec<VarIx> {
+        let literal = |e: &VarIx| {
+            Key::new(&case.golden_answers, &case.query, &[var_text(t.var(*e))]).gold_is_literal
+        };
+        if evidence.is_empty() || evidence.iter().any(literal) {
+            return Vec::new();
+        }
+        let kinds: BTreeSet<&str> = evidence
+            .iter()
+            .map(|&e| t.var(e).category.as_str())
+            .collect();
+        let gold = Key::new(&case.golden_answers, &case.query, &[]);
+        let mut scored: Vec<(f64, VarIx)> = (0..t.vars.len() as u32)
+            .map(VarIx)
+            .filter(|&v| v != stage.query && !evidence.contains(&v))
+            .filter(|&v| kinds.contains(t.var(v).category.as_str()))
+            .filter(|&v| t.var(v).created_at <= stage.cutoff)
+            .map(|v| (gold.gold_carry(&var_text(t.var(v))), v))
+            .filter(|&(s, _)| s >= self.threshold)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let best = scored.first().map_or(0.0, |s| s.0);
+        scored
+            .into_iter()
+            .take_while(|s| s.0 >= best)
+            .take(2)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
     /// An op that read `v` and produced a deletion marker without writing a newer version.
     fn deleted_by_link(t: &Trace, stage: &Stage, v: VarIx) -> Option<OpIx> {
         t.flow.consumers[v.get()].iter().copied().find(|&o| {
@@ -427,156 +520,40 @@ impl InfoFlow {
         })
     }
 
+    /// An input of the answer op holding the gold answer's words, alone or together with other
+    /// inputs that each hold at least half of them.
+    fn answer_holds_gold(&self, t: &Trace, stage: &Stage, key: &Key) -> Option<VarIx> {
+        let inputs: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
+            .iter()
+            .copied()
+            .filter(|&v| v != stage.query && t.var(v).category != "prompt")
+            .collect();
+        let texts: Vec<String> = inputs.iter().map(|&v| var_text(t.var(v))).collect();
+        if let Some(i) = texts
+            .iter()
+            .position(|x| key.gold_carry(x) >= key.bar(self.threshold))
+        {
+            return inputs.get(i).copied();
+        }
+        let mut found = BTreeSet::new();
+        let mut first = None;
+        for (i, x) in texts.iter().enumerate() {
+            let part = key.gold_found(x);
+            if !part.is_empty() && part.len() * 2 >= key.gold.len() {
+                first = first.or(inputs.get(i).copied());
+                found.extend(part);
+            }
+        }
+        (!key.gold.is_empty() && found.len() == key.gold.len())
+            .then_some(first)
+            .flatten()
+    }
+
     fn writes_memory(t: &Trace, stage: &Stage, op: OpIx) -> bool {
         t.flow
             .op_produced(op)
             .any(|v| stage.memory_kinds.contains(&t.var(v).category))
     }
-}
-
-/// The retrieval op of a question: the latest op before the answer that read the query, preferring
-/// ops upstream of the answer (a retrieval that returned nothing is not upstream of it).
-fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
-    let (_, upstream) = ancestors(t, answer_op);
-    let downstream: BTreeSet<VarIx> =
-        descendants(t, &t.flow.op_produced(answer_op).collect::<Vec<_>>())
-            .into_iter()
-            .collect();
-    let readers = || {
-        t.flow.consumers[query.get()].iter().copied().filter(|&o| {
-            o != answer_op
-                && t.op(o).created_at <= t.op(answer_op).created_at
-                && !t.flow.op_produced(o).any(|v| downstream.contains(&v))
-        })
-    };
-    let latest = |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
-    readers()
-        .filter(|o| upstream.contains(o))
-        .max_by(latest)
-        .or_else(|| readers().max_by(latest))
-}
-
-/// Categories of the variables `retrieval` reads or returns (or, with no retrieval, the answer op
-/// reads) that some other op wrote: what memory looks like in this system.
-fn memory_kinds_near(
-    t: &Trace,
-    query: VarIx,
-    answer_op: OpIx,
-    retrieval: Option<OpIx>,
-) -> BTreeSet<String> {
-    let written_elsewhere = |v: VarIx| {
-        t.flow.producers[v.get()]
-            .iter()
-            .any(|&o| o != answer_op && Some(o) != retrieval)
-    };
-    let near: Vec<VarIx> = match retrieval {
-        Some(r) => t.flow.op_vars(r).map(|(v, _)| v).collect(),
-        None => t.flow.op_inputs[answer_op.get()].clone(),
-    };
-    near.into_iter()
-        .filter(|&v| v != query && t.var(v).category != "prompt" && t.var(v).category != "sentinel")
-        .filter(|&v| written_elsewhere(v))
-        .map(|v| t.var(v).category.clone())
-        .collect()
-}
-
-/// A memory version that says it is deleted or is empty.
-fn is_tombstone(t: &Trace, v: VarIx) -> bool {
-    let json = crate::model::pyrepr::to_json(&t.var(v).value);
-    match &json {
-        serde_json::Value::Object(m) => {
-            m.get("deleted").and_then(serde_json::Value::as_bool) == Some(true)
-                || m.get("memory").is_some_and(serde_json::Value::is_null)
-        }
-        serde_json::Value::Null => true,
-        serde_json::Value::String(s) => s.trim().is_empty(),
-        _ => false,
-    }
-}
-
-/// The evidence's lineage: variables reachable forward from `from`, sorted; from a memory
-/// variable only its own later versions are followed (what an op derives from a memory it merely
-/// read — a list of similar memories, a decision about another fact — is not the evidence).
-///
-/// # Complexity
-/// O(V + E) over the reachable part.
-fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bool) -> Vec<VarIx> {
-    let mut seen = vec![false; t.vars.len()];
-    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
-    for &v in from {
-        seen[v.get()] = true;
-    }
-    let mut out = Vec::new();
-    while let Some(v) = queue.pop_front() {
-        out.push(v);
-        let memory = is_memory(v);
-        for &o in &t.flow.consumers[v.get()] {
-            for w in t.flow.op_produced(o) {
-                let follow = !memory || t.var(w).full_name == t.var(v).full_name;
-                if follow && !std::mem::replace(&mut seen[w.get()], true) {
-                    queue.push_back(w);
-                }
-            }
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
-/// Every variable reachable forward from `from` (including `from`).
-///
-/// # Complexity
-/// O(V + E) over the reachable part.
-pub(crate) fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
-    let mut seen_v = vec![false; t.vars.len()];
-    let mut seen_o = vec![false; t.ops.len()];
-    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
-    for &v in from {
-        seen_v[v.get()] = true;
-    }
-    let mut out = Vec::new();
-    while let Some(v) = queue.pop_front() {
-        out.push(v);
-        for &o in &t.flow.consumers[v.get()] {
-            if std::mem::replace(&mut seen_o[o.get()], true) {
-                continue;
-            }
-            for w in t.flow.op_produced(o) {
-                if !std::mem::replace(&mut seen_v[w.get()], true) {
-                    queue.push_back(w);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every variable and op upstream of `op` (the op included).
-///
-/// # Complexity
-/// O(V + E) over the reachable part.
-pub(crate) fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
-    let mut seen_v = vec![false; t.vars.len()];
-    let mut seen_o = vec![false; t.ops.len()];
-    let mut ops = vec![op];
-    let mut vars = Vec::new();
-    seen_o[op.get()] = true;
-    let mut i = 0;
-    while let Some(&o) = ops.get(i) {
-        i += 1;
-        for &v in &t.flow.op_inputs[o.get()] {
-            if std::mem::replace(&mut seen_v[v.get()], true) {
-                continue;
-            }
-            vars.push(v);
-            for &p in &t.flow.producers[v.get()] {
-                if !std::mem::replace(&mut seen_o[p.get()], true) {
-                    ops.push(p);
-                }
-            }
-        }
-    }
-    (vars, ops)
 }
 
 /// Attributes every case of a trace, keyed by case id.

@@ -1,0 +1,153 @@
+//! The graph walks behind the information-flow attributor: the retrieval op of a question, the
+//! memory kinds of a system, the evidence's lineage, and plain up- and downstream reachability
+//! (every producer and consumer: unlike [`crate::algo::backward_slice`], a version re-emitted by
+//! a retrieval leads to that retrieval too, which is how the question's retrieval is found).
+
+use std::collections::{BTreeSet, VecDeque};
+
+use crate::model::{OpIx, Trace, VarIx};
+
+/// The retrieval op of a question: the latest op before the answer that read the query, preferring
+/// ops upstream of the answer (a retrieval that returned nothing is not upstream of it).
+pub(super) fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
+    let (_, upstream) = ancestors(t, answer_op);
+    let downstream: BTreeSet<VarIx> =
+        descendants(t, &t.flow.op_produced(answer_op).collect::<Vec<_>>())
+            .into_iter()
+            .collect();
+    let readers = || {
+        t.flow.consumers[query.get()].iter().copied().filter(|&o| {
+            o != answer_op
+                && t.op(o).created_at <= t.op(answer_op).created_at
+                && !t.flow.op_produced(o).any(|v| downstream.contains(&v))
+        })
+    };
+    let latest = |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
+    readers()
+        .filter(|o| upstream.contains(o))
+        .max_by(latest)
+        .or_else(|| readers().max_by(latest))
+}
+
+/// Categories of the variables `retrieval` reads or returns (or, with no retrieval, the answer op
+/// reads) that some other op wrote: what memory looks like in this system.
+pub(super) fn memory_kinds_near(
+    t: &Trace,
+    query: VarIx,
+    answer_op: OpIx,
+    retrieval: Option<OpIx>,
+) -> BTreeSet<String> {
+    let written_elsewhere = |v: VarIx| {
+        t.flow.producers[v.get()]
+            .iter()
+            .any(|&o| o != answer_op && Some(o) != retrieval)
+    };
+    let near: Vec<VarIx> = match retrieval {
+        Some(r) => t.flow.op_vars(r).map(|(v, _)| v).collect(),
+        None => t.flow.op_inputs[answer_op.get()].clone(),
+    };
+    near.into_iter()
+        .filter(|&v| v != query && t.var(v).category != "prompt" && t.var(v).category != "sentinel")
+        .filter(|&v| written_elsewhere(v))
+        .map(|v| t.var(v).category.clone())
+        .collect()
+}
+
+/// A memory version that says it is deleted or is empty.
+pub(super) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
+    let json = crate::model::pyrepr::to_json(&t.var(v).value);
+    match &json {
+        serde_json::Value::Object(m) => {
+            m.get("deleted").and_then(serde_json::Value::as_bool) == Some(true)
+                || m.get("memory").is_some_and(serde_json::Value::is_null)
+        }
+        serde_json::Value::Null => true,
+        serde_json::Value::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// The evidence's lineage: variables reachable forward from `from`, sorted; from a memory
+/// variable only its own later versions are followed (what an op derives from a memory it merely
+/// read — a list of similar memories, a decision about another fact — is not the evidence).
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+pub(super) fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bool) -> Vec<VarIx> {
+    let mut seen = vec![false; t.vars.len()];
+    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
+    for &v in from {
+        seen[v.get()] = true;
+    }
+    let mut out = Vec::new();
+    while let Some(v) = queue.pop_front() {
+        out.push(v);
+        let memory = is_memory(v);
+        for &o in &t.flow.consumers[v.get()] {
+            for w in t.flow.op_produced(o) {
+                let follow = !memory || t.var(w).full_name == t.var(v).full_name;
+                if follow && !std::mem::replace(&mut seen[w.get()], true) {
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Every variable reachable forward from `from` (including `from`).
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
+    let mut seen_v = vec![false; t.vars.len()];
+    let mut seen_o = vec![false; t.ops.len()];
+    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
+    for &v in from {
+        seen_v[v.get()] = true;
+    }
+    let mut out = Vec::new();
+    while let Some(v) = queue.pop_front() {
+        out.push(v);
+        for &o in &t.flow.consumers[v.get()] {
+            if std::mem::replace(&mut seen_o[o.get()], true) {
+                continue;
+            }
+            for w in t.flow.op_produced(o) {
+                if !std::mem::replace(&mut seen_v[w.get()], true) {
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every variable and op upstream of `op` (the op included).
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
+    let mut seen_v = vec![false; t.vars.len()];
+    let mut seen_o = vec![false; t.ops.len()];
+    let mut ops = vec![op];
+    let mut vars = Vec::new();
+    seen_o[op.get()] = true;
+    let mut i = 0;
+    while let Some(&o) = ops.get(i) {
+        i += 1;
+        for &v in &t.flow.op_inputs[o.get()] {
+            if std::mem::replace(&mut seen_v[v.get()], true) {
+                continue;
+            }
+            vars.push(v);
+            for &p in &t.flow.producers[v.get()] {
+                if !std::mem::replace(&mut seen_o[p.get()], true) {
+                    ops.push(p);
+                }
+            }
+        }
+    }
+    (vars, ops)
+}
