@@ -65,6 +65,7 @@ impl GraphTrace {
         let mut tools = GraphTools::new(trace, case, self);
         let run = run_agent(
             llm,
+            trace,
             &graphtrace_system(&self.prior),
             &task,
             &mut tools,
