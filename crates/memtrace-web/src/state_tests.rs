@@ -213,9 +213,11 @@ fn closing_the_current_trace_shows_another() {
 
 #[test]
 fn provider_settings_persist_and_highlight_clears_on_a_new_case() {
-    let mut p = ProviderSettings::default();
-    p.base_url = "http://127.0.0.1:8771/v1".into();
-    p.remember_key = true;
+    let p = ProviderSettings {
+        base_url: "http://127.0.0.1:8771/v1".into(),
+        remember_key: true,
+        ..ProviderSettings::default()
+    };
     let s = loaded("f.json", FIXTURE)
         .reduce(Action::SetProvider(p.clone()))
         .reduce(Action::Highlight(vec!["op-1".into()]));
