@@ -47,6 +47,8 @@ pub fn provider_form(props: &Props) -> Html {
     let has_key = use_state(|| stored_key(s).is_some());
     let status = use_state(|| None::<Result<String, String>>);
     let testing = use_state(|| false);
+    // Open at first when no key is stored; after that the user folds it (not re-rendered shut).
+    let first_open = use_state(|| stored_key(s).is_none());
     {
         let has_key = has_key.clone();
         use_effect_with(s.key_slot(), move |slot| {
@@ -136,7 +138,7 @@ pub fn provider_form(props: &Props) -> Html {
     };
 
     html! {
-        <details id="provider" class="provider-settings" open={!*has_key}>
+        <details id="provider" class="provider-settings" open={*first_open}>
             <summary>{ format!("Provider: {} · {} · key {}", api_name(s.api), s.model,
                 if *has_key { "set" } else { "not set" }) }</summary>
             <div class="provider-grid">
