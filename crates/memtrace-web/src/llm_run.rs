@@ -65,6 +65,14 @@ impl ProviderSettings {
         cfg.retry = RetryPolicy::default();
         cfg.validate()
             .map_err(|m| format!("provider settings: {m}. Fix it in the provider settings."))?;
+        if !csp_allows(&cfg.base_url) {
+            return Err(format!(
+                "provider settings: this page may call plain-http servers only on this machine \
+                 (its Content-Security-Policy allows https: and http://127.0.0.1 / localhost); \
+                 `{}` is neither: use an https:// URL or a local server",
+                cfg.base_url
+            ));
+        }
         Ok(cfg)
     }
 
@@ -74,6 +82,21 @@ impl ProviderSettings {
         let (i, o) = (usage.input_tokens as f64, usage.output_tokens as f64);
         (i * self.input_usd_per_mtok + o * self.output_usd_per_mtok) / 1e6
     }
+}
+
+/// Whether the page's Content-Security-Policy (`connect-src 'self' https: http://127.0.0.1:*
+/// http://localhost:*` in index.html) lets the page fetch `base_url`.
+pub fn csp_allows(base_url: &str) -> bool {
+    let url = base_url.trim().to_ascii_lowercase();
+    if url.starts_with("https://") {
+        return true;
+    }
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let host = rest.split('/').next().unwrap_or_default();
+    let name = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    matches!(name, "127.0.0.1" | "localhost")
 }
 
 /// `openai` or `anthropic`.
@@ -161,6 +184,11 @@ mod tests {
         p.base_url = "ftp://x".into();
         let err = p.config(Some(ApiKey::new("sk-secret"))).unwrap_err();
         assert!(err.contains("http") && !err.contains("sk-secret"), "{err}");
+        p.base_url = "http://192.168.1.5:11434/v1".into();
+        let err = p.config(None).unwrap_err();
+        assert!(err.contains("Content-Security-Policy"), "{err}");
+        assert!(csp_allows("https://api.openai.com/v1") && csp_allows("http://localhost:11434/v1"));
+        assert!(!csp_allows("http://localhost.evil.com/v1"));
         p.base_url = "http://127.0.0.1:9/v1/".into();
         assert_eq!(p.key_slot(), "openai:http://127.0.0.1:9/v1");
         assert!(p.config(None).is_ok());
