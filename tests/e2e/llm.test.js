@@ -143,7 +143,8 @@ test('graphtrace from the page: test connection, live transcript, verdict, highl
   await page.waitForSelector('#cf-status[data-outcome]', { timeout: 60000 });
   assert.match(await page.getAttribute('#cf-status', 'data-outcome'), /^(verified|refuted|not replayable)$/);
   await screenshot(page, 'llm-verdict');
-  assert.deepEqual(problems, []);
+  // Chromium logs the deliberate 401 as a failed resource load; nothing else may fail.
+  assert.deepEqual(problems.filter((p) => !/status of 401/.test(p)), []);
 });
 
 /** A generated trace with at least `min` failed questions (`memtrace gen`, at test time). */
