@@ -216,6 +216,7 @@ test('a batch of ≥ 50 cases under a 30 % fault rate survives a reload: every c
   console.log(`batch: ${failures} cases, ${batch.length} requests, ${faults.length} faults (${(rate * 100).toFixed(1)} %: ${[...kinds].sort().join(', ')}), ${done.length} done before the reload`);
   assert.ok(rate > 0.2, `fault rate ${rate}`);
   for (const k of ['429', '500', 'slow', 'malformed', 'truncated']) assert.ok(kinds.has(k), `fault ${k} injected`);
+  assert.ok(batch.every((e) => caseOf(e)), 'every request names its case');
   const again = log.slice(seqAtReload).map(caseOf).filter((q) => q && done.includes(q));
   assert.deepEqual([...new Set(again)], [], 'cases finished before the reload were asked for again');
   await control({ fault_rate: 0 });
