@@ -112,6 +112,14 @@ test('graphtrace from the page: test connection, live transcript, verdict, highl
   await page.click('#test-connection');
   await page.waitForSelector('#connection-status[data-ok="true"]', { timeout: 20000 });
   assert.match(await page.textContent('#connection-status'), /connected: echo answered/);
+  // The Anthropic shape too (its key is kept apart: one per API and base URL).
+  await page.selectOption('#provider-api', 'anthropic');
+  await setField(page, '#provider-key', 'sk-ant-e2e');
+  await page.click('#test-connection');
+  await page.waitForSelector('#connection-status[data-ok="true"]', { timeout: 20000 });
+  const paths = (await serverLog()).slice(-2).map((e) => e.path);
+  assert.deepEqual(paths, ['/v1/chat/completions', '/v1/messages']);
+  await page.selectOption('#provider-api', 'openai');
 
   // The scripted conversation of the annotated case: steps appear while it runs.
   await setField(page, '#provider-model', `script:agent_graphtrace@e2e-${RUN}`);
