@@ -124,7 +124,7 @@ test('graphtrace from the page: test connection, live transcript, verdict, highl
   // The scripted conversation of the annotated case: steps appear while it runs.
   await setField(page, '#provider-model', `script:agent_graphtrace@e2e-${RUN}`);
   await page.click('#run-one');
-  await page.waitForSelector('#transcript.live .step', { timeout: 20000 });
+  await page.waitForSelector('#transcript.live .step .step-result', { timeout: 20000 });
   await screenshot(page, 'llm-transcript-live');
   const want = ANNOTATIONS[0];
   await page.waitForSelector(`#verdict[data-op="${want.final_op_id}"]`, { timeout: 60000 });

@@ -1,7 +1,8 @@
 #![cfg(target_arch = "wasm32")]
 //! The page's batch runner over real `fetch` in headless Chromium against the local scripted
 //! server (`MEMTRACE_TEST_LLM_URL`): the scripted graphtrace conversation yields the annotated
-//! verdict with its transcript and cost, and Cancel stops a batch before it finishes.
+//! verdict with its transcript and cost (steps resolved live as results come back), and Cancel
+//! stops a batch before it finishes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
@@ -80,6 +81,19 @@ async fn the_scripted_case_finishes_with_transcript_and_cost() {
         .transcript
         .iter()
         .any(|s| s.nodes.contains(&ann.op_id)));
+    // Every turn but the last is resolved live, with its results, by the next request.
+    let resolved: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::Resolved { steps, .. } => Some(steps),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resolved.len(), replies - 1);
+    assert!(resolved
+        .iter()
+        .flat_map(|s| s.iter())
+        .all(|s| !s.result.is_empty()));
     assert_eq!(events.last(), Some(&RunEvent::Ended { cancelled: false }));
 }
 

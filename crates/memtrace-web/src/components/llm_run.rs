@@ -68,6 +68,16 @@ impl Reducible for RunState {
                 s.meter.add(usage);
                 s.live.extend(steps);
             }
+            Msg::Event(RunEvent::Resolved { turn, steps }) => {
+                // The turn's pending steps give way to the resolved ones, in place.
+                if let Some(at) = s.live.iter().position(|x| x.turn == turn) {
+                    let end = s.live[at..]
+                        .iter()
+                        .position(|x| x.turn != turn)
+                        .map_or(s.live.len(), |n| at + n);
+                    s.live.splice(at..end, steps);
+                }
+            }
             Msg::Event(RunEvent::Finished { query_id, .. }) => {
                 s.done += 1;
                 s.failed.remove(&query_id);

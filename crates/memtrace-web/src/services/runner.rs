@@ -3,6 +3,7 @@
 //! the live meter and transcript) and each finished or failed case as a [`RunEvent`]. Cancel
 //! aborts the fetch in flight and any backoff wait.
 
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use memtrace::attribution::counterfactual::{self, Check};
@@ -10,7 +11,7 @@ use memtrace::attribution::transcript::{reply_steps, Step};
 use memtrace::attribution::{attribute_case_run, Method, MethodSettings};
 use memtrace::provider::{
     ApiKey, CancelToken, ChatMessage, ChatRequest, ChatResponse, ChatRole, HttpLlm, Llm,
-    ProviderError, RetryPolicy, Usage,
+    ProviderError, RetryPolicy, ToolCall, Usage,
 };
 use memtrace::Trace;
 use web_sys::AbortController;
@@ -33,6 +34,11 @@ pub enum RunEvent {
     /// A call was answered: its usage, and the steps it asks for.
     Reply {
         usage: Usage,
+        steps: Vec<Step>,
+    },
+    /// The steps of turn `turn` again, now with their results (seen in the next request).
+    Resolved {
+        turn: u32,
         steps: Vec<Step>,
     },
     Finished {
@@ -75,19 +81,62 @@ impl Stopper {
     }
 }
 
-/// An [`Llm`] that reports each answered call.
+/// An [`Llm`] that reports each answered call, and the results of its tool calls once the
+/// next request carries them.
 struct Reporting<'a, L> {
     inner: &'a L,
     trace: &'a Trace,
-    turn: std::cell::Cell<u32>,
+    turn: Cell<u32>,
+    /// The tool calls of the last reply, waiting for their results.
+    asked: RefCell<Vec<ToolCall>>,
     report: &'a dyn Fn(RunEvent),
+}
+
+impl<'a, L> Reporting<'a, L> {
+    fn new(inner: &'a L, trace: &'a Trace, report: &'a dyn Fn(RunEvent)) -> Self {
+        Self {
+            inner,
+            trace,
+            turn: Cell::new(0),
+            asked: RefCell::default(),
+            report,
+        }
+    }
+
+    /// Reports the last turn's steps with the results `req` sends back, if it sends them.
+    fn resolve(&self, req: &ChatRequest) {
+        let asked = std::mem::take(&mut *self.asked.borrow_mut());
+        let turn = self.turn.get();
+        let steps: Vec<Step> = asked
+            .iter()
+            .filter_map(|c| {
+                let result = req
+                    .messages
+                    .iter()
+                    .rev()
+                    .find(|m| m.tool_call_id.as_deref() == Some(c.id.as_str()))?;
+                Some(Step::new(
+                    self.trace,
+                    turn,
+                    &c.name,
+                    &c.arguments,
+                    &result.content,
+                ))
+            })
+            .collect();
+        if !steps.is_empty() {
+            (self.report)(RunEvent::Resolved { turn, steps });
+        }
+    }
 }
 
 impl<L: Llm> Llm for Reporting<'_, L> {
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError> {
+        self.resolve(req);
         let reply = self.inner.chat(req).await?;
         let turn = self.turn.get() + 1;
         self.turn.set(turn);
+        self.asked.borrow_mut().clone_from(&reply.tool_calls);
         (self.report)(RunEvent::Reply {
             usage: reply.usage,
             steps: reply_steps(self.trace, turn, &reply),
@@ -152,12 +201,7 @@ pub async fn run_cases(
             if stopper.stopped() {
                 break;
             }
-            let llm = Reporting {
-                inner: &llm,
-                trace: &trace,
-                turn: std::cell::Cell::new(0),
-                report: &*report,
-            };
+            let llm = Reporting::new(&llm, &trace, &*report);
             match attribute_case_run(method, &methods, &llm, &trace, case).await {
                 Ok((a, run)) => {
                     verdict = Some(verdict_of(&a, &run, &settings));
