@@ -155,6 +155,30 @@ test('graphtrace from the page: test connection, live transcript, verdict, highl
   assert.deepEqual(problems.filter((p) => !/status of 401/.test(p)), []);
 });
 
+test('Cancel aborts the request in flight and ends the run', { timeout: 60000 }, async () => {
+  await control({ fault_rate: 1, kinds: ['slow'], slow_ms: 8000 });
+  const { page, problems } = await openPage(browser);
+  await dropTrace(page, 'locomo_locomo-2.json', fs.readFileSync(FIXTURE), ANNOTATIONS.length);
+  await useProvider(page, { model: `auto@cancel-${RUN}`, key: 'sk-e2e-cancel' });
+  const aborted = [];
+  page.on('requestfailed', (r) => aborted.push(`${r.url()} ${r.failure()?.errorText}`));
+  const seq = (await serverLog()).length;
+  await page.click('#run-all');
+  await page.waitForSelector('#run-cancel:not([disabled])');
+  while ((await serverLog()).length === seq) await page.waitForTimeout(50);
+  const t0 = Date.now();
+  await page.click('#run-cancel');
+  await page.waitForSelector('#run-cancel[disabled]', { timeout: 3000 });
+  const stopped = Date.now() - t0;
+  await control({ fault_rate: 0 });
+  assert.ok(stopped < 3000, `stopped after ${stopped} ms`);
+  assert.ok(aborted.some((a) => /chat\/completions .*ERR_ABORTED/.test(a)), `aborted: ${aborted}`);
+  assert.match(await page.textContent('#llm-run'), /cancelled/);
+  assert.equal(await page.$('#run-failed'), null, 'a cancelled case is not a failure');
+  assert.equal(await page.getAttribute('#run-progress', 'data-done'), '0');
+  assert.deepEqual(problems, []);
+});
+
 /** A generated trace with at least `min` failed questions (`memtrace gen`, at test time). */
 function generatedTrace(min) {
   const out = path.join(os.tmpdir(), `memtrace-e2e-batch-${process.pid}.json`);
