@@ -172,6 +172,8 @@ test('Cancel aborts the request in flight and ends the run', { timeout: 60000 },
   const stopped = Date.now() - t0;
   await control({ fault_rate: 0 });
   assert.ok(stopped < 3000, `stopped after ${stopped} ms`);
+  // Playwright reports the failed request a moment later.
+  for (let i = 0; i < 40 && aborted.length === 0; i += 1) await page.waitForTimeout(50);
   assert.ok(aborted.some((a) => /chat\/completions .*ERR_ABORTED/.test(a)), `aborted: ${aborted}`);
   assert.match(await page.textContent('#llm-run'), /cancelled/);
   assert.equal(await page.$('#run-failed'), null, 'a cancelled case is not a failure');
