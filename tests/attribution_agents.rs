@@ -107,11 +107,35 @@ fn every_method_completes_its_scripted_conversation() {
         }
         assert_eq!(a.cost.llm_calls as usize, llm.requests().len());
         assert!(a.cost.input_tokens > 0);
+        check_transcript(method, &r, &a);
         println!(
             "{method}: {} calls, {} input tokens, {} rejected, {} summaries",
             r.calls, r.usage.input_tokens, r.rejected_calls, r.summaries
         );
     }
+}
+
+/// The transcript has a step per turn, marks the malformed call, and its steps look at the
+/// verdict's op.
+fn check_transcript(method: &str, r: &AgentRun, a: &Attribution) {
+    let steps = &r.transcript;
+    let turns: std::collections::BTreeSet<u32> = steps.iter().map(|s| s.turn).collect();
+    assert_eq!(turns.len(), r.calls as usize, "{method}: a step per turn");
+    assert!(steps.iter().any(|s| s.rejected), "{method}: rejected step");
+    assert!(
+        steps.iter().any(|s| s.nodes.contains(&a.op_id)),
+        "{method}: no step names the verdict op {}",
+        a.op_id
+    );
+    if matches!(method, "graphtrace" | "obstrace") {
+        assert!(
+            steps.len() >= r.tools_used.len(),
+            "{method}: a step per tool call"
+        );
+    }
+    let json = serde_json::to_string(steps).unwrap();
+    let back: Vec<memtrace::attribution::transcript::Step> = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, steps);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::transcript::Step;
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, Trace};
 use crate::provider::{
@@ -131,6 +132,8 @@ pub struct AgentRun {
     pub summaries: u32,
     /// Tool names called, in order.
     pub tools_used: Vec<String>,
+    /// One step per tool call or text answer, in order.
+    pub transcript: Vec<Step>,
 }
 
 impl AgentRun {
@@ -210,8 +213,10 @@ fn short(s: &str, max: usize) -> String {
 ///
 /// # Errors
 /// [`AttributionError::Unresolvable`] for a provider error or when the cap is reached.
+#[allow(clippy::too_many_arguments)] // one run's inputs, each used once
 pub async fn run_agent<L: Llm, T: Toolbox>(
     llm: &L,
+    trace: &Trace,
     system: &str,
     task: &str,
     toolbox: &mut T,
@@ -251,6 +256,14 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
             // A text answer: accept a valid verdict in it, else remind the model of the tools.
             let nudge = match json_in_text(&reply.content).map(|v| toolbox_final(toolbox, &v)) {
                 Some(Ok(v)) => {
+                    let note = format!("accepted: {} at {}", v.error_type, v.op_id);
+                    run.transcript.push(Step::new(
+                        trace,
+                        run.calls,
+                        "answer",
+                        &reply.content,
+                        &note,
+                    ));
                     run.verdict = Some(v);
                     return Ok(run);
                 }
@@ -259,6 +272,13 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
                          ({error_type, op_id, reason})"
                     .to_owned(),
             };
+            run.transcript.push(Step::new(
+                trace,
+                run.calls,
+                "answer",
+                &reply.content,
+                &nudge,
+            ));
             req.messages
                 .push(ChatMessage::text(ChatRole::Assistant, reply.content));
             req.messages.push(ChatMessage::text(ChatRole::User, nudge));
@@ -270,6 +290,13 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
         let mut done = None;
         for call in &reply.tool_calls {
             let text = dispatch(toolbox, &tools, call, &mut run, &mut done);
+            run.transcript.push(Step::new(
+                trace,
+                run.calls,
+                &call.name,
+                &call.arguments,
+                &text,
+            ));
             req.messages
                 .push(ChatMessage::tool_result(call.id.clone(), text));
         }

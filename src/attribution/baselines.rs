@@ -6,9 +6,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::agent::{attribution_of, fence, json_in_text, validate_verdict, AgentRun, Verdict};
+use super::agent::{
+    attribution_of, fence, json_in_text, validate_verdict, AgentRun, Verdict, DATA_CLOSE,
+};
 use super::obstrace::FlatLog;
 use super::prompts::{baseline_system, case_task};
+use super::transcript::{ids_in, Step, MAX_NODES};
 use super::{Attribution, AttributionError};
 use crate::model::{ErrorType, FailureCase, Trace};
 use crate::provider::{ChatMessage, ChatRequest, ChatRole, Llm};
@@ -50,6 +53,7 @@ const RE_ASKS: usize = 2;
 /// Sends `user` and parses the JSON reply with `parse`, re-asking with the parse error.
 async fn ask_json<L: Llm, T>(
     llm: &L,
+    trace: &Trace,
     user: String,
     purpose: &str,
     run: &mut AgentRun,
@@ -59,6 +63,15 @@ async fn ask_json<L: Llm, T>(
     let fail = |reason: String| AttributionError::Unresolvable {
         case_id: case_id.to_owned(),
         reason,
+    };
+    // What a step looked at: for the step-wise baselines, the block shown (after the task's
+    // fence); all-at-once shows the whole log, so only its reply counts.
+    let asked = match purpose {
+        "all-at-once" => String::new(),
+        _ => user
+            .split_once(DATA_CLOSE)
+            .map_or("", |(_, rest)| rest)
+            .to_owned(),
     };
     let mut req = ChatRequest {
         messages: vec![
@@ -82,6 +95,15 @@ async fn ask_json<L: Llm, T>(
                 "error: the reply holds no JSON object; answer with one JSON object".to_owned()
             })
             .and_then(|v| parse(&v));
+        let note = parsed.as_ref().err().map_or("accepted", String::as_str);
+        // The ids the question showed count as looked at: the asked block, then the reply.
+        let mut step = Step::new(trace, run.calls, purpose, &reply.content, note);
+        for id in ids_in(trace, &asked) {
+            if !step.nodes.contains(&id) && step.nodes.len() < MAX_NODES {
+                step.nodes.push(id);
+            }
+        }
+        run.transcript.push(step);
         match parsed {
             Ok(t) => return Ok(t),
             Err(e) => {
@@ -132,7 +154,7 @@ pub async fn attribute_baseline<L: Llm>(
                  the earliest decisive faulty operation.",
                 fence(&log.text)
             );
-            ask_json(llm, user, purpose, &mut run, id, |v| {
+            ask_json(llm, trace, user, purpose, &mut run, id, |v| {
                 validate_verdict(trace, v)
             })
             .await?
@@ -160,7 +182,7 @@ async fn step_by_step<L: Llm>(
             log.ops.len(),
             fence(block)
         );
-        let judged = ask_json(llm, user, "step-by-step", run, id, |v| {
+        let judged = ask_json(llm, trace, user, "step-by-step", run, id, |v| {
             match v.get("faulty").and_then(Value::as_bool) {
                 Some(true) => parse_type(v).map(|t| {
                     Some((
@@ -215,7 +237,7 @@ async fn binary_search<L: Llm>(
             hi - 1,
             fence(&blocks(mid, hi)),
         );
-        let first = ask_json(llm, user, "binary-search", run, id, |v| {
+        let first = ask_json(llm, trace, user, "binary-search", run, id, |v| {
             match v.get("half").and_then(Value::as_str) {
                 Some("first") => Ok(true),
                 Some("second") => Ok(false),
@@ -239,7 +261,7 @@ async fn binary_search<L: Llm>(
         "{task}\n\nThe earliest decisive error is in this step:\n{}\n\nAnswer {{\"error_type\": \"…\", \"reason\": \"…\"}}.",
         fence(&blocks(lo, lo + 1))
     );
-    let (error_type, reason) = ask_json(llm, user, "binary-search", run, id, |v| {
+    let (error_type, reason) = ask_json(llm, trace, user, "binary-search", run, id, |v| {
         parse_type(v).map(|t| {
             (
                 t,

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::agent::AgentRun;
 use super::{
     attribute_baseline, Attribution, AttributionError, Baseline, GraphTrace, InfoFlow, ObsTrace,
 };
@@ -90,19 +91,31 @@ pub async fn attribute_case<L: Llm>(
     trace: &Trace,
     case: &FailureCase,
 ) -> Result<Attribution, AttributionError> {
+    attribute_case_run(method, settings, llm, trace, case)
+        .await
+        .map(|(a, _)| a)
+}
+
+/// As [`attribute_case`], with the record of the LLM run (calls, usage, transcript); `infoflow`
+/// has none and returns an empty one.
+///
+/// # Errors
+/// The method's [`AttributionError`].
+pub async fn attribute_case_run<L: Llm>(
+    method: Method,
+    settings: &MethodSettings,
+    llm: &L,
+    trace: &Trace,
+    case: &FailureCase,
+) -> Result<(Attribution, AgentRun), AttributionError> {
     match method {
-        Method::InfoFlow => settings.infoflow.attribute(trace, case),
-        Method::GraphTrace => settings
-            .graphtrace
-            .attribute(llm, trace, case)
-            .await
-            .map(|r| r.0),
-        Method::ObsTrace => settings
-            .obstrace
-            .attribute(llm, trace, case)
-            .await
-            .map(|r| r.0),
-        Method::Baseline(b) => attribute_baseline(b, llm, trace, case).await.map(|r| r.0),
+        Method::InfoFlow => settings
+            .infoflow
+            .attribute(trace, case)
+            .map(|a| (a, AgentRun::default())),
+        Method::GraphTrace => settings.graphtrace.attribute(llm, trace, case).await,
+        Method::ObsTrace => settings.obstrace.attribute(llm, trace, case).await,
+        Method::Baseline(b) => attribute_baseline(b, llm, trace, case).await,
     }
 }
 

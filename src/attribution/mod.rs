@@ -18,6 +18,7 @@ pub mod prompts;
 pub mod replay;
 pub mod roles;
 pub mod text;
+pub mod transcript;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +27,7 @@ use crate::model::ErrorType;
 pub use baselines::{attribute_baseline, Baseline};
 pub use graphtrace::GraphTrace;
 pub use infoflow::InfoFlow;
-pub use methods::{attribute_case, Method, MethodSettings};
+pub use methods::{attribute_case, attribute_case_run, Method, MethodSettings};
 pub use obstrace::ObsTrace;
 pub use roles::{OpRole, RoleHints};
 

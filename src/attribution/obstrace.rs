@@ -103,6 +103,7 @@ impl ObsTrace {
         let task = format!("{}\nStart with inspect_trace.", case_task(case));
         attribute_with_agent(
             llm,
+            trace,
             &obstrace_system(&self.prior),
             &task,
             &mut tools,

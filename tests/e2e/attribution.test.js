@@ -91,11 +91,16 @@ test('info-flow attributes a case as annotated, survives reload, exports, labels
   assert.deepStrictEqual(problems, []);
 });
 
-test('attribute all gives every case a verdict; other methods need a provider key', async () => {
+test('attribute all gives every case a verdict; the LLM methods bring the provider settings', async () => {
   const { page, problems } = await openPage(browser);
   await dropFixture(page);
-  assert.ok(await page.locator('#attr-method option[value="graphtrace"][disabled]').count() === 1);
-  assert.match(await page.textContent('#attr-method'), /needs a provider key/);
+  // An LLM method shows the provider settings and its run controls instead of info-flow's buttons.
+  await page.selectOption('#attr-method', 'graphtrace');
+  await page.waitForSelector('#provider #provider-key[type="password"]');
+  assert.match(await page.textContent('#run-all'), /Run on all \(6 to do\)/);
+  assert.equal(await page.$('#attribute-all'), null);
+  await page.selectOption('#attr-method', 'infoflow');
+  assert.equal(await page.$('#provider'), null);
   await page.click('#attribute-all');
   await page.waitForFunction(() => document.querySelectorAll('#failures .badge.verdict').length === 6, null, { timeout: 10000 });
   assert.deepStrictEqual(problems, []);

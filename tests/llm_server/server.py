@@ -15,6 +15,10 @@ Endpoints (any prefix before them is accepted, so a base URL like http://127.0.0
   GET  /_log                  every request: seq, method, path, headers, body, fault, status, t_ms
   GET  /_health               {"ok": true}
 
+Auto: the model "auto" (or "auto@RUN") plays any attribution agent without a script: it calls the
+first opening tool offered (initialize, inspect_trace) and then explore/view tools until an op id
+(op-<hex>) has appeared in the conversation, then answers with it (the final tool, or a JSON text
+for the baselines). The data it sees decides the answer, so many generated cases need no script.
 Scripts: the model name "script:NAME" (or "script:NAME@RUN": each RUN keeps its own position, so
 runs sharing one server do not disturb each other) plays scripts/NAME.json (the format of memtrace's
 ScriptedLlm: steps matched by "index" and/or "match_last", first unused match answers, else
@@ -23,7 +27,7 @@ calls on any case (stateless, from the request alone; see agent_reply). Any othe
 the model "missing" answers 404.
 Per-path faults: a path containing /_fault/KIND/ (KIND = 401, 404, 429, 500, slow, reset, malformed,
 echo_key = a 400 whose message quotes the credential headers, redirect = a 307 to the control
-setting "redirect_to") always gets that fault, e.g. base URL http://127.0.0.1:8765/_fault/401/v1.
+setting "redirect_to", truncated = a 200 whose JSON body is cut in half) always gets that fault, e.g. base URL http://127.0.0.1:8765/_fault/401/v1.
 """
 
 import argparse
@@ -38,7 +42,12 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAULT_KINDS = ("401", "404", "429", "500", "slow", "reset", "malformed", "echo_key", "redirect")
+FAULT_KINDS = ("401", "404", "429", "500", "slow", "reset", "malformed", "echo_key", "redirect",
+               "truncated")
+OP_ID = re.compile(r"op-[0-9a-f]{8,}")
+FINAL_TOOLS = ("finish_exploration", "final_answer")
+OPENING_TOOLS = ("initialize", "inspect_trace")
+LOOKING_TOOLS = ("explore_frontier", "view_window", "view_operation", "grep_trace")
 
 
 class State:
@@ -123,10 +132,6 @@ def pick_reply(state, script_name, model, shape, last):
     return {"text": "echo: " + last, "tool_calls": []}
 
 
-FINAL_TOOLS = ("finish_exploration", "final_answer")
-OP_ID = re.compile(r"op-[0-9a-f]{8,}")
-
-
 def tool_specs(body, shape):
     """(name, required parameters) of each tool the request offers."""
     out = []
@@ -156,6 +161,55 @@ def agent_reply(body, shape, steps):
     if final:
         return {"text": "", "tool_calls": [{"id": "g%d" % turn, "name": final[0], "arguments": verdict}]}
     return {"text": verdict, "tool_calls": []}
+
+
+def tool_names(body, shape):
+    names = []
+    for t in body.get("tools") or []:
+        if shape == "anthropic":
+            names.append(t.get("name", ""))
+        else:
+            names.append((t.get("function") or {}).get("name", ""))
+    return names
+
+
+def ok_results(body):
+    """How many tool results in the conversation were not errors."""
+    n = 0
+    for m in body.get("messages", []):
+        if m.get("role") == "tool" and not text_of(m.get("content")).startswith("error"):
+            n += 1
+        if isinstance(m.get("content"), list):
+            n += sum(1 for b in m["content"] if b.get("type") == "tool_result"
+                     and not text_of(b.get("content")).startswith("error"))
+    return n
+
+
+def auto_reply(body, shape, seq):
+    """The "auto" model: open (again, until a call succeeds), look until an op id shows up,
+    then answer with the first one."""
+    text = all_text(body, shape)
+    ops = OP_ID.findall(text)
+    names = tool_names(body, shape)
+    verdict = {"error_type": "RetrievalError", "op_id": ops[0] if ops else "",
+               "reason": "auto: the first operation seen"}
+    if not names:
+        verdict.update({"faulty": True, "half": "first"})
+        return {"text": json.dumps(verdict), "tool_calls": []}
+    call_id = "auto%d" % seq
+    final = next((n for n in FINAL_TOOLS if n in names), None)
+    if ops and final:
+        return {"text": "", "tool_calls": [{"id": call_id, "name": final, "arguments": json.dumps(verdict)}]}
+    opening = next((n for n in OPENING_TOOLS if n in names), None)
+    if ok_results(body) > 0:
+        opening = None
+    if opening:
+        args = {"mode": "start_points"} if opening == "initialize" else {}
+        return {"text": "", "tool_calls": [{"id": call_id, "name": opening, "arguments": json.dumps(args)}]}
+    looking = next((n for n in LOOKING_TOOLS if n in names), None)
+    if looking:
+        return {"text": "", "tool_calls": [{"id": call_id, "name": looking, "arguments": "{}"}]}
+    return {"text": json.dumps(verdict), "tool_calls": []}
 
 
 def openai_reply(seq, model, reply, usage):
@@ -307,6 +361,18 @@ class Handler(BaseHTTPRequestHandler):
                 record["t_done_ms"] = round((time.monotonic() - st.start) * 1000, 1)
             self._send(status, obj, headers)
 
+        def finish_raw(status, text):
+            with st.lock:
+                record["status"] = status
+                record["t_done_ms"] = round((time.monotonic() - st.start) * 1000, 1)
+            data = text.encode("utf-8")
+            self.send_response(status)
+            self._cors()
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         if fault == "reset":
             with st.lock:
                 record["status"] = 0
@@ -349,13 +415,15 @@ class Handler(BaseHTTPRequestHandler):
         messages = body.get("messages") or [{}]
         last = text_of(messages[-1].get("content"))
         script = model[len("script:"):].split("@")[0] if model.startswith("script:") else None
-        if model.startswith("agent:") and model[len("agent:"):].isdigit():
-            reply = agent_reply(body, shape, int(model[len("agent:"):]))
-        else:
-            try:
+        try:
+            if model.startswith("agent:") and model[len("agent:"):].isdigit():
+                reply = agent_reply(body, shape, int(model[len("agent:"):]))
+            elif model.split("@")[0] == "auto":
+                reply = auto_reply(body, shape, seq)
+            else:
                 reply = pick_reply(st, script, model, shape, last)
-            except OSError as e:
-                return finish(404, error_body(shape, 404, "no script for model %s: %s" % (model, e)))
+        except OSError as e:
+            return finish(404, error_body(shape, 404, "no script for model %s: %s" % (model, e)))
         if reply is None:
             return finish(500, error_body(shape, 500, "script %s has no step for %r" % (script, last)))
         if fault == "malformed" and reply["tool_calls"]:
@@ -363,9 +431,12 @@ class Handler(BaseHTTPRequestHandler):
                                             for c in reply["tool_calls"]])
         usage = (words(all_text(body, shape)),
                  words(reply["text"]) + sum(words(c["arguments"]) for c in reply["tool_calls"]))
-        if shape == "openai":
-            return finish(200, openai_reply(seq, model, reply, usage))
-        return finish(200, anthropic_reply(seq, model, reply, usage))
+        out = openai_reply(seq, model, reply, usage) if shape == "openai" else \
+            anthropic_reply(seq, model, reply, usage)
+        if fault == "truncated":
+            raw_out = json.dumps(out)
+            return finish_raw(200, raw_out[:len(raw_out) // 2])
+        return finish(200, out)
 
 
 def main():

@@ -242,7 +242,10 @@ pub fn app() -> Html {
                     on_verdict={d.reform(|(query_id, verdict)| Action::SetVerdict { query_id, verdict })}
                     on_label={d.reform(|(query_id, label)| Action::SetLabel { query_id, label })}
                     on_select={d.reform(Action::SelectNode)}
-                    on_error={d.reform(|message| Action::ReadFailed { name: "export".into(), message })} />
+                    on_error={d.reform(|message| Action::ReadFailed { name: "export".into(), message })}
+                    provider={state.provider.clone()}
+                    on_provider={d.reform(Action::SetProvider)}
+                    on_highlight={d.reform(Action::Highlight)} />
                 <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
                 <div class="workspace">
                     <FailuresList
@@ -258,6 +261,7 @@ pub fn app() -> Html {
                         trace={Shared(t.trace.clone())}
                         case={if state.whole_trace { None } else { state.selection.case }}
                         verdict_op={verdict_op(t, state.selection.case)}
+                        highlight={state.highlight.clone()}
                         on_toggle_whole={d.reform(|()| Action::ToggleWhole)}
                         expanded={state.selection.expanded.clone()}
                         selected={state.selection.node}

@@ -26,7 +26,12 @@ fn attribution(t: &Trace, case: &FailureCase, v: &Verdict) -> Result<Attribution
         reason: v.reason.clone(),
         evidence_path: Vec::new(),
         confidence: v.confidence,
-        cost: Cost::default(),
+        cost: v.cost.map_or_else(Cost::default, |c| Cost {
+            llm_calls: c.llm_calls,
+            input_tokens: c.input_tokens,
+            output_tokens: c.output_tokens,
+            wall_ms: 0,
+        }),
         method: v.method.clone(),
     })
 }

@@ -24,6 +24,7 @@ fn verdicts(t: &Trace) -> BTreeMap<String, Verdict> {
                     reason: a.reason,
                     confidence: a.confidence,
                     method: a.method,
+                    ..Verdict::default()
                 },
             ))
         })

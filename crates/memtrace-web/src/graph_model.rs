@@ -176,6 +176,28 @@ pub fn build(
     }
 }
 
+/// Per laid node of `model`: named by `ids` (variable `full_node_id`s or `op_id`s).
+///
+/// # Complexity
+/// O(ids + shown nodes).
+pub fn marked(trace: &Trace, model: &GraphModel, ids: &[String]) -> Vec<bool> {
+    let wanted: std::collections::HashSet<NodeRef> = ids
+        .iter()
+        .filter_map(|id| {
+            trace
+                .var_by_id(id)
+                .map(NodeRef::Var)
+                .or_else(|| trace.op_by_id(id).map(NodeRef::Op))
+        })
+        .collect();
+    model
+        .layout
+        .nodes
+        .iter()
+        .map(|n| wanted.contains(&n.node))
+        .collect()
+}
+
 /// A short label for a node: the op name's last segment, or the variable's class/name with its
 /// version when it has several.
 pub fn label(trace: &Trace, node: NodeRef) -> String {
@@ -229,6 +251,24 @@ mod tests {
         memtrace::load(bytes, memtrace::LoadOptions::default())
             .unwrap()
             .trace
+    }
+
+    #[test]
+    fn marked_names_exactly_the_given_ids() {
+        let t = memtrace::load(crate::DEMO_TRACE, memtrace::LoadOptions::default())
+            .unwrap()
+            .trace;
+        let c = &t.cases[0];
+        let m = build(&t, Some(c), None, &[]);
+        let first = m.layout.nodes[0].node;
+        let id = match first {
+            NodeRef::Var(v) => t.var(v).full_node_id.clone(),
+            NodeRef::Op(o) => t.op(o).op_id.clone(),
+        };
+        let marks = marked(&t, &m, &[id, "not-an-id".into()]);
+        assert_eq!(marks.len(), m.layout.nodes.len());
+        assert_eq!(marks.iter().filter(|&&b| b).count(), 1);
+        assert!(marks[0]);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod exports;
 pub mod failures;
 pub mod graph_model;
+pub mod llm_run;
 pub mod raster;
 pub mod state;
 pub mod viewport;

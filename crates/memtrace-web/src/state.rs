@@ -5,17 +5,19 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+use memtrace::attribution::transcript::Step;
 use memtrace::format::{load, LoadOptions};
 use memtrace::layout::NodeRef;
 use memtrace::model::VarIx;
 use memtrace::{Summary, Trace};
 
 use crate::failures::{failure_rows, ListSettings, SortKey};
+use crate::llm_run::ProviderSettings;
 use crate::{annotations, bundle};
 
 /// A verdict on a failed question, from an attributor (or imported), set by the attribution
 /// panel; the failures list shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Verdict {
     pub error_type: String,
     pub op_id: String,
@@ -26,6 +28,24 @@ pub struct Verdict {
     /// The attributor that gave it (`infoflow`, …).
     #[serde(default)]
     pub method: String,
+    /// What an LLM method paid for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<VerdictCost>,
+    /// An LLM method's steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transcript: Vec<Step>,
+    /// The counterfactual check, once run: `verified`, `refuted` or `not replayable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counterfactual: Option<String>,
+}
+
+/// The calls, tokens and dollars a verdict cost.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct VerdictCost {
+    pub llm_calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
 }
 
 /// A person's label on a failed question: the verdict confirmed or corrected. Exported as a
@@ -102,6 +122,8 @@ pub struct Settings {
     pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
     /// Labels per trace name, then per `query_id`.
     pub labels: BTreeMap<String, BTreeMap<String, Label>>,
+    /// The LLM provider (no key).
+    pub provider: ProviderSettings,
 }
 
 /// Everything the page shows.
@@ -120,6 +142,10 @@ pub struct PageState {
     pub whole_trace: bool,
     /// Bumped to ask the graph to fit its content.
     pub fit_requests: u32,
+    /// The LLM provider (no key).
+    pub provider: ProviderSettings,
+    /// Node and op ids to highlight in the graph (a transcript step's).
+    pub highlight: Vec<String>,
 }
 
 /// What can happen to the page.
@@ -173,6 +199,9 @@ pub enum Action {
         query_id: String,
         label: Option<Label>,
     },
+    SetProvider(ProviderSettings),
+    /// Highlights these node and op ids in the graph (empty: none).
+    Highlight(Vec<String>),
 }
 
 impl PageState {
@@ -261,8 +290,11 @@ impl PageState {
                     };
                 }
             }
+            Action::SetProvider(p) => self.provider = p,
+            Action::Highlight(ids) => self.highlight = ids,
             Action::Restore(s) => {
                 self.list = s.list;
+                self.provider = s.provider;
                 for t in &mut self.traces {
                     if let Some(v) = s.verdicts.get(&t.name) {
                         t.verdicts.clone_from(v);
@@ -385,6 +417,7 @@ impl PageState {
             .is_some_and(|t| i < t.trace.cases.len());
         if ok {
             self.whole_trace = false;
+            self.highlight.clear();
             self.selection = Selection {
                 case: Some(i),
                 ..Selection::default()
@@ -446,6 +479,7 @@ impl PageState {
                 .filter(|t| !t.labels.is_empty())
                 .map(|t| (t.name.clone(), t.labels.clone()))
                 .collect(),
+            provider: self.provider.clone(),
         }
     }
 }

@@ -125,6 +125,7 @@ fn bundle_restores_traces_and_settings() {
                 reason: "deleted".into(),
                 confidence: 0.5,
                 method: "infoflow".into(),
+                ..Verdict::default()
             }),
         })
         .reduce(Action::SetLabel {
@@ -208,4 +209,23 @@ fn closing_the_current_trace_shows_another() {
             bytes: crate::DEMO_TRACE.into(),
         });
     assert_eq!(s.traces.len(), 1);
+}
+
+#[test]
+fn provider_settings_persist_and_highlight_clears_on_a_new_case() {
+    let p = ProviderSettings {
+        base_url: "http://127.0.0.1:8771/v1".into(),
+        remember_key: true,
+        ..ProviderSettings::default()
+    };
+    let s = loaded("f.json", FIXTURE)
+        .reduce(Action::SetProvider(p.clone()))
+        .reduce(Action::Highlight(vec!["op-1".into()]));
+    assert_eq!(s.highlight, vec!["op-1".to_owned()]);
+    let json = serde_json::to_string(&s.settings()).unwrap();
+    let back: Settings = serde_json::from_str(&json).unwrap();
+    let r = loaded("f.json", FIXTURE).reduce(Action::Restore(back));
+    assert_eq!(r.provider, p);
+    let moved = s.reduce(Action::SelectCase(1));
+    assert!(moved.highlight.is_empty());
 }

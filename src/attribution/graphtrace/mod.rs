@@ -65,6 +65,7 @@ impl GraphTrace {
         let mut tools = GraphTools::new(trace, case, self);
         let (mut a, run) = attribute_with_agent(
             llm,
+            trace,
             &graphtrace_system(&self.prior),
             &task,
             &mut tools,

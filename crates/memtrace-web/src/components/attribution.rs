@@ -1,5 +1,6 @@
 //! The attribution panel: pick a method, attribute the selected case or all of them, see the
 //! verdict (jump to its op), label it (confirm or correct), and export verdicts and labels.
+//! The LLM methods run through the provider settings and the run panel (`llm_run.rs`).
 //! Text only: trace content is never injected as HTML.
 
 use std::collections::BTreeMap;
@@ -12,12 +13,15 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use super::llm_run::RunPanel;
+use super::provider::ProviderForm;
 use super::Shared;
 use crate::exports::{labels_json, op_name, verdicts_csv, verdicts_json};
+use crate::llm_run::ProviderSettings;
 use crate::services::files;
 use crate::state::{Label, Verdict};
 
-/// Methods listed; only the first runs without a provider key.
+/// Methods listed; only the first runs without an LLM provider.
 const METHODS: &[(&str, &str)] = &[
     ("infoflow", "info-flow (no LLM)"),
     ("graphtrace", "GraphTrace"),
@@ -39,6 +43,10 @@ pub struct Props {
     pub on_select: Callback<Option<NodeRef>>,
     /// A download failed: the message.
     pub on_error: Callback<String>,
+    pub provider: ProviderSettings,
+    pub on_provider: Callback<ProviderSettings>,
+    /// Highlight these node and op ids in the graph.
+    pub on_highlight: Callback<Vec<String>>,
 }
 
 /// Builds an export's bytes from (trace name, trace, verdicts, labels).
@@ -55,6 +63,7 @@ fn run(t: &Trace, c: &FailureCase) -> Result<Verdict, String> {
         reason: a.reason,
         confidence: a.confidence,
         method: a.method,
+        ..Verdict::default()
     })
 }
 
@@ -159,15 +168,17 @@ pub fn attribution_panel(props: &Props) -> Html {
                 <label>{"Method "}
                     <select id="attr-method" aria-label="attribution method" onchange={on_method}>
                         { for METHODS.iter().enumerate().map(|(i, (id, name))| {
-                            let text = if i == 0 { (*name).to_owned() } else { format!("{name} — needs a provider key") };
-                            html! { <option value={*id} selected={*method == *id} disabled={i > 0}>{ text }</option> }
+                            let text = if i == 0 { (*name).to_owned() } else { format!("{name} — LLM") };
+                            html! { <option value={*id} selected={*method == *id}>{ text }</option> }
                         }) }
                     </select>
                 </label>
-                <button id="attribute-one" class="button" disabled={!ready || case.is_none()} onclick={attribute_one}>
-                    {"Attribute this case"}</button>
-                <button id="attribute-all" class="button" disabled={!ready || t.cases.is_empty()} onclick={attribute_all}>
-                    {"Attribute all"}</button>
+                if ready {
+                    <button id="attribute-one" class="button" disabled={case.is_none()} onclick={attribute_one}>
+                        {"Attribute this case"}</button>
+                    <button id="attribute-all" class="button" disabled={t.cases.is_empty()} onclick={attribute_all}>
+                        {"Attribute all"}</button>
+                }
                 <span class="spacer"></span>
                 <button id="export-verdicts-json" class="button" disabled={props.verdicts.is_empty()} onclick={export_json}
                         title="MemTrace result records">{"Verdicts JSON"}</button>
@@ -178,6 +189,12 @@ pub fn attribution_panel(props: &Props) -> Html {
             </div>
             if let Some(m) = &*problem {
                 <p class="error" role="alert">{ m.clone() }</p>
+            }
+            if !ready {
+                <ProviderForm settings={props.provider.clone()} on_change={props.on_provider.clone()} />
+                <RunPanel method={(*method).clone()} trace={props.trace.clone()} case={props.case}
+                    verdicts={props.verdicts.clone()} provider={props.provider.clone()}
+                    on_verdict={props.on_verdict.clone()} on_highlight={props.on_highlight.clone()} />
             }
             if let Some(c) = case {
                 { verdict_view(props, c) }
@@ -216,6 +233,12 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
                     disabled={t.op_by_id(&v.op_id).is_none()}>{"jump to op"}</button>
             </div>
             <p class="verdict-reason">{ v.reason.clone() }</p>
+            if let Some(c) = &v.cost {
+                <p class="muted verdict-cost" data-calls={c.llm_calls.to_string()}>
+                    { format!("cost: {} LLM calls · {} in / {} out tokens · ${:.4}", c.llm_calls, c.input_tokens, c.output_tokens, c.cost_usd) }
+                    if let Some(cf) = &v.counterfactual { { format!(" · counterfactual: {cf}") } }
+                </p>
+            }
             if let Some(a) = ann {
                 <p class="muted verdict-vs">
                     { format!("annotation: {} at {} — ", a.error_type.as_str(), a.op_id) }

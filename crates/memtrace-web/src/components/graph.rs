@@ -20,6 +20,9 @@ pub struct Props {
     pub trace: Shared<Trace>,
     pub case: Option<usize>,
     pub verdict_op: Option<String>,
+    /// Node and op ids to highlight instead of the verdict's path (a transcript step's).
+    #[prop_or_default]
+    pub highlight: Vec<String>,
     pub expanded: Vec<NodeRef>,
     pub selected: Option<NodeRef>,
     pub fit_requests: u32,
@@ -52,7 +55,7 @@ fn offset(e: &MouseEvent) -> (f64, f64) {
 #[function_component(Graph)]
 pub fn graph(props: &Props) -> Html {
     let canvas = use_node_ref();
-    let model = use_memo(
+    let base = use_memo(
         (
             props.trace.clone(),
             props.case,
@@ -64,6 +67,19 @@ pub fn graph(props: &Props) -> Html {
             graph_model::build(&t.0, c, verdict.as_deref(), expanded)
         },
     );
+    let model = if props.highlight.is_empty() {
+        base
+    } else {
+        Rc::new(graph_model::GraphModel {
+            on_path: graph_model::marked(&props.trace.0, &base, &props.highlight),
+            ..(*base).clone()
+        })
+    };
+    let highlighted = if props.highlight.is_empty() {
+        0
+    } else {
+        model.on_path.iter().filter(|&&b| b).count()
+    };
     let view = use_mut_ref(Viewport::default);
     let drag = use_mut_ref(|| None::<Drag>);
     let scene = use_mut_ref(Scene::default);
@@ -264,7 +280,7 @@ pub fn graph(props: &Props) -> Html {
                     { for legend }
                 </span>
             </div>
-            <canvas id="graph-canvas" ref={canvas} tabindex="0"
+            <canvas id="graph-canvas" ref={canvas} tabindex="0" data-highlighted={highlighted.to_string()}
                 aria-label="graph canvas: arrows pan, + and - zoom, 0 fits, n and p step through nodes, Enter expands"
                 {onwheel} {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {ondblclick} {onkeydown}>
             </canvas>

@@ -8,9 +8,12 @@ pub mod failures;
 pub mod graph;
 pub mod help;
 pub mod inspector;
+pub mod llm_run;
 pub mod progress;
+pub mod provider;
 pub mod search;
 pub mod summary;
+pub mod transcript;
 
 use std::rc::Rc;
 

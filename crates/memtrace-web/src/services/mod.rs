@@ -3,4 +3,5 @@
 
 pub mod files;
 pub mod http;
+pub mod runner;
 pub mod storage;

@@ -1,0 +1,218 @@
+//! Running the LLM attribution methods from the page, the pure parts: the provider settings the
+//! page keeps (never the key), the token and cost meter, which cases a batch still has to run,
+//! and the verdict a finished run becomes. Tested natively.
+
+use std::collections::BTreeMap;
+
+use memtrace::attribution::agent::AgentRun;
+use memtrace::attribution::Attribution;
+use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy, Usage};
+use memtrace::Trace;
+use serde::{Deserialize, Serialize};
+
+use crate::state::{Verdict, VerdictCost};
+
+/// The provider settings kept with the page state. The key is not here: it lives in
+/// `sessionStorage` (or `localStorage` when `remember_key`), see `services::http`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProviderSettings {
+    pub api: ApiKind,
+    pub base_url: String,
+    pub model: String,
+    /// US dollars per million input tokens.
+    pub input_usd_per_mtok: f64,
+    /// US dollars per million output tokens.
+    pub output_usd_per_mtok: f64,
+    /// Keep the key in `localStorage` across sessions (opt-in).
+    pub remember_key: bool,
+    /// Per attempt.
+    pub timeout_ms: u64,
+}
+
+impl Default for ProviderSettings {
+    fn default() -> Self {
+        ProviderSettings {
+            api: ApiKind::OpenAi,
+            base_url: ApiKind::OpenAi.default_base_url().to_owned(),
+            model: "gpt-4o-mini".to_owned(),
+            input_usd_per_mtok: 0.15,
+            output_usd_per_mtok: 0.60,
+            remember_key: false,
+            timeout_ms: 60_000,
+        }
+    }
+}
+
+impl ProviderSettings {
+    /// The name the key is stored under: one key per API shape and base URL.
+    pub fn key_slot(&self) -> String {
+        format!(
+            "{}:{}",
+            api_name(self.api),
+            self.base_url.trim().trim_end_matches('/')
+        )
+    }
+
+    /// The core provider configuration with `key`.
+    ///
+    /// # Errors
+    /// What is wrong with the base URL or model, and what to do.
+    pub fn config(&self, key: Option<ApiKey>) -> Result<ProviderConfig, String> {
+        let mut cfg = ProviderConfig::new(self.api, self.model.trim(), key);
+        self.base_url.trim().clone_into(&mut cfg.base_url);
+        cfg.timeout_ms = self.timeout_ms.max(1_000);
+        cfg.retry = RetryPolicy::default();
+        cfg.validate()
+            .map_err(|m| format!("provider settings: {m}. Fix it in the provider settings."))?;
+        if !csp_allows(&cfg.base_url) {
+            return Err(format!(
+                "provider settings: this page may call plain-http servers only on this machine \
+                 (its Content-Security-Policy allows https: and http://127.0.0.1 / localhost); \
+                 `{}` is neither: use an https:// URL or a local server",
+                cfg.base_url
+            ));
+        }
+        Ok(cfg)
+    }
+
+    /// What `usage` costs at these prices.
+    pub fn cost_usd(&self, usage: Usage) -> f64 {
+        #[allow(clippy::cast_precision_loss)] // token counts are far below 2^52
+        let (i, o) = (usage.input_tokens as f64, usage.output_tokens as f64);
+        (i * self.input_usd_per_mtok + o * self.output_usd_per_mtok) / 1e6
+    }
+}
+
+/// Whether the page's Content-Security-Policy (`connect-src 'self' https: http://127.0.0.1:*
+/// http://localhost:*` in index.html) lets the page fetch `base_url`.
+pub fn csp_allows(base_url: &str) -> bool {
+    let url = base_url.trim().to_ascii_lowercase();
+    if url.starts_with("https://") {
+        return true;
+    }
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let host = rest.split('/').next().unwrap_or_default();
+    let name = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    matches!(name, "127.0.0.1" | "localhost")
+}
+
+/// `openai` or `anthropic`.
+pub fn api_name(api: ApiKind) -> &'static str {
+    match api {
+        ApiKind::OpenAi => "openai",
+        ApiKind::Anthropic => "anthropic",
+    }
+}
+
+/// Calls and tokens of a run so far (answered calls only; retries are not billed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Meter {
+    pub calls: u64,
+    pub usage: Usage,
+}
+
+impl Meter {
+    /// Counts one answered call.
+    pub fn add(&mut self, usage: Usage) {
+        self.calls += 1;
+        self.usage += usage;
+    }
+}
+
+/// Indexes of the cases of `trace` still to attribute with `method`: those without a verdict of
+/// that method (so a resumed batch pays for nothing twice), in the trace's order.
+pub fn pending_cases(
+    trace: &Trace,
+    verdicts: &BTreeMap<String, Verdict>,
+    method: &str,
+) -> Vec<usize> {
+    trace
+        .cases
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| verdicts.get(&c.query_id).is_none_or(|v| v.method != method))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The page's verdict from a finished run, with what it cost at `prices`.
+pub fn verdict_of(a: &Attribution, run: &AgentRun, prices: &ProviderSettings) -> Verdict {
+    Verdict {
+        error_type: a.error_type.as_str().to_owned(),
+        op_id: a.op_id.clone(),
+        reason: a.reason.clone(),
+        confidence: a.confidence,
+        method: a.method.clone(),
+        cost: Some(VerdictCost {
+            llm_calls: run.calls,
+            input_tokens: run.usage.input_tokens,
+            output_tokens: run.usage.output_tokens,
+            cost_usd: prices.cost_usd(run.usage),
+        }),
+        transcript: run.transcript.clone(),
+        counterfactual: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memtrace::{load, LoadOptions};
+
+    #[test]
+    fn cost_follows_the_prices() {
+        let p = ProviderSettings {
+            input_usd_per_mtok: 2.0,
+            output_usd_per_mtok: 10.0,
+            ..ProviderSettings::default()
+        };
+        let usage = Usage {
+            input_tokens: 1_500_000,
+            output_tokens: 20_000,
+        };
+        assert!((p.cost_usd(usage) - 3.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn settings_never_serialize_a_key_and_validate_urls() {
+        let mut p = ProviderSettings::default();
+        let json = serde_json::to_string(&p).unwrap();
+        assert!(!json.contains("key\":\"") && json.contains("remember_key"));
+        p.base_url = "ftp://x".into();
+        let err = p.config(Some(ApiKey::new("sk-secret"))).unwrap_err();
+        assert!(err.contains("http") && !err.contains("sk-secret"), "{err}");
+        p.base_url = "http://192.168.1.5:11434/v1".into();
+        let err = p.config(None).unwrap_err();
+        assert!(err.contains("Content-Security-Policy"), "{err}");
+        assert!(csp_allows("https://api.openai.com/v1") && csp_allows("http://localhost:11434/v1"));
+        assert!(!csp_allows("http://localhost.evil.com/v1"));
+        p.base_url = "http://127.0.0.1:9/v1/".into();
+        assert_eq!(p.key_slot(), "openai:http://127.0.0.1:9/v1");
+        assert!(p.config(None).is_ok());
+    }
+
+    #[test]
+    fn pending_skips_cases_with_a_verdict_of_the_method() {
+        let t = load(crate::DEMO_TRACE, LoadOptions::default())
+            .unwrap()
+            .trace;
+        assert!(t.cases.len() >= 2);
+        let mut verdicts = BTreeMap::new();
+        let v = |method: &str| Verdict {
+            method: method.to_owned(),
+            ..Verdict::default()
+        };
+        verdicts.insert(t.cases[0].query_id.clone(), v("graphtrace"));
+        verdicts.insert(t.cases[1].query_id.clone(), v("infoflow"));
+        let todo = pending_cases(&t, &verdicts, "graphtrace");
+        assert_eq!(todo.len(), t.cases.len() - 1);
+        assert!(!todo.contains(&0) && todo.contains(&1));
+        assert_eq!(
+            pending_cases(&t, &verdicts, "infoflow").len(),
+            t.cases.len() - 1
+        );
+    }
+}
