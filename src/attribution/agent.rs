@@ -394,15 +394,15 @@ pub fn attribution_of(
 #[allow(clippy::too_many_arguments)] // the agent's parts, each given by its caller
 pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
     llm: &L,
+    trace: &Trace,
     system: &str,
     task: &str,
     toolbox: &mut T,
     limits: &AgentLimits,
     method: &str,
-    trace: &Trace,
     case_id: &str,
 ) -> Result<(Attribution, AgentRun), AttributionError> {
-    let run = run_agent(llm, system, task, toolbox, limits, method, case_id).await?;
+    let run = run_agent(llm, trace, system, task, toolbox, limits, method, case_id).await?;
     let Some(verdict) = run.verdict.clone() else {
         return Err(AttributionError::Unresolvable {
             case_id: case_id.to_owned(),

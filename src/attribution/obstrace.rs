@@ -109,7 +109,6 @@ impl ObsTrace {
             &mut tools,
             &self.limits,
             "obstrace",
-            trace,
             &case.query_id,
         )
         .await

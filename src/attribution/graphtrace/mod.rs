@@ -71,7 +71,6 @@ impl GraphTrace {
             &mut tools,
             &self.limits,
             "graphtrace",
-            trace,
             &case.query_id,
         )
         .await?;
