@@ -47,7 +47,8 @@ impl Slice {
 /// with the intermediates of every op in it (the op computed its outputs through them). A
 /// version re-emitted by a later op (a retrieval linking a query to an existing unit) leads back
 /// to the op that defined it; the re-emitting op joins only when all its inputs are in the slice
-/// (the first producer in topological order *defines* a version; later ones re-emit it).
+/// (the producer of its earliest edge *defines* a version, see
+/// [`defining_producers`](super::defining_producers); later ones re-emit it).
 ///
 /// Small slices are walked depth-first; a walk that reaches more than 1/32 of the graph
 /// restarts as one sequential sweep over the topological order.

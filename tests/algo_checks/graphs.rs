@@ -321,3 +321,37 @@ pub fn decision_deletes_one_of_two() -> Trace {
     );
     b.build()
 }
+
+/// A memory built in two steps and retrieved later, as the reference memory system records it:
+/// `op-w` writes `m@1`, `op-u` reads `m@1` and writes `n@1`, then the retrieval `op-r` links the
+/// question to both units (re-emitting them). Topological order must put `op-r` before `op-u`
+/// (`op-u` reads `m@1`, which `op-r` also produces), so `op-r` is `n@1`'s first producer in
+/// topological order although `op-u` wrote it.
+pub fn late_retrieval() -> Trace {
+    let mut b = TraceBuilder::new();
+    b.var("f1", 1, "facts", "'likes tea'");
+    b.var("m", 1, "memory_entry", "'likes tea'");
+    b.op("op-w", "add", "update", &["f1@1"], &[], &["m@1"]);
+    b.var("f2", 1, "facts", "'likes green tea'");
+    b.var("n", 1, "memory_entry", "'likes green tea'");
+    b.op("op-u", "add", "update", &["m@1", "f2@1"], &[], &["n@1"]);
+    b.var("q", 1, "query", "'what drink?'");
+    b.op(
+        "op-r",
+        "search",
+        "retrieval",
+        &["q@1"],
+        &[],
+        &["m@1", "n@1"],
+    );
+    b.var("p", 1, "prediction", "'green tea'");
+    b.op(
+        "op-a",
+        "answer",
+        "evaluation",
+        &["q@1", "n@1"],
+        &[],
+        &["p@1"],
+    );
+    b.build()
+}

@@ -25,6 +25,7 @@ macro_rules! algo_checks {
             failure_slice_stays_in_its_session,
             forward_impact_follows_versions,
             re_emitted_versions_do_not_mix_questions,
+            re_emitted_versions_lead_back_to_their_writer,
             disconnected_sessions_do_not_leak,
             lifeline_with_update_and_tombstone,
             lifeline_deletion_by_value_or_marker,

@@ -7,7 +7,7 @@ use memtrace::algo::{
     op_subgraph, AlgoError, Filter, GraphIndex, NodeRef, VersionKind,
 };
 
-use super::{assert_topological, graphs, ids, node_id, slice_ids, strs, var};
+use super::{assert_topological, graphs, ids, node_id, op, slice_ids, strs, var};
 use crate::common::{time, TraceBuilder};
 
 pub fn topo_order_follows_dependencies_then_time() {
@@ -146,6 +146,35 @@ pub fn re_emitted_versions_do_not_mix_questions() {
         (
             strs(&["msg@1", "pa@1", "pb@1", "u@1"]),
             strs(&["op-ansa", "op-ansb", "op-make"])
+        )
+    );
+}
+
+/// A version's defining producer is the op that wrote it first (its earliest edge), not its
+/// first producer in topological order: a later retrieval that re-emits it ranks earlier there.
+pub fn re_emitted_versions_lead_back_to_their_writer() {
+    let t = graphs::late_retrieval();
+    let g = GraphIndex::build(&t).unwrap();
+    assert_topological(&t, &g);
+    let rank = |id: &str| g.topo_rank(op(&t, id)).unwrap();
+    assert!(
+        rank("op-r") < rank("op-u"),
+        "the graph no longer shows the case this check is about"
+    );
+    let s = backward_slice(&g, &[var(&t, "p@1")]);
+    assert_eq!(
+        slice_ids(&t, &s),
+        (
+            strs(&["f1@1", "f2@1", "m@1", "n@1", "p@1", "q@1"]),
+            strs(&["op-a", "op-r", "op-u", "op-w"])
+        )
+    );
+    let f = forward_impact(&g, &[var(&t, "f1@1")]);
+    assert_eq!(
+        slice_ids(&t, &f),
+        (
+            strs(&["f1@1", "m@1", "n@1", "p@1"]),
+            strs(&["op-a", "op-u", "op-w"])
         )
     );
 }

@@ -25,7 +25,7 @@ pub type Adjacency = Csr<(), (), petgraph::Directed, u32>;
 
 /// Successor adjacency; an edge's weight is `true` when it carries a new value: every
 /// variable → op edge, and op → variable edges from the variable's defining producer (false
-/// when the op only re-emits an existing version).
+/// when the op only re-emits an existing version; see [`defining_producers`]).
 pub type FlowAdjacency = Csr<(), bool, petgraph::Directed, u32>;
 
 /// A node of the bipartite graph: a variable version or an operation.
@@ -45,6 +45,9 @@ pub struct GraphIndex {
     successors: FlowAdjacency,
     /// Position → predecessor positions.
     predecessors: Adjacency,
+    /// Variable position → position of its defining producer (`u32::MAX` for an op or an
+    /// unproduced variable); see [`defining_producers`].
+    defined_by: Vec<u32>,
     /// Op position → positions of its intermediate variables (produced and read inside the op).
     intermediates: Adjacency,
     /// Position → raw node number (variable `i` is `i`, op `o` is `var_count + o`).
@@ -98,6 +101,9 @@ impl GraphIndex {
     /// The topological order puts a node after everything it depends on and, among the nodes
     /// that are ready, takes the smallest (`created_at`, id) first (Kahn's algorithm with a heap),
     /// so it is unique and matches wall-clock order whenever the clock agrees with the data flow.
+    /// A re-emitted version ranks after all its producers, so there the order can run against the
+    /// clock (an op reading a unit waits for every later retrieval of it); which producer defined
+    /// a version is therefore taken from the records ([`defining_producers`]), not from this order.
     ///
     /// # Errors
     /// [`AlgoError::Stale`] if `trace.flow` was not built for these records,
@@ -144,12 +150,11 @@ impl GraphIndex {
         relabel(&mut edges);
         relabel(&mut mids);
         let mut backward: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
-        // The defining producer of a variable: its first producer in topological order.
         let is_var = |p: u32| (raw[p as usize] as usize) < nv;
         let mut defined_by = vec![u32::MAX; n];
-        for &(a, b) in &edges {
-            if !is_var(a) {
-                defined_by[b as usize] = defined_by[b as usize].min(a);
+        for (v, op) in defining_producers(trace).into_iter().enumerate() {
+            if let Some(op) = op {
+                defined_by[pos[v] as usize] = pos[nv + op.get()];
             }
         }
         let mut forward: Vec<(u32, u32, bool)> = edges
@@ -163,11 +168,12 @@ impl GraphIndex {
         while successors.node_count() < n {
             successors.add_node(());
         }
-        drop((edges, defined_by));
+        drop(edges);
         Ok(GraphIndex {
             var_count: nv,
             op_count: no,
             successors,
+            defined_by,
             predecessors: csr(&mut backward, n),
             intermediates: csr(&mut mids, n),
             raw,
@@ -303,6 +309,41 @@ impl GraphIndex {
             .map(|n| self.node_ref(n))
             .collect()
     }
+}
+
+/// Per variable, the op that *defined* it (`None` when no op produced it).
+///
+/// A version can have several producers: the op that wrote it, and later ops that *re-emit* the
+/// same version (a retrieval links its query to the units it found; two answers with the same
+/// text share one content-hash node). The writer is the producer of the variable's earliest
+/// incoming edge by (`created_at`, record index): smartcomment stamps and appends an edge when
+/// the link is made, so this is the op that made the version first.
+///
+/// The first producer in topological order is not: a topological order puts a variable after
+/// *all* its producers, so an op that reads an existing unit waits for every later retrieval that
+/// re-emits it, and the units that op writes then rank after those retrievals too (on traces of
+/// the reference memory system, most units were "defined" by a retrieval that way).
+///
+/// # Complexity
+/// O(E) string comparisons, O(V) memory.
+pub fn defining_producers(trace: &Trace) -> Vec<Option<OpIx>> {
+    let time = |e: usize| trace.edges.get(e).map_or("", |r| r.created_at.as_str());
+    let mut first_edge: Vec<Option<usize>> = vec![None; trace.vars.len()];
+    for (e, &(_, target, _)) in trace.flow.edge_ends.iter().enumerate() {
+        if let Some(slot) = first_edge.get_mut(target.get()) {
+            // Edges are met in record order, so `<` keeps the earlier record on a tie.
+            if slot.is_none_or(|f| time(e) < time(f)) {
+                *slot = Some(e);
+            }
+        }
+    }
+    first_edge
+        .into_iter()
+        .map(|e| {
+            e.and_then(|e| trace.flow.edge_ends.get(e))
+                .map(|&(_, _, op)| op)
+        })
+        .collect()
 }
 
 /// The neighbours of node `x` in `adj` (none for a node past its rows).

@@ -5,9 +5,10 @@ use super::{neighbours, GraphIndex, NodeRef};
 impl GraphIndex {
     /// Positions reachable from `seeds` (seeds included), in topological order.
     ///
-    /// A variable's defining producer is its first producer in topological order; other
-    /// producers *re-emit* the existing version (a retrieval links the query to the units it
-    /// found; two answers with the same text share one content-hash node).
+    /// A variable's defining producer is the op that wrote it first (see
+    /// [`super::defining_producers`]); other producers *re-emit* the existing version (a
+    /// retrieval links the query to the units it found; two answers with the same text share
+    /// one content-hash node).
     ///
     /// Backward, a variable leads to its defining producer only; an op that re-emits a reached
     /// variable joins afterwards when all its inputs are reached (the retrieval of the same
@@ -113,9 +114,17 @@ impl GraphIndex {
                 }
             }
             (Direction::Backward, true) => {
-                if let [first, rest @ ..] = neighbours(&self.predecessors, x) {
-                    w.visit(*first, true);
-                    pending.extend_from_slice(rest);
+                let producers = neighbours(&self.predecessors, x);
+                let defined_by = self.defined_by.get(x as usize).copied();
+                let writer = defined_by
+                    .filter(|d| producers.contains(d))
+                    .or_else(|| producers.first().copied());
+                for &p in producers {
+                    if Some(p) == writer {
+                        w.visit(p, true);
+                    } else {
+                        pending.push(p);
+                    }
                 }
             }
             (Direction::Forward, true) => {

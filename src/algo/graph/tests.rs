@@ -111,3 +111,47 @@ fn positions_are_a_topological_order() {
         assert!(neighbours(&g.successors, x).iter().all(|&y| y > x));
     }
 }
+
+/// `m@1` made by `op-x` (recorded first) and by `op-y`, with these edge times.
+fn two_producers(x_time: &str, y_time: &str) -> Trace {
+    let mut t = Trace::default();
+    for name in ["a", "b", "m"] {
+        let mut r: NodeRecord = serde_json::from_value(json!({"created_at": "1",
+            "filename": "f", "lineno": 1, "name": name, "version": 1, "value": "x"}))
+        .unwrap();
+        r.fill_computed();
+        t.vars.push(r);
+    }
+    for (id, source, time) in [("op-x", "a@1", x_time), ("op-y", "b@1", y_time)] {
+        let r: OpRecord = serde_json::from_value(json!({"created_at": time,
+            "filename": "f", "lineno": 1, "op_id": id, "op_name": "o"}))
+        .unwrap();
+        t.ops.push(r);
+        let e: EdgeRecord = serde_json::from_value(json!({"created_at": time, "filename": "f",
+            "lineno": 1, "edge_id": format!("e-{id}"), "op_id": id,
+            "source_full_node_id": source, "target_full_node_id": "m@1"}))
+        .unwrap();
+        t.edges.push(e);
+    }
+    t.reindex().unwrap();
+    t
+}
+
+#[test]
+fn the_earliest_edge_defines_a_version_and_record_order_breaks_ties() {
+    let writer = |t: &Trace| {
+        let m = t.var_by_id("m@1").unwrap();
+        let op = defining_producers(t)[m.get()].unwrap();
+        t.op(op).op_id.clone()
+    };
+    assert_eq!(writer(&two_producers("5", "3")), "op-y");
+    assert_eq!(writer(&two_producers("3", "5")), "op-x");
+    assert_eq!(writer(&two_producers("4", "4")), "op-x");
+    let t = two_producers("5", "3");
+    let g = GraphIndex::build(&t).unwrap();
+    let m = NodeRef::Var(t.var_by_id("m@1").unwrap());
+    let slice = g.ancestors(m);
+    let b = NodeRef::Var(t.var_by_id("b@1").unwrap());
+    let a = NodeRef::Var(t.var_by_id("a@1").unwrap());
+    assert!(slice.contains(&b) && !slice.contains(&a), "{slice:?}");
+}
