@@ -209,3 +209,12 @@ fn closing_the_current_trace_shows_another() {
         });
     assert_eq!(s.traces.len(), 1);
 }
+
+#[test]
+fn r_toggles_the_report_view() {
+    let s = loaded("f.json", FIXTURE);
+    assert!(!s.report_open);
+    let s = s.reduce(Action::ToggleReport);
+    assert!(s.report_open);
+    assert!(!s.reduce(Action::ToggleReport).report_open);
+}

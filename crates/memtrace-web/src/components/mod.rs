@@ -9,6 +9,7 @@ pub mod graph;
 pub mod help;
 pub mod inspector;
 pub mod progress;
+pub mod report;
 pub mod search;
 pub mod summary;
 
