@@ -231,6 +231,38 @@ impl Grid {
         out
     }
 
+    /// How many points lie in `r`; no allocation (for stats when nothing is drawn per node).
+    ///
+    /// # Complexity
+    /// O(min(cells in `r`, occupied cells) + points in them).
+    pub fn count(&self, r: Rect) -> usize {
+        let (kx0, ky0) = Self::key(self.cell, r.x0, r.y0);
+        let (kx1, ky1) = Self::key(self.cell, r.x1, r.y1);
+        let inside = |ids: &Vec<u32>| {
+            ids.iter()
+                .filter(|&&i| {
+                    self.points
+                        .get(i as usize)
+                        .is_some_and(|&(x, y)| r.contains(x, y))
+                })
+                .count()
+        };
+        let span = (kx1 - kx0 + 1).saturating_mul(ky1 - ky0 + 1);
+        if span > i64::try_from(self.cells.len()).unwrap_or(i64::MAX) {
+            self.cells
+                .iter()
+                .filter(|(&(kx, ky), _)| kx >= kx0 && kx <= kx1 && ky >= ky0 && ky <= ky1)
+                .map(|(_, ids)| inside(ids))
+                .sum()
+        } else {
+            (kx0..=kx1)
+                .flat_map(|kx| (ky0..=ky1).map(move |ky| (kx, ky)))
+                .filter_map(|k| self.cells.get(&k))
+                .map(inside)
+                .sum()
+        }
+    }
+
     /// The point nearest to (x, y) within `radius`, ties to the lower id.
     pub fn nearest(&self, x: f64, y: f64, radius: f64) -> Option<u32> {
         let r = Rect {
@@ -341,6 +373,8 @@ mod tests {
             .collect();
         assert!(!brute.is_empty());
         assert_eq!(g.query(r), brute);
+        assert_eq!(g.count(r), brute.len());
+        assert_eq!(g.count(r.grow(1e7)), 500);
         // A huge rect takes the occupied-cells path and finds everything.
         assert_eq!(g.query(r.grow(1e7)).len(), 500);
         let (x, y) = (pts[7].0 + 1.0, pts[7].1 - 1.0);

@@ -8,6 +8,7 @@ pub mod failures;
 pub mod graph;
 pub mod help;
 pub mod inspector;
+pub mod overview;
 pub mod progress;
 pub mod report;
 pub mod search;
