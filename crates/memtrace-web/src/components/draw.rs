@@ -144,7 +144,7 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
     );
     let side = ((r * dpr).round() as i64 / 2).clamp(0, 4);
     // A large model zoomed out: blit its cached picture (redrawn only when the zoom changes).
-    let cached = detail == Detail::Dots && l.nodes.len() > RASTER_MIN_NODES;
+    let cached = detail == Detail::Dots && l.nodes.len() > RASTER_MIN_NODES && !overview_off();
     if !cached {
         scene.overview = None;
     }
@@ -374,6 +374,14 @@ const RASTER_EDGE_LIMIT_NODES: usize = 20_000;
 /// Largest cached overview, in multiples of the canvas's pixels: past this (zoomed in) drawing
 /// only what is on screen each frame is cheaper than keeping the whole picture.
 const OVERVIEW_MAX_SCREENS: u64 = 3;
+
+/// True when `window.__memtrace_overview_off` is set: the benchmark's before/after switch
+/// (every frame is then rastered from scratch, as before the cache).
+fn overview_off() -> bool {
+    web_sys::window()
+        .and_then(|w| Reflect::get(&w, &"__memtrace_overview_off".into()).ok())
+        .is_some_and(|v| v.is_truthy())
+}
 
 /// Blits the cached overview for this view, rastering it first when the model, zoom, pixel ratio
 /// or theme changed. False when it would be too large (then the caller draws per frame).
