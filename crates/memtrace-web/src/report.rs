@@ -147,13 +147,7 @@ pub fn tally(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fixture() -> Trace {
-        let bytes = include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
-        memtrace::load(bytes, memtrace::LoadOptions::default())
-            .unwrap()
-            .trace
-    }
+    use crate::failures::tests::fixture;
 
     /// Verdicts copied from the cases' annotations, as an attributor that agrees would give.
     fn verdicts_from_annotations(t: &Trace) -> BTreeMap<String, Verdict> {
