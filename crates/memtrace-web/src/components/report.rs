@@ -112,7 +112,7 @@ fn chart(id: &'static str, title: &str, bars: &[Bar], open: &UseStateHandle<Open
 fn case_list(props: &Props, t: &Trace, chart: &str, bar: &Bar) -> Html {
     html! {
         <div id="report-cases" data-chart={chart.to_owned()} data-key={bar.key.clone()}>
-            <h3>{ format!("{} — {} cases", bar.key, bar.count()) }</h3>
+            <h3>{ format!("{} — {} case{}", bar.key, bar.count(), if bar.count() == 1 { "" } else { "s" }) }</h3>
             <ol>
                 { for bar.cases.iter().filter_map(|&i| t.cases.get(i).map(|c| (i, c))).map(|(i, c)| {
                     let on_select = props.on_select.clone();
