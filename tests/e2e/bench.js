@@ -131,6 +131,17 @@ const f2 = (x) => x.toFixed(2);
     for (let i = 0; i < 6; i += 1) await page.keyboard.press('+');
     await page.waitForTimeout(200);
     const zoomed = await pan(page, PAN_MOVES);
+    await page.context().close();
+    // The same fitted pan on a high-density screen (4× the pixels), with and without the cache.
+    const hi = await openPage(browser, { deviceScaleFactor: 2 });
+    hi.page.on('crash', () => problems.push('the page crashed'));
+    await hi.page.waitForSelector('#summary', { timeout: 60000 });
+    await dropAndPaint(hi.page, bigPath);
+    await wholeTrace(hi.page, 10000);
+    const fitted2 = await pan(hi.page, PAN_MOVES);
+    await hi.page.evaluate(() => { window.__memtrace_overview_off = true; });
+    const before2 = await pan(hi.page, PAN_MOVES);
+    problems.push(...hi.problems);
     if (problems.length) throw new Error(problems.join('\n'));
 
     const ratio = (a, b) => (b > 0 ? `${f1(a / b)}×` : '–');
@@ -142,6 +153,8 @@ const f2 = (x) => x.toFixed(2);
     panRow(`pan, whole trace fitted (${fitted.nodes} nodes laid, ${fitted.drawn} on screen)`, fitted, '≤ 16 ms');
     panRow('  same pan, overview cache off (before)', before, '≤ 16 ms');
     panRow(`pan, zoomed in (${zoomed.drawn} nodes on screen)`, zoomed, '≤ 16 ms');
+    panRow('pan, whole trace fitted, 2× pixel ratio', fitted2, '≤ 16 ms');
+    panRow('  same pan, overview cache off (before)', before2, '≤ 16 ms');
     rows.push(['gzipped wasm (dist/)', `${f2(gz / 1e6)} MB`, '≤ 1.5 MB', `${f2(raw.length / 1e6)} MB raw`,
       `${f2(gz / raw.length)}×`]);
     console.log('| measure | value | goal | baseline (same run) | ratio |');
