@@ -367,7 +367,7 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
 }
 
 /// Above this many nodes on screen (zoomed out), draw into a pixel buffer.
-const RASTER_MIN_NODES: usize = 2000;
+pub(crate) const RASTER_MIN_NODES: usize = 2000;
 /// Above this many nodes on screen only the information path's edges are drawn.
 const RASTER_EDGE_LIMIT_NODES: usize = 20_000;
 
