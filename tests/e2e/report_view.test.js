@@ -72,6 +72,20 @@ test('the report counts the info-flow verdicts per type and op; a bar lists its 
   await page.click(`#report-cases .report-case[data-case="${pick}"]`);
   await page.waitForFunction((c) => document.querySelector('#failures .failure.selected')?.dataset.case === c, pick);
   await screenshot(page, 'report-view');
+
+  // A label that corrects the selected case's type counts only where labels are counted.
+  const from = verdicts[pick].type;
+  const to = Object.keys(byType).find((k) => k !== from);
+  await page.selectOption('#label-type', to);
+  await page.waitForFunction((t) => document.querySelector('#label')?.dataset.type === t, to);
+  assert.deepStrictEqual(await bars(page, 'type'), byType, 'verdicts are still what is counted');
+  await page.selectOption('#report-source', 'labels_over_verdicts');
+  await page.waitForFunction(([t, n]) => document.querySelector(`#report .chart[data-chart="type"] .bar[data-key="${t}"]`)
+    ?.dataset.count === String(n), [to, byType[to] + 1]);
+  assert.equal((await bars(page, 'type'))[from], byType[from] - 1);
+  await page.selectOption('#report-source', 'labels');
+  await page.waitForFunction(() => /^1 of /.test(document.querySelector('#report [data-field="judged"]')?.textContent || ''));
+  assert.deepStrictEqual(Object.entries(await bars(page, 'type')).filter(([, n]) => n > 0), [[to, 1]]);
   await page.click('#summary');
   await page.keyboard.press('Shift+R');
   await page.waitForSelector('#report', { state: 'detached' });
