@@ -16,10 +16,13 @@ async function launch() {
   });
 }
 
-/** Opens the page and collects page errors and console errors, which tests assert are empty. */
-async function openPage(browser) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+/** Opens the page and collects page errors and console errors, which tests assert are empty.
+ *  `init`: a function run in the page before its own scripts (the benchmark's probes);
+ *  `deviceScaleFactor`: device pixels per CSS pixel. */
+async function openPage(browser, { init, deviceScaleFactor = 1 } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor, acceptDownloads: true });
   const page = await context.newPage();
+  if (init) await page.addInitScript(init);
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });

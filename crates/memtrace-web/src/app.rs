@@ -16,6 +16,7 @@ use crate::components::{
     help::Help,
     inspector::Inspector,
     progress::ProgressBar,
+    report::ReportView,
     search::Search,
     summary::SummaryCard,
     Shared,
@@ -59,6 +60,7 @@ fn shortcut(e: &KeyboardEvent) -> Option<Action> {
         "x" => Action::ExpandSelected,
         "r" => Action::ResetView,
         "w" => Action::ToggleWhole,
+        "R" => Action::ToggleReport,
         _ => return None,
     })
 }
@@ -226,6 +228,9 @@ pub fn app() -> Html {
                 <FilePicker on_files={on_files} />
                 <button class="button" onclick={on_export} disabled={state.traces.is_empty()}
                         title="save every loaded trace and the settings as one file">{"Export project"}</button>
+                <button id="report-toggle" class="button" aria-pressed={state.report_open.to_string()}
+                        disabled={state.traces.is_empty()} title="counts per error type and op (R)"
+                        onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleReport))}>{"Report"}</button>
                 <button class="button icon" aria-label="keyboard help" title="keyboard help (?)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleHelp))}>{"?"}</button>
             </header>
@@ -247,6 +252,15 @@ pub fn app() -> Html {
                     on_provider={d.reform(Action::SetProvider)}
                     on_highlight={d.reform(Action::Highlight)} />
                 <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
+                if state.report_open {
+                    <ReportView
+                        trace={Shared(t.trace.clone())}
+                        verdicts={t.verdicts.clone()}
+                        labels={t.labels.clone()}
+                        selected={state.selection.case}
+                        on_select={d.reform(Action::SelectCase)}
+                        on_close={d.reform(|()| Action::ToggleReport)} />
+                }
                 <div class="workspace">
                     <FailuresList
                         trace={Shared(t.trace.clone())}

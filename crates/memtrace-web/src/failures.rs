@@ -114,10 +114,11 @@ pub fn labels_present(trace: &Trace) -> Vec<&'static str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn fixture() -> Trace {
+    /// The shared smartcomment fixture (6 annotated failures); other modules' tests use it too.
+    pub(crate) fn fixture() -> Trace {
         let bytes = include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
         memtrace::load(bytes, memtrace::LoadOptions::default())
             .unwrap()

@@ -2,7 +2,7 @@
 //!
 //! Pure parts, tested natively: [`state`] (the one reducer), [`failures`] (list filter/sort),
 //! [`viewport`] (zoom, pan, fit, culling grid), [`diff`] (side-by-side version diff),
-//! [`bundle`] (project export/import). The Yew components and browser services are wasm32-only.
+//! [`bundle`] (project export/import), [`report`] (counts per error type and op). The Yew components and browser services are wasm32-only.
 
 pub mod annotations;
 pub mod bundle;
@@ -12,6 +12,7 @@ pub mod failures;
 pub mod graph_model;
 pub mod llm_run;
 pub mod raster;
+pub mod report;
 pub mod state;
 pub mod viewport;
 

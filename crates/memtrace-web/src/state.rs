@@ -138,6 +138,8 @@ pub struct PageState {
     pub selection: Selection,
     pub list: ListSettings,
     pub help_open: bool,
+    /// The report view (counts per error type and op) is shown.
+    pub report_open: bool,
     /// Show the whole trace instead of the selected failure's slice.
     pub whole_trace: bool,
     /// Bumped to ask the graph to fit its content.
@@ -182,6 +184,8 @@ pub enum Action {
     /// Sorts by this key; the same key again flips the direction.
     Sort(SortKey),
     ToggleHelp,
+    /// `R`: shows or hides the report view.
+    ToggleReport,
     /// `w`: whole trace ↔ the selected failure's slice.
     ToggleWhole,
     /// Escape: closes the help, then the diff, then the node selection.
@@ -260,6 +264,7 @@ impl PageState {
                 self.list.sort = k;
             }
             Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::ToggleReport => self.report_open = !self.report_open,
             Action::ToggleWhole => {
                 self.whole_trace = !self.whole_trace;
                 self.fit_requests = self.fit_requests.wrapping_add(1);

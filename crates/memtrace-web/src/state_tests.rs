@@ -229,3 +229,12 @@ fn provider_settings_persist_and_highlight_clears_on_a_new_case() {
     let moved = s.reduce(Action::SelectCase(1));
     assert!(moved.highlight.is_empty());
 }
+
+#[test]
+fn r_toggles_the_report_view() {
+    let s = loaded("f.json", FIXTURE);
+    assert!(!s.report_open);
+    let s = s.reduce(Action::ToggleReport);
+    assert!(s.report_open);
+    assert!(!s.reduce(Action::ToggleReport).report_open);
+}

@@ -231,6 +231,43 @@ impl Grid {
         out
     }
 
+    /// How many points lie in `r`; no allocation, and cells wholly inside `r` are counted without
+    /// looking at their points (for stats when nothing is drawn per node).
+    ///
+    /// # Complexity
+    /// O(min(cells in `r`, occupied cells) + points in the cells on its border).
+    pub fn count(&self, r: Rect) -> usize {
+        let (kx0, ky0) = Self::key(self.cell, r.x0, r.y0);
+        let (kx1, ky1) = Self::key(self.cell, r.x1, r.y1);
+        let in_cell = |&(kx, ky): &(i64, i64), ids: &Vec<u32>| {
+            let (x0, y0) = (kx as f64 * self.cell, ky as f64 * self.cell);
+            let whole = x0 >= r.x0 && y0 >= r.y0 && x0 + self.cell < r.x1 && y0 + self.cell < r.y1;
+            if whole {
+                return ids.len();
+            }
+            ids.iter()
+                .filter(|&&i| {
+                    self.points
+                        .get(i as usize)
+                        .is_some_and(|&(x, y)| r.contains(x, y))
+                })
+                .count()
+        };
+        let span = (kx1 - kx0 + 1).saturating_mul(ky1 - ky0 + 1);
+        if span > i64::try_from(self.cells.len()).unwrap_or(i64::MAX) {
+            self.cells
+                .iter()
+                .filter(|(&(kx, ky), _)| kx >= kx0 && kx <= kx1 && ky >= ky0 && ky <= ky1)
+                .map(|(k, ids)| in_cell(k, ids))
+                .sum()
+        } else {
+            (kx0..=kx1)
+                .flat_map(|kx| (ky0..=ky1).map(move |ky| (kx, ky)))
+                .filter_map(|k| self.cells.get(&k).map(|ids| in_cell(&k, ids)))
+                .sum()
+        }
+    }
+
     /// The point nearest to (x, y) within `radius`, ties to the lower id.
     pub fn nearest(&self, x: f64, y: f64, radius: f64) -> Option<u32> {
         let r = Rect {
@@ -341,6 +378,19 @@ mod tests {
             .collect();
         assert!(!brute.is_empty());
         assert_eq!(g.query(r), brute);
+        assert_eq!(g.count(r), brute.len());
+        assert_eq!(g.count(r.grow(1e7)), 500);
+        // Rectangles on and off cell borders count like the brute force.
+        for (i, off) in [0.0, 0.5, 25.0, 49.9, 50.0].into_iter().enumerate() {
+            let q = Rect {
+                x0: 50.0 + off,
+                y0: 100.0 - off,
+                x1: 350.0 + off * f64::from(i as u32),
+                y1: 400.0 + off,
+            };
+            let want = pts.iter().filter(|&&(x, y)| q.contains(x, y)).count();
+            assert_eq!(g.count(q), want, "{q:?}");
+        }
         // A huge rect takes the occupied-cells path and finds everything.
         assert_eq!(g.query(r.grow(1e7)).len(), 500);
         let (x, y) = (pts[7].0 + 1.0, pts[7].1 - 1.0);

@@ -12,9 +12,10 @@ use memtrace::Trace;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::overview::{self, Overview};
 use crate::graph_model::{label, preview, GraphModel, Hue};
 use crate::raster::{rgb, Raster, Rgb};
-use crate::viewport::{Detail, Viewport};
+use crate::viewport::{Detail, Rect, Viewport};
 
 /// What the canvas shows now; updated on every render, read by event handlers.
 #[derive(Default)]
@@ -23,10 +24,13 @@ pub struct Scene {
     pub trace: Option<Rc<Trace>>,
     pub selected: Option<NodeRef>,
     pub hover: Option<u32>,
+    /// The zoomed-out picture of a large model, reused while only the translation changes.
+    pub overview: Option<Overview>,
 }
 
 /// Theme colours, from `prefers-color-scheme`.
 struct Theme {
+    dark: bool,
     bg: &'static str,
     /// The edge colour as RGB for the raster (drawn at partial alpha).
     edge_rgb: Rgb,
@@ -44,6 +48,7 @@ fn theme() -> Theme {
         .is_some_and(|m| m.matches());
     if dark {
         Theme {
+            dark: true,
             bg: "#16181c",
             edge_rgb: [154, 161, 171],
             fg: "#e6e8eb",
@@ -55,6 +60,7 @@ fn theme() -> Theme {
         }
     } else {
         Theme {
+            dark: false,
             bg: "#ffffff",
             edge_rgb: [95, 102, 112],
             fg: "#1d1f23",
@@ -85,7 +91,7 @@ pub fn color(h: Hue) -> &'static str {
 }
 
 /// Draws the scene and returns nothing; errors (no 2D context) leave the canvas blank.
-pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
+pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -117,7 +123,7 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.set_fill_style_str(th.bg);
     ctx.fill_rect(0.0, 0.0, w, h);
-    let (Some(m), Some(trace)) = (scene.model.as_ref(), scene.trace.as_ref()) else {
+    let (Some(m), Some(trace)) = (scene.model.clone(), scene.trace.clone()) else {
         return;
     };
     let l = &m.layout;
@@ -130,18 +136,51 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         34.0
     };
 
-    let shown = m.grid.query(visible);
     // Sizes follow the zoom between a readable minimum and maximum.
     let (op_w, op_h, r) = (
         (26.0 * s).clamp(3.0, 34.0),
         (16.0 * s).clamp(2.0, 20.0),
         (7.0 * s).clamp(1.5, 9.0),
     );
+    let side = ((r * dpr).round() as i64 / 2).clamp(0, 4);
+    // A large model zoomed out: blit its cached picture (redrawn only when the zoom changes).
+    let cached = detail == Detail::Dots && l.nodes.len() > RASTER_MIN_NODES && !overview_off();
+    if !cached {
+        scene.overview = None;
+    }
+    let blitted = cached
+        && blit_overview(
+            &ctx,
+            scene,
+            view,
+            &th,
+            (dpr, side),
+            u64::from(pw) * u64::from(ph),
+        );
+    let (shown, shown_count) = if blitted {
+        (Vec::new(), m.grid.count(view.visible()))
+    } else {
+        let v = m.grid.query(visible);
+        let n = v.len();
+        (v, n)
+    };
     // Many nodes on screen: one pixel buffer instead of a canvas call per element.
-    let raster = detail == Detail::Dots && shown.len() > RASTER_MIN_NODES;
-    let mut drawn_edges = 0u32;
-    if raster {
-        drawn_edges = draw_raster(&ctx, m, view, &shown, &th, dpr, (pw, ph), r);
+    let raster = blitted || (detail == Detail::Dots && shown.len() > RASTER_MIN_NODES);
+    let mut drawn_edges = scene.overview.as_ref().map_or(0, |o| o.drawn_edges);
+    if raster && !blitted {
+        let px = |x: f32, y: f32| {
+            let (sx, sy) = view.to_screen(f64::from(x), f64::from(y));
+            (sx * dpr, sy * dpr)
+        };
+        let mut ras = Raster::new(pw as usize, ph as usize, rgb(th.bg));
+        drawn_edges = paint(&mut ras, &m, px, Some(view.visible()), &shown, &th, side);
+        if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+            wasm_bindgen::Clamped(&ras.pixels),
+            pw,
+            ph,
+        ) {
+            let _ = ctx.put_image_data(&img, 0.0, 0.0);
+        }
     }
     // Lifeline band and lanes.
     if l.lifeline_lanes > 0 {
@@ -303,14 +342,14 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
                 continue;
             };
             let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
-            let _ = ctx.fill_text(&label(trace, n.node), x, y + op_h / 2.0 + 12.0);
+            let _ = ctx.fill_text(&label(&trace, n.node), x, y + op_h / 2.0 + 12.0);
         }
         ctx.set_text_align("start");
     }
     // Hover tooltip.
     if let Some(n) = scene.hover.and_then(|i| l.nodes.get(i as usize)) {
         let (x, y) = view.to_screen(f64::from(n.x), f64::from(n.y));
-        let text = preview(trace, n.node);
+        let text = preview(&trace, n.node);
         ctx.set_font("12px system-ui, sans-serif");
         let tw = ctx.measure_text(&text).map_or(200.0, |m| m.width());
         let (bx, by) = ((x + 12.0).min(w - tw - 16.0).max(0.0), (y - 34.0).max(0.0));
@@ -324,36 +363,78 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &Scene, view: &mut Viewport) {
         (Some(a), Some(p)) => p.now() - a,
         _ => 0.0,
     };
-    publish_stats(view, m, shown.len(), drawn_edges, frame_ms, detail, raster);
+    publish_stats(view, &m, shown_count, drawn_edges, frame_ms, detail, raster);
 }
 
 /// Above this many nodes on screen (zoomed out), draw into a pixel buffer.
-const RASTER_MIN_NODES: usize = 2000;
+pub(crate) const RASTER_MIN_NODES: usize = 2000;
 /// Above this many nodes on screen only the information path's edges are drawn.
 const RASTER_EDGE_LIMIT_NODES: usize = 20_000;
 
-/// The zoomed-out picture as one pixel buffer: edges, lifelines and nodes, then one
-/// `putImageData`.
-#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename these
-fn draw_raster(
+/// Largest cached overview, in multiples of the canvas's pixels: past this (zoomed in) drawing
+/// only what is on screen each frame is cheaper than keeping the whole picture.
+const OVERVIEW_MAX_SCREENS: u64 = 3;
+
+/// True when `window.__memtrace_overview_off` is set: the benchmark's before/after switch
+/// (every frame is then rastered from scratch, as before the cache).
+fn overview_off() -> bool {
+    web_sys::window()
+        .and_then(|w| Reflect::get(&w, &"__memtrace_overview_off".into()).ok())
+        .is_some_and(|v| v.is_truthy())
+}
+
+/// Blits the cached overview for this view, rastering it first when the model, zoom, pixel ratio
+/// or theme changed. False when it would be too large (then the caller draws per frame).
+fn blit_overview(
     ctx: &CanvasRenderingContext2d,
-    m: &GraphModel,
+    scene: &mut Scene,
     view: &Viewport,
+    th: &Theme,
+    (dpr, side): (f64, i64),
+    screen_px: u64,
+) -> bool {
+    let Some(m) = scene.model.clone() else {
+        return false;
+    };
+    let key = overview::Key::new(&m, view.scale, dpr, th.dark);
+    if scene.overview.as_ref().is_none_or(|o| o.key != key) {
+        scene.overview = None;
+        let Some((origin, w, h)) = overview::extent(&m, view.scale, dpr) else {
+            return false;
+        };
+        if u64::from(w) * u64::from(h) > screen_px.saturating_mul(OVERVIEW_MAX_SCREENS) {
+            return false;
+        }
+        let k = view.scale * dpr;
+        let px = |x: f32, y: f32| (f64::from(x) * k - origin.0, f64::from(y) * k - origin.1);
+        let mut ras = Raster::new(w as usize, h as usize, rgb(th.bg));
+        let all: Vec<u32> = (0..u32::try_from(m.layout.nodes.len()).unwrap_or(u32::MAX)).collect();
+        let drawn = paint(&mut ras, &m, px, None, &all, th, side);
+        let doc = web_sys::window().and_then(|w| w.document());
+        scene.overview = doc.and_then(|d| Overview::build(key, origin, &ras, &d, drawn));
+    }
+    let Some(o) = scene.overview.as_ref() else {
+        return false;
+    };
+    o.blit(ctx, view.tx, view.ty);
+    true
+}
+
+/// The zoomed-out picture into a pixel buffer: edges (only the information path's when crowded),
+/// lifelines and nodes. `px` maps world to raster pixels; `cull` skips edges outside (world).
+/// Returns the edges drawn.
+fn paint(
+    ras: &mut Raster,
+    m: &GraphModel,
+    px: impl Fn(f32, f32) -> (f64, f64),
+    cull: Option<Rect>,
     shown: &[u32],
     th: &Theme,
-    dpr: f64,
-    (pw, ph): (u32, u32),
-    r: f64,
+    side: i64,
 ) -> u32 {
     let l = &m.layout;
     let mut drawn = 0u32;
-    let mut ras = Raster::new(pw as usize, ph as usize, rgb(th.bg));
-    let visible = view.visible();
-    let px = |x: f32, y: f32| {
-        let (sx, sy) = view.to_screen(f64::from(x), f64::from(y));
-        (sx * dpr, sy * dpr)
-    };
-    let max_steps = (pw + ph) as usize * 2;
+    let max_steps = (ras.width + ras.height) * 2;
     let path_rgb = rgb(th.path);
     // With this many nodes on screen plain edges are a grey mush: draw the path only.
     let plain_edges = shown.len() <= RASTER_EDGE_LIMIT_NODES;
@@ -361,16 +442,16 @@ fn draw_raster(
         let (Some(a), Some(b)) = (l.nodes.get(e.from as usize), l.nodes.get(e.to as usize)) else {
             continue;
         };
+        let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
+            && m.on_path.get(e.to as usize).copied().unwrap_or(false);
+        if !hot && !plain_edges {
+            continue;
+        }
         let (wa, wb) = (
             (f64::from(a.x), f64::from(a.y)),
             (f64::from(b.x), f64::from(b.y)),
         );
-        if !visible.meets_segment(wa, wb) {
-            continue;
-        }
-        let hot = m.on_path.get(e.from as usize).copied().unwrap_or(false)
-            && m.on_path.get(e.to as usize).copied().unwrap_or(false);
-        if !hot && !plain_edges {
+        if cull.is_some_and(|v| !v.meets_segment(wa, wb)) {
             continue;
         }
         let (c, alpha) = if hot {
@@ -391,7 +472,6 @@ fn draw_raster(
         };
         ras.line(px(a.x, a.y), px(b.x, b.y), memory, 160, max_steps);
     }
-    let side = ((r * dpr).round() as i64 / 2).clamp(0, 4);
     for &i in shown {
         let Some(n) = l.nodes.get(i as usize) else {
             continue;
@@ -399,13 +479,6 @@ fn draw_raster(
         let hue = m.hues.get(i as usize).copied().unwrap_or(Hue::Other);
         let (x, y) = px(n.x, n.y);
         ras.square(x, y, side, rgb(color(hue)));
-    }
-    if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
-        wasm_bindgen::Clamped(&ras.pixels),
-        pw,
-        ph,
-    ) {
-        let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
     drawn
 }

@@ -44,7 +44,7 @@ type Cell<T> = Rc<RefCell<T>>;
 
 fn redraw(canvas: &yew::NodeRef, scene: &Cell<Scene>, view: &Cell<Viewport>) {
     if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-        draw(&c, &scene.borrow(), &mut view.borrow_mut());
+        draw(&c, &mut scene.borrow_mut(), &mut view.borrow_mut());
     }
 }
 

@@ -18,6 +18,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("x", "expand the selected node (show its neighbours)"),
     ("r", "back to the failure's default view"),
     ("w", "whole trace / the failure's slice"),
+    ("R", "report: verdicts per error type and op name"),
     ("Tab", "move between list, graph and inspector"),
     ("graph: arrows", "pan"),
     ("graph: + / - / 0", "zoom in / out / fit"),

@@ -1,0 +1,169 @@
+// The page benchmark in headless Chromium, run by `scripts/bench --browser` (not a test: node --test
+// skips it). Prints one Markdown table: first paint after dropping a large generated trace, median
+// frame time while panning it, the gzipped wasm size; each with its goal and a baseline from the
+// same run.
+//   node tests/e2e/bench.js URL DIST BIG.json SMALL.json
+const [url, dist, bigPath, smallPath] = process.argv.slice(2);
+process.env.MEMTRACE_E2E_URL = url; // read by ./browser when it loads
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+const { launch, openPage } = require('./browser');
+
+const PAN_MOVES = 60;
+
+/** Page time (ms since navigation) of the first graph frame, recorded by an init script. */
+const FIRST_PAINT = () => {
+  const tick = () => {
+    if (window.__memtrace_graph_stats) window.__bench_first_paint = performance.now();
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+};
+
+/** Drops the file at `file` (read by the browser from disk through a file input of our own, as a
+ *  dropped file would be) and resolves with ms from the drop to the first frame showing it. */
+async function dropAndPaint(page, file) {
+  await page.evaluate(() => {
+    if (document.querySelector('#bench-input')) return;
+    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'bench-input', hidden: true });
+    document.body.append(input);
+  });
+  await page.setInputFiles('#bench-input', file);
+  return page.evaluate(async (name) => {
+    const dt = new DataTransfer();
+    dt.items.add(document.querySelector('#bench-input').files[0]);
+    const zone = document.querySelector('#drop-zone');
+    const shown = () => (document.querySelector('#summary [data-field="name"]')?.textContent || '').includes(name)
+      && window.__memtrace_graph_stats;
+    window.__memtrace_graph_stats = null;
+    const t0 = performance.now();
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    return new Promise((resolve) => {
+      const tick = () => {
+        // The frame after the one that drew it: the drawn canvas is on screen.
+        if (shown()) requestAnimationFrame(() => resolve(performance.now() - t0));
+        else requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+  }, path.basename(file));
+}
+
+/** Drags the canvas left and right by `moves` mouse moves, one per animation frame. Returns the
+ *  median time of one move until its pixels are on the canvas (handler, draw, deferred canvas
+ *  work), the median draw time the page reports, and the median interval between frames. */
+async function pan(page, moves) {
+  return page.evaluate(async (moves) => {
+    const c = document.querySelector('#graph-canvas');
+    const ctx = c.getContext('2d');
+    const box = c.getBoundingClientRect();
+    const at = (type, x, y) => new MouseEvent(type, {
+      clientX: box.left + x, clientY: box.top + y, bubbles: true, cancelable: true, buttons: 1,
+    });
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    let x = box.width / 2;
+    const y = box.height / 2;
+    c.dispatchEvent(at('mousedown', x, y));
+    const handler = [];
+    const draw = [];
+    const interval = [];
+    let last = await frame();
+    for (let i = 0; i < moves; i += 1) {
+      x += (Math.floor(i / 15) % 2 === 0 ? 1 : -1) * 9;
+      const t = performance.now();
+      c.dispatchEvent(at('mousemove', x, y));
+      // Reading one pixel makes the canvas execute the drawing it deferred: the frame's full cost.
+      ctx.getImageData(0, 0, 1, 1);
+      handler.push(performance.now() - t);
+      draw.push(window.__memtrace_graph_stats.frame_ms);
+      const now = await frame();
+      interval.push(now - last);
+      last = now;
+    }
+    c.dispatchEvent(at('mouseup', x, y));
+    const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+    const s = window.__memtrace_graph_stats;
+    return {
+      handler: median(handler), draw: median(draw), interval: median(interval),
+      drawn: s.drawn_nodes, nodes: s.nodes, raster: s.raster,
+    };
+  }, moves);
+}
+
+async function wholeTrace(page, minNodes) {
+  await page.keyboard.press('w');
+  await page.waitForFunction((n) => (window.__memtrace_graph_stats?.nodes || 0) >= n
+    && document.querySelector('.graph-count')?.textContent.includes('whole trace'), minNodes, { timeout: 120000 });
+  await page.waitForTimeout(300);
+}
+
+const f1 = (x) => x.toFixed(1);
+const f2 = (x) => x.toFixed(2);
+
+(async () => {
+  const wasm = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm'));
+  if (wasm.length !== 1) throw new Error(`expected one .wasm in ${dist}, found ${wasm.join(', ') || 'none'}`);
+  const raw = fs.readFileSync(path.join(dist, wasm[0]));
+  const gz = zlib.gzipSync(raw, { level: 9 }).length;
+
+  const browser = await launch();
+  try {
+    const rows = [];
+    const { page, problems } = await openPage(browser, { init: FIRST_PAINT });
+    page.on('crash', () => problems.push('the page crashed'));
+    await page.waitForFunction(() => window.__bench_first_paint, null, { timeout: 60000 });
+    const demoPaint = await page.evaluate(() => window.__bench_first_paint);
+
+    // Baseline pan: the small trace, whole and fitted.
+    await dropAndPaint(page, smallPath);
+    await wholeTrace(page, 100);
+    const small = await pan(page, PAN_MOVES);
+
+    const bigPaint = await dropAndPaint(page, bigPath);
+    await wholeTrace(page, 10000);
+    const fitted = await pan(page, PAN_MOVES);
+    await page.evaluate(() => { window.__memtrace_overview_off = true; });
+    const before = await pan(page, PAN_MOVES);
+    await page.evaluate(() => { window.__memtrace_overview_off = false; });
+    await page.focus('#graph-canvas');
+    for (let i = 0; i < 6; i += 1) await page.keyboard.press('+');
+    await page.waitForTimeout(200);
+    const zoomed = await pan(page, PAN_MOVES);
+    await page.context().close();
+    // The same fitted pan on a high-density screen (4× the pixels), with and without the cache.
+    const hi = await openPage(browser, { deviceScaleFactor: 2 });
+    hi.page.on('crash', () => problems.push('the page crashed'));
+    await hi.page.waitForSelector('#summary', { timeout: 60000 });
+    await dropAndPaint(hi.page, bigPath);
+    await wholeTrace(hi.page, 10000);
+    const fitted2 = await pan(hi.page, PAN_MOVES);
+    await hi.page.evaluate(() => { window.__memtrace_overview_off = true; });
+    const before2 = await pan(hi.page, PAN_MOVES);
+    problems.push(...hi.problems);
+    if (problems.length) throw new Error(problems.join('\n'));
+
+    const ratio = (a, b) => (b > 0 ? `${f1(a / b)}×` : '–');
+    const panRow = (what, p, goal) => rows.push([what, `${f2(p.handler)} ms (draw ${f2(p.draw)}, frame interval ${f1(p.interval)})`,
+      goal, `${f2(small.handler)} ms (1k-node trace, ${small.nodes} nodes)`, ratio(p.handler, small.handler)]);
+    rows.push([`first paint after drop, ${(fitted.nodes / 1000).toFixed(1)}k-node trace (${f1(fs.statSync(bigPath).size / 1e6)} MB)`,
+      `${f2(bigPaint / 1000)} s`, '≤ 3 s',
+      `${f2(demoPaint / 1000)} s (demo, page load)`, ratio(bigPaint, demoPaint)]);
+    panRow(`pan, whole trace fitted (${fitted.nodes} nodes laid, ${fitted.drawn} on screen)`, fitted, '≤ 16 ms');
+    panRow('  same pan, overview cache off (before)', before, '≤ 16 ms');
+    panRow(`pan, zoomed in (${zoomed.drawn} nodes on screen)`, zoomed, '≤ 16 ms');
+    panRow('pan, whole trace fitted, 2× pixel ratio', fitted2, '≤ 16 ms');
+    panRow('  same pan, overview cache off (before)', before2, '≤ 16 ms');
+    rows.push(['gzipped wasm (dist/)', `${f2(gz / 1e6)} MB`, '≤ 1.5 MB', `${f2(raw.length / 1e6)} MB raw`,
+      `${f2(gz / raw.length)}×`]);
+    console.log('| measure | value | goal | baseline (same run) | ratio |');
+    console.log('|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+    console.log(`\npan: median of ${PAN_MOVES} drag moves, one per animation frame; value = time of one move until`
+      + ' its pixels are on the canvas (handler, draw, deferred canvas work); draw = the draw time the page reports; frame interval = median time between'
+      + ' animation frames (headless Chromium, software rendering).');
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => { console.error(e.stack || e.message); process.exit(1); });
