@@ -94,6 +94,19 @@ impl GraphTrace {
                     "verdict: {} at {} ({})",
                     a.error_type, a.op_id, a.op_name
                 );
+                let path = &a.evidence_path;
+                let shown = path.len().min(HINT_PATH_IDS);
+                let _ = writeln!(
+                    s,
+                    "information path ({} ids{}): {}",
+                    path.len(),
+                    if shown < path.len() {
+                        ", first shown"
+                    } else {
+                        ""
+                    },
+                    path[..shown].join(", ")
+                );
             }
             Err(e) => {
                 let _ = writeln!(s, "no verdict: {e}");
@@ -103,12 +116,12 @@ impl GraphTrace {
             .map_err(|e| e.to_string())
             .and_then(|g| failure_slice(trace, &g, case).map_err(|e| e.to_string()))
         {
-            let ops: Vec<&str> = slice
-                .ops
-                .iter()
-                .map(|&o| trace.op(o).op_id.as_str())
-                .collect();
-            let _ = writeln!(s, "slice ({} ops): {}", ops.len(), ops.join(", "));
+            let _ = writeln!(
+                s,
+                "backward slice of the answer: {} ops, {} variables",
+                slice.ops.len(),
+                slice.vars.len()
+            );
         }
         format!(
             "\n\nHint from the info-flow analysis (may be wrong):\n{}",
@@ -116,6 +129,9 @@ impl GraphTrace {
         )
     }
 }
+
+/// Most ids of the info-flow path named in the hint (the slice itself can hold hundreds of ops).
+const HINT_PATH_IDS: usize = 24;
 
 /// The tools of one graphtrace run.
 pub struct GraphTools<'a> {
