@@ -7,41 +7,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::process::Command;
-
-use common::repo_root;
+use common::{gen_bench, memtrace_ok};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 #[test]
 fn verify_checks_memory_op_verdicts_by_replay() {
-    let locomo = repo_root().join("../shared/data/locomo");
-    if !locomo.is_dir() {
-        println!("skipped: {} is absent", locomo.display());
+    let Some(bench) = gen_bench("verify", 2, 2) else {
         return;
-    }
-    let bench = std::env::temp_dir().join(format!("memtrace-verify-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&bench);
-    let gen = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args([
-            "bench",
-            "gen",
-            "--per-type",
-            "2",
-            "--seed",
-            "2",
-            "--conversations",
-        ])
-        .arg(&locomo)
-        .arg("--out")
-        .arg(&bench)
-        .output()
-        .unwrap();
-    assert!(
-        gen.status.success(),
-        "{}",
-        String::from_utf8_lossy(&gen.stderr)
-    );
+    };
     let mut files: Vec<_> = std::fs::read_dir(&bench)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -50,18 +24,12 @@ fn verify_checks_memory_op_verdicts_by_replay() {
     // (error type, outcome) → count, over verdicts that name the annotated op.
     let mut tally: BTreeMap<(String, String), usize> = BTreeMap::new();
     for f in &files {
-        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-            .arg("attribute")
-            .arg(f)
-            .args(["--verify", "--json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = memtrace_ok([
+            "attribute".as_ref(),
+            f.as_os_str(),
+            "--verify".as_ref(),
+            "--json".as_ref(),
+        ] as [&std::ffi::OsStr; 4]);
         let annotations: Value = serde_json::from_slice::<Value>(&std::fs::read(f).unwrap())
             .unwrap()["data"]["annotations"]
             .clone();

@@ -8,10 +8,9 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use common::{repo_root, Server};
+use common::{gen_bench, Server};
 
 /// The base URL of a running server, and the server this test started (if any).
 fn server() -> (String, Option<Server>) {
@@ -33,34 +32,9 @@ fn number_after(text: &str, label: &str) -> Option<f64> {
 
 #[test]
 fn graphtrace_sends_at_most_a_quarter_of_all_at_once_input_tokens() {
-    let locomo = repo_root().join("../shared/data/locomo");
-    if !locomo.is_dir() {
-        println!("skipped: {} is absent", locomo.display());
+    let Some(bench) = gen_bench("eval-tokens", 3, 1) else {
         return;
-    }
-    let bench: PathBuf =
-        std::env::temp_dir().join(format!("memtrace-eval-tokens-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&bench);
-    let gen = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args([
-            "bench",
-            "gen",
-            "--per-type",
-            "3",
-            "--seed",
-            "1",
-            "--conversations",
-        ])
-        .arg(&locomo)
-        .arg("--out")
-        .arg(&bench)
-        .output()
-        .unwrap();
-    assert!(
-        gen.status.success(),
-        "{}",
-        String::from_utf8_lossy(&gen.stderr)
-    );
+    };
     let (url, _server) = server();
     let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
         .arg("eval")

@@ -17,6 +17,50 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Runs the `memtrace` binary with `args`; panics with its stderr unless it succeeds. Its stdout.
+pub fn memtrace_ok<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A bench generated from `../shared/data/locomo/` into a fresh temp folder named after `name`
+/// (`bench gen --per-type N --seed S`), or `None` (printed as skipped) when the data is absent.
+pub fn gen_bench(name: &str, per_type: u32, seed: u64) -> Option<PathBuf> {
+    let locomo = repo_root().join("../shared/data/locomo");
+    if !locomo.is_dir() {
+        println!("skipped: {} is absent", locomo.display());
+        return None;
+    }
+    let bench = std::env::temp_dir().join(format!("memtrace-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&bench);
+    let (per_type, seed) = (per_type.to_string(), seed.to_string());
+    memtrace_ok([
+        "bench".as_ref(),
+        "gen".as_ref(),
+        "--per-type".as_ref(),
+        per_type.as_ref(),
+        "--seed".as_ref(),
+        seed.as_ref(),
+        "--conversations".as_ref(),
+        locomo.as_os_str(),
+        "--out".as_ref(),
+        bench.as_os_str(),
+    ] as [&std::ffi::OsStr; 10]);
+    Some(bench)
+}
+
 /// The scripted server, killed on drop.
 pub struct Server {
     child: Child,
