@@ -351,8 +351,8 @@ mod tests {
         }
         let (_, _, html) = export_file(&state, ExportKind::Html);
         assert!(html.contains("accuracy-chart"));
-        let (_, _, txt) = export_file(&state, ExportKind::Text);
-        assert!(txt.contains("versions.json"));
+        let (_, _, plain) = export_file(&state, ExportKind::Text);
+        assert!(plain.contains("versions.json"));
         let by = versions_by_prompt(&state);
         assert_eq!(
             by.values().map(Vec::len).sum::<usize>(),
