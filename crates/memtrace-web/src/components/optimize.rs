@@ -164,9 +164,15 @@ async fn run_loop(
     };
     let d = dispatch.clone();
     let on_usage = move |u: Usage| d.dispatch(Msg::Usage(u));
+    // The simulated provider is free: only a provider-run system is metered.
+    let free = |_: Usage| {};
     let system = Metered {
         inner: &system,
-        on_usage: &on_usage,
+        on_usage: if saved.setup.system_provider {
+            &on_usage
+        } else {
+            &free
+        },
     };
     let optimizer = Metered {
         inner: &optimizer,
@@ -576,7 +582,7 @@ fn exports(state: &LoopState, busy: bool, dispatch: &UseReducerDispatcher<View>)
         html! { <button {id} class="button" disabled={busy} {onclick}>{ text }</button> }
     };
     html! {
-        <div id="opt-exports" class="attr-controls">
+        <div id="opt-exports" class="attr-controls opt-exports">
             <span>{"Export: "}</span>
             { button("opt-export-update-results", ExportKind::UpdateResults, "update_results.json") }
             { button("opt-export-mem0", ExportKind::Mem0, "Mem0 config keys") }
