@@ -79,7 +79,7 @@ test('the closed loop runs in the page, resumes after a reload and exports updat
   assert.ok(mid.done > 0 && mid.done < mid.total, JSON.stringify(mid));
   const meter = await page.$eval('#opt-meter', (e) => ({ calls: Number(e.dataset.calls), usd: Number(e.dataset.usd) }));
   assert.ok(meter.calls > 0 && meter.usd > 0, `the meter counts the optimizer calls: ${JSON.stringify(meter)}`);
-  await screenshot(page, 'optimize-running');
+  await screenshot(page, 'optimize-view-running');
 
   await page.reload();
   await control({ fault_rate: 0 });
@@ -119,6 +119,6 @@ test('the closed loop runs in the page, resumes after a reload and exports updat
   }
   const [h] = await Promise.all([page.waitForEvent('download'), page.click('#opt-export-html')]);
   assert.match(fs.readFileSync(await h.path(), 'utf8'), /id="accuracy-chart"/);
-  await screenshot(page, 'optimize');
+  await screenshot(page, 'optimize-view');
   assert.deepStrictEqual(problems, []);
 });
