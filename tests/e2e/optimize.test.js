@@ -6,6 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
+const path = require('node:path');
 const { launch, openPage, screenshot } = require('./browser');
 
 const LLM = process.env.MEMTRACE_TEST_LLM_URL || 'http://127.0.0.1:8765';
@@ -117,8 +118,31 @@ test('the closed loop runs in the page, resumes after a reload and exports updat
     assert.equal(typeof v.value, 'string');
     assert.equal(`${k.split('@')[0]}@${v.version}`, k);
   }
+  const [m] = await Promise.all([page.waitForEvent('download'), page.click('#opt-export-mem0')]);
+  const mem0 = JSON.parse(fs.readFileSync(await m.path(), 'utf8'));
+  assert.equal(mem0.custom_fact_extraction_prompt, v2.value);
+  assert.equal(typeof mem0.custom_update_memory_prompt, 'string');
   const [h] = await Promise.all([page.waitForEvent('download'), page.click('#opt-export-html')]);
   assert.match(fs.readFileSync(await h.path(), 'utf8'), /id="accuracy-chart"/);
   await screenshot(page, 'optimize-view');
+  assert.deepStrictEqual(problems, []);
+});
+
+test('a picked LoCoMo conversations file replaces the built-in ones; a bad one says what is wrong', async () => {
+  const { page, problems } = await openPage(browser);
+  await openView(page);
+  const file = path.resolve(__dirname, '../optimize_data/conversations.json');
+  await page.setInputFiles('#opt-file', file);
+  await page.waitForFunction(() => document.querySelector('#opt-source').textContent === 'conversations.json');
+  assert.equal(await page.locator('#opt-conversations li').count(), JSON.parse(fs.readFileSync(file, 'utf8')).length);
+  await page.setInputFiles('#opt-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('[{"speaker_a": "A"}]') });
+  await page.waitForSelector('#opt-note');
+  assert.match(await page.textContent('#opt-note'), /bad\.json: .*speaker_b/);
+  assert.equal(await page.textContent('#opt-source'), 'conversations.json', 'the good file stays');
+  // A split naming a conversation that is not loaded is refused before anything runs.
+  await setField(page, '#opt-heldout', '5');
+  await page.click('#opt-run');
+  await page.waitForFunction(() => /does not exist/.test(document.querySelector('#opt-note')?.textContent || ''));
+  assert.equal(await page.locator('#opt-progress').count(), 0);
   assert.deepStrictEqual(problems, []);
 });
