@@ -15,6 +15,7 @@ use crate::components::{
     graph::Graph,
     help::Help,
     inspector::Inspector,
+    optimize::OptimizeView,
     progress::ProgressBar,
     report::ReportView,
     search::Search,
@@ -61,6 +62,7 @@ fn shortcut(e: &KeyboardEvent) -> Option<Action> {
         "r" => Action::ResetView,
         "w" => Action::ToggleWhole,
         "R" => Action::ToggleReport,
+        "O" => Action::ToggleOptimize,
         _ => return None,
     })
 }
@@ -231,12 +233,20 @@ pub fn app() -> Html {
                 <button id="report-toggle" class="button" aria-pressed={state.report_open.to_string()}
                         disabled={state.traces.is_empty()} title="counts per error type and op (R)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleReport))}>{"Report"}</button>
+                <button id="optimize-toggle" class="button" aria-pressed={state.optimize_open.to_string()}
+                        title="the prompt optimizer's closed loop (O)"
+                        onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleOptimize))}>{"Optimize"}</button>
                 <button class="button icon" aria-label="keyboard help" title="keyboard help (?)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleHelp))}>{"?"}</button>
             </header>
             <ProgressBar progress={state.progress} />
             <ErrorList errors={state.errors.clone()} />
-            if let Some(t) = current {
+            if state.optimize_open {
+                <OptimizeView
+                    provider={state.provider.clone()}
+                    on_provider={d.reform(Action::SetProvider)}
+                    on_close={d.reform(|()| Action::ToggleOptimize)} />
+            } else if let Some(t) = current {
                 <SummaryCard name={t.name.clone()} summary={t.summary.clone()} />
                 <AttributionPanel
                     name={t.name.clone()}

@@ -11,6 +11,7 @@ pub mod exports;
 pub mod failures;
 pub mod graph_model;
 pub mod llm_run;
+pub mod optimize;
 pub mod raster;
 pub mod report;
 pub mod state;

@@ -128,6 +128,7 @@ pub struct Settings {
 
 /// Everything the page shows.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[allow(clippy::struct_excessive_bools)] // independent toggles: help, report, optimize, whole trace
 pub struct PageState {
     pub traces: Vec<LoadedTrace>,
     /// Index into `traces` of the one on screen.
@@ -140,6 +141,8 @@ pub struct PageState {
     pub help_open: bool,
     /// The report view (counts per error type and op) is shown.
     pub report_open: bool,
+    /// The Optimize view (the prompt optimizer's closed loop) replaces the trace panels.
+    pub optimize_open: bool,
     /// Show the whole trace instead of the selected failure's slice.
     pub whole_trace: bool,
     /// Bumped to ask the graph to fit its content.
@@ -186,6 +189,8 @@ pub enum Action {
     ToggleHelp,
     /// `R`: shows or hides the report view.
     ToggleReport,
+    /// `O`: shows or hides the Optimize view.
+    ToggleOptimize,
     /// `w`: whole trace ↔ the selected failure's slice.
     ToggleWhole,
     /// Escape: closes the help, then the diff, then the node selection.
@@ -265,6 +270,7 @@ impl PageState {
             }
             Action::ToggleHelp => self.help_open = !self.help_open,
             Action::ToggleReport => self.report_open = !self.report_open,
+            Action::ToggleOptimize => self.optimize_open = !self.optimize_open,
             Action::ToggleWhole => {
                 self.whole_trace = !self.whole_trace;
                 self.fit_requests = self.fit_requests.wrapping_add(1);

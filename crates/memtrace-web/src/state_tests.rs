@@ -238,3 +238,13 @@ fn r_toggles_the_report_view() {
     assert!(s.report_open);
     assert!(!s.reduce(Action::ToggleReport).report_open);
 }
+
+#[test]
+fn o_toggles_the_optimize_view_without_touching_the_traces() {
+    let s = loaded("f.json", FIXTURE);
+    assert!(!s.optimize_open);
+    let open = s.clone().reduce(Action::ToggleOptimize);
+    assert!(open.optimize_open && !open.report_open);
+    assert_eq!(open.traces.len(), s.traces.len());
+    assert!(!open.reduce(Action::ToggleOptimize).optimize_open);
+}

@@ -19,6 +19,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("r", "back to the failure's default view"),
     ("w", "whole trace / the failure's slice"),
     ("R", "report: verdicts per error type and op name"),
+    ("O", "optimize: the prompt optimizer's closed loop"),
     ("Tab", "move between list, graph and inspector"),
     ("graph: arrows", "pan"),
     ("graph: + / - / 0", "zoom in / out / fit"),

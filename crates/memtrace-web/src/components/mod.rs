@@ -9,6 +9,7 @@ pub mod graph;
 pub mod help;
 pub mod inspector;
 pub mod llm_run;
+pub mod optimize;
 pub mod overview;
 pub mod progress;
 pub mod provider;

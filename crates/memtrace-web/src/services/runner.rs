@@ -145,7 +145,11 @@ impl<L: Llm> Llm for Reporting<'_, L> {
     }
 }
 
-fn provider(
+/// The configured provider over `fetch`, stopped by `stopper`.
+///
+/// # Errors
+/// What is wrong with the settings, as a sentence.
+pub fn provider(
     settings: &ProviderSettings,
     key: Option<ApiKey>,
     stopper: &Stopper,

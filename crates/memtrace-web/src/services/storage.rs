@@ -170,3 +170,43 @@ pub async fn save_settings(json: String) -> Result<(), String> {
     db.close();
     Ok(())
 }
+
+/// Where the Optimize view's loop is kept: the `settings` store, under this key.
+const LOOP: &str = "optimize-loop";
+
+/// Stores the closed loop's JSON (`None` forgets it).
+///
+/// # Errors
+/// A sentence saying the loop could not be written.
+pub async fn save_loop(json: Option<String>) -> Result<(), String> {
+    let db = open().await?;
+    let s = store(&db, SETTINGS, IdbTransactionMode::Readwrite)?;
+    let req = match json {
+        Some(j) => s.put_with_key(&j.into(), &LOOP.into()),
+        None => s.delete(&LOOP.into()),
+    }
+    .map_err(|e| fail("save the optimization loop", &e))?;
+    done(&req)
+        .await
+        .map_err(|e| fail("save the optimization loop", &e))?;
+    db.close();
+    Ok(())
+}
+
+/// The closed loop's JSON, if one is stored.
+///
+/// # Errors
+/// A sentence saying storage is unavailable.
+pub async fn load_loop() -> Result<Option<String>, String> {
+    let db = open().await?;
+    let s = store(&db, SETTINGS, IdbTransactionMode::Readonly)?;
+    let req = s
+        .get(&LOOP.into())
+        .map_err(|e| fail("read the optimization loop", &e))?;
+    let v = done(&req)
+        .await
+        .map_err(|e| fail("read the optimization loop", &e))?
+        .as_string();
+    db.close();
+    Ok(v)
+}

@@ -1,0 +1,371 @@
+//! The Optimize view's pure parts: the built-in conversations, reading a LoCoMo conversations
+//! file, the loop's settings from the form, the loop's progress in steps, what is kept in
+//! IndexedDB to resume, and the export files. Tested natively.
+
+use std::collections::BTreeMap;
+
+use memtrace::memsys::{demo, Conversation};
+use memtrace::optimize::closed_loop::{LoopConfig, LoopState, Phase, PromptVersion};
+use memtrace::optimize::export;
+use memtrace::provider::{Price, PriceTable};
+use serde::{Deserialize, Serialize};
+
+use crate::llm_run::ProviderSettings;
+
+/// Two short conversations written by us for the closed loop (train, held-out).
+const DEMO_JSON: &str = include_str!("../../../tests/optimize_data/conversations.json");
+
+/// The name the built-in conversations show under.
+pub const DEMO_SOURCE: &str = "built-in demo conversations";
+
+/// Reads LoCoMo conversations: one object or a list of them.
+///
+/// # Errors
+/// What is wrong (not JSON, empty, or the conversation and field that is malformed).
+pub fn parse_conversations(bytes: &[u8]) -> Result<Vec<Conversation>, String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "not JSON at line {} column {}: {e}; give LoCoMo conversations (one object or a list)",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let list = match v {
+        serde_json::Value::Array(list) => list,
+        v => vec![v],
+    };
+    if list.is_empty() {
+        return Err("the list holds no conversation".into());
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, c)| Conversation::from_json(c, i + 1).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// The built-in conversations: the two written for the loop, then the household-robot demo.
+pub fn demo_conversations() -> Vec<Conversation> {
+    let mut out = parse_conversations(DEMO_JSON.as_bytes()).unwrap_or_default();
+    let mut robot = demo::conversation();
+    robot.index = out.len() + 1;
+    out.push(robot);
+    out
+}
+
+/// The conversations a saved loop was started on.
+///
+/// # Errors
+/// As [`parse_conversations`].
+pub fn conversations_of(source: &Source) -> Result<Vec<Conversation>, String> {
+    match &source.json {
+        None => Ok(demo_conversations()),
+        Some(text) => parse_conversations(text.as_bytes()),
+    }
+}
+
+/// Where the conversations came from: the built-in ones (`json` none) or a file's text.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Source {
+    pub name: String,
+    pub json: Option<String>,
+}
+
+impl Source {
+    pub fn demo() -> Self {
+        Self {
+            name: DEMO_SOURCE.into(),
+            json: None,
+        }
+    }
+}
+
+/// What the form chose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    pub rounds: usize,
+    pub train: Vec<usize>,
+    pub heldout: Vec<usize>,
+    /// Run the memory system with the configured provider (else the simulated one).
+    pub system_provider: bool,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Self {
+            rounds: 2,
+            train: vec![0],
+            heldout: vec![1],
+            system_provider: false,
+        }
+    }
+}
+
+/// Positions typed as `0, 2` (1-based numbers are not accepted: the list shows 0-based ones).
+///
+/// # Errors
+/// The part that is not a number.
+pub fn parse_positions(text: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let n = part
+            .parse::<usize>()
+            .map_err(|_| format!("`{part}` is not a conversation number"))?;
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks the split against `count` conversations.
+///
+/// # Errors
+/// A sentence saying what to change.
+pub fn check_setup(setup: &Setup, count: usize) -> Result<(), String> {
+    if setup.train.is_empty() {
+        return Err("choose at least one training conversation".into());
+    }
+    if let Some(n) = setup
+        .train
+        .iter()
+        .chain(&setup.heldout)
+        .find(|&&n| n >= count)
+    {
+        return Err(format!(
+            "conversation {n} does not exist: {count} are loaded (0 to {})",
+            count.saturating_sub(1)
+        ));
+    }
+    if let Some(n) = setup.train.iter().find(|n| setup.heldout.contains(n)) {
+        return Err(format!(
+            "conversation {n} is both train and held-out: pick one"
+        ));
+    }
+    if !(1..=10).contains(&setup.rounds) {
+        return Err("rounds: 1 to 10".into());
+    }
+    Ok(())
+}
+
+/// The loop's settings: the split, and the optimizer's model priced at the page's prices.
+pub fn loop_config(setup: &Setup, provider: &ProviderSettings) -> LoopConfig {
+    let model = provider.model.trim().to_owned();
+    let price = Price {
+        input_usd_per_mtok: provider.input_usd_per_mtok,
+        output_usd_per_mtok: provider.output_usd_per_mtok,
+    };
+    LoopConfig {
+        rounds: setup.rounds,
+        train: setup.train.clone(),
+        heldout: setup.heldout.clone(),
+        prices: PriceTable(BTreeMap::from([(model.clone(), price)])),
+        model,
+        ..LoopConfig::default()
+    }
+}
+
+/// Steps of a whole loop: each round runs every chosen conversation, every round but the last
+/// also optimizes.
+pub fn steps_total(config: &LoopConfig) -> usize {
+    let per_round = config.train.len() + config.heldout.len();
+    (config.rounds + 1) * per_round + config.rounds
+}
+
+/// Steps done so far.
+pub fn steps_done(state: &LoopState) -> usize {
+    let per_round = state.config.train.len() + state.config.heldout.len();
+    match state.phase {
+        Phase::Run { round, pos } => round * (per_round + 1) + pos,
+        Phase::Optimize { round } => round * (per_round + 1) + per_round,
+        Phase::Done => steps_total(&state.config),
+    }
+}
+
+/// What IndexedDB keeps of a loop, saved after every step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedLoop {
+    pub source: Source,
+    pub setup: Setup,
+    pub state: LoopState,
+}
+
+/// Each prompt's versions, oldest first.
+pub fn versions_by_prompt(state: &LoopState) -> BTreeMap<String, Vec<PromptVersion>> {
+    let mut out: BTreeMap<String, Vec<PromptVersion>> = BTreeMap::new();
+    for v in &state.versions {
+        out.entry(v.name.clone()).or_default().push(v.clone());
+    }
+    for list in out.values_mut() {
+        list.sort_by_key(|v| v.version);
+    }
+    out
+}
+
+/// The value of `v`'s parent version, empty for a starting prompt.
+pub fn parent_value<'a>(state: &'a LoopState, v: &PromptVersion) -> &'a str {
+    state
+        .versions
+        .iter()
+        .find(|p| p.name == v.name && Some(p.version) == v.parent)
+        .map_or("", |p| p.value.as_str())
+}
+
+/// The export formats of the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportKind {
+    UpdateResults,
+    Mem0,
+    Text,
+    Html,
+}
+
+/// An export as `(file name, MIME type, contents)`.
+pub fn export_file(state: &LoopState, kind: ExportKind) -> (String, &'static str, String) {
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    match kind {
+        ExportKind::UpdateResults => (
+            "update_results.json".into(),
+            "application/json",
+            pretty(&export::update_results(&state.versions)),
+        ),
+        ExportKind::Mem0 => (
+            "mem0_config.json".into(),
+            "application/json",
+            pretty(&export::mem0_config(&state.versions)),
+        ),
+        ExportKind::Text => {
+            let text = export::text_files(&state.versions)
+                .into_iter()
+                .map(|(name, body)| format!("===== {name} =====\n{body}\n"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            ("prompts.txt".into(), "text/plain", text)
+        }
+        ExportKind::Html => (
+            "optimize.html".into(),
+            "text/html",
+            memtrace::report::rounds::loop_html(state),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memtrace::memsys::Prompts;
+    use memtrace::optimize::closed_loop::advance;
+    use memtrace::provider::simulated::SimulatedLlm;
+
+    #[test]
+    fn demo_conversations_parse_and_have_questions() {
+        let convs = demo_conversations();
+        assert!(convs.len() >= 3);
+        assert!(convs.iter().all(|c| !c.questions.is_empty()));
+        let users: Vec<String> = convs.iter().map(Conversation::user_id).collect();
+        let unique: std::collections::BTreeSet<&String> = users.iter().collect();
+        assert_eq!(unique.len(), users.len());
+    }
+
+    #[test]
+    fn bad_files_say_what_is_wrong() {
+        let e = parse_conversations(b"{nope").unwrap_err();
+        assert!(e.contains("line 1"), "{e}");
+        assert!(parse_conversations(b"[]")
+            .unwrap_err()
+            .contains("no conversation"));
+        let e = parse_conversations(br#"[{"speaker_a": "A"}]"#).unwrap_err();
+        assert!(e.contains("speaker_b"), "{e}");
+    }
+
+    #[test]
+    fn positions_and_split_are_checked() {
+        assert_eq!(parse_positions("0, 2,2,").unwrap(), vec![0, 2]);
+        assert!(parse_positions("x").is_err());
+        let ok = Setup::default();
+        assert!(check_setup(&ok, 3).is_ok());
+        assert!(check_setup(&ok, 1).unwrap_err().contains("does not exist"));
+        let both = Setup {
+            heldout: vec![0],
+            ..Setup::default()
+        };
+        assert!(check_setup(&both, 3).unwrap_err().contains("both"));
+        let none = Setup {
+            train: vec![],
+            ..Setup::default()
+        };
+        assert!(check_setup(&none, 3).is_err());
+    }
+
+    #[test]
+    fn config_prices_the_model_at_the_page_prices() {
+        let p = ProviderSettings {
+            model: " m1 ".into(),
+            input_usd_per_mtok: 2.0,
+            output_usd_per_mtok: 8.0,
+            ..ProviderSettings::default()
+        };
+        let cfg = loop_config(&Setup::default(), &p);
+        assert_eq!(cfg.model, "m1");
+        let price = cfg.prices.price("m1").unwrap();
+        assert!((price.output_usd_per_mtok - 8.0).abs() < 1e-12);
+        assert_eq!((cfg.train.clone(), cfg.heldout.clone()), (vec![0], vec![1]));
+        // 3 evaluations of 2 conversations, 2 optimizations.
+        assert_eq!(steps_total(&cfg), 8);
+    }
+
+    #[test]
+    fn steps_done_counts_every_advance_and_exports_name_each_version() {
+        let convs = demo_conversations();
+        let cfg = loop_config(&Setup::default(), &ProviderSettings::default());
+        let total = steps_total(&cfg);
+        let mut state = LoopState::new(cfg, Prompts::default()).unwrap();
+        let script = memtrace::provider::Script::from_json(include_str!(
+            "../../../tests/llm_server/scripts/optimize_loop.json"
+        ))
+        .unwrap();
+        let optimizer = memtrace::provider::ScriptedLlm::new(script);
+        let mut n = 0;
+        while state.phase != Phase::Done {
+            assert_eq!(steps_done(&state), n);
+            futures_executor::block_on(advance(
+                &mut state,
+                &convs,
+                &SimulatedLlm,
+                &optimizer,
+                &mut |_| {},
+            ))
+            .unwrap();
+            n += 1;
+            assert!(n <= total);
+        }
+        assert_eq!((n, steps_done(&state)), (total, total));
+        let s = state.series();
+        assert_eq!(s.len(), 3);
+        assert!(s[1].1 > s[0].1, "train accuracy rises: {s:?}");
+        assert!(state.versions.iter().any(|v| v.parent.is_some()));
+        let (name, _, text) = export_file(&state, ExportKind::UpdateResults);
+        assert_eq!(name, "update_results.json");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for p in &state.versions {
+            assert!(v.get(format!("{}@{}", p.name, p.version)).is_some());
+        }
+        let (_, _, html) = export_file(&state, ExportKind::Html);
+        assert!(html.contains("accuracy-chart"));
+        let (_, _, plain) = export_file(&state, ExportKind::Text);
+        assert!(plain.contains("versions.json"));
+        let by = versions_by_prompt(&state);
+        assert_eq!(
+            by.values().map(Vec::len).sum::<usize>(),
+            state.versions.len()
+        );
+        let saved = SavedLoop {
+            source: Source::demo(),
+            setup: Setup::default(),
+            state: state.clone(),
+        };
+        let back: SavedLoop =
+            serde_json::from_str(&serde_json::to_string(&saved).unwrap()).unwrap();
+        assert_eq!(back, saved);
+        assert_eq!(conversations_of(&back.source).unwrap().len(), convs.len());
+    }
+}
