@@ -14,7 +14,7 @@ use memtrace::model::FailureCase;
 use memtrace::provider::run_bounded;
 use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::Trace;
-use memtrace_cli::llm::{CliLlm, ProviderArgs};
+use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
 
 /// How to attribute: the method and its settings (shared by `attribute` and `eval`).
 #[derive(clap::Args, Clone)]
@@ -62,6 +62,16 @@ impl MethodArgs {
             .method
             .parse()
             .map_err(|e: String| anyhow::anyhow!(e))?;
+        if method.uses_llm() && self.provider.provider == ProviderChoice::Simulated {
+            bail!(
+                "{} needs an LLM, and the simulated provider only answers the reference memory \
+                 system's own requests. Pass --provider openai (or anthropic) with --model, and \
+                 MEMTRACE_API_KEY; any OpenAI-compatible server works with --base-url URL (a local \
+                 one: python3 tests/llm_server/server.py, --model auto). Or use --method infoflow \
+                 (no LLM).",
+                method.as_str()
+            );
+        }
         let prior = match &self.prior {
             Some(p) => std::fs::read_to_string(p)
                 .with_context(|| format!("cannot read the prior {}", p.display()))?,

@@ -25,7 +25,8 @@ pub enum ProviderChoice {
     Openai,
     /// Anthropic Messages.
     Anthropic,
-    /// No network: an in-process provider that answers by rule (echo for now).
+    /// No network: the rule-based stand-in that runs the reference memory system (`bench gen`,
+    /// `demo`, `optimize`); it cannot play an attribution agent, so the LLM methods refuse it.
     Simulated,
 }
 

@@ -66,3 +66,22 @@ fn verify_checks_memory_op_verdicts_by_replay() {
         );
     }
 }
+
+#[test]
+fn llm_methods_refuse_the_simulated_provider_at_once() {
+    let demo = common::repo_root().join("www/demo.json");
+    for method in ["graphtrace", "all-at-once"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .arg("attribute")
+            .arg(&demo)
+            .args(["--method", method, "--provider", "simulated"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{method}: {err}");
+        assert!(
+            err.contains(method) && err.contains("--provider openai") && out.stdout.is_empty(),
+            "{method}: {err}"
+        );
+    }
+}
