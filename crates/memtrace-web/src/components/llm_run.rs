@@ -244,10 +244,11 @@ pub fn run_panel(props: &Props) -> Html {
                               data-done={state.done.to_string()} data-total={state.total.to_string()}></progress>
                     <span class="muted">{ format!("{}/{}", state.done, state.total) }</span>
                 }
-                <span id="run-meter" class="meter" data-calls={m.calls.to_string()}
+                <span id="run-meter" class="meter" title="spent in this tab since it opened, over all runs"
+                      data-calls={m.calls.to_string()}
                       data-input={m.usage.input_tokens.to_string()} data-output={m.usage.output_tokens.to_string()}
                       data-usd={format!("{usd:.6}")}>
-                    { format!("{} calls · {} in / {} out tokens · ${usd:.4}", m.calls, m.usage.input_tokens, m.usage.output_tokens) }
+                    { format!("this tab: {} calls · {} in / {} out tokens · ${usd:.4}", m.calls, m.usage.input_tokens, m.usage.output_tokens) }
                 </span>
                 if let Some(n) = &state.note { <span class="muted">{ n.clone() }</span> }
             </div>
