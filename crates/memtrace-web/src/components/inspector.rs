@@ -10,7 +10,7 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::diff::{pretty_value, side_by_side, Cell, RowKind};
+use crate::diff::{pretty_value, side_by_side, Cell, Row, RowKind};
 use crate::graph_model::label;
 
 #[derive(Properties, PartialEq)]
@@ -171,19 +171,6 @@ fn versions_view(props: &Props, v: VarIx, versions: &[VarIx]) -> Html {
         &pretty_value(&t.var(right).value),
     );
     let changed = rows.iter().filter(|r| r.kind != RowKind::Same).count();
-    let cell = |c: &Option<Cell>| match c {
-        None => html! { <><td class="ln"></td><td class="empty"></td></> },
-        Some(c) => html! {
-            <>
-                <td class="ln">{ c.line }</td>
-                <td>{ for c.segments.iter().map(|(emph, s)| if *emph {
-                    html! { <mark>{ s.clone() }</mark> }
-                } else {
-                    html! { s.clone() }
-                }) }</td>
-            </>
-        },
-    };
     html! {
         <>
             <h3>{ format!("Versions ({})", versions.len()) }</h3>
@@ -204,15 +191,7 @@ fn versions_view(props: &Props, v: VarIx, versions: &[VarIx]) -> Html {
                 <span class="muted">{ format!(" {changed} changed line(s)") }</span>
             </div>
             <table id="version-diff" class="diff">
-                { for rows.iter().map(|r| {
-                    let cls = match r.kind {
-                        RowKind::Same => "same",
-                        RowKind::Changed => "changed",
-                        RowKind::Removed => "removed",
-                        RowKind::Added => "added",
-                    };
-                    html! { <tr class={cls}>{ cell(&r.left) }{ cell(&r.right) }</tr> }
-                }) }
+                { diff_rows(&rows) }
             </table>
         </>
     }
@@ -280,5 +259,34 @@ fn op_view(props: &Props, o: memtrace::model::OpIx) -> Html {
             <h3>{"Metadata"}</h3>
             { json_block(&r.metadata) }
         </>
+    }
+}
+
+/// The rows of a side-by-side diff table (`<tr>`s classed same / changed / removed / added); text
+/// only, the changed segments in `<mark>`.
+pub fn diff_rows(rows: &[Row]) -> Html {
+    let cell = |c: Option<&Cell>| match c {
+        None => html! { <><td class="ln"></td><td class="empty"></td></> },
+        Some(c) => html! {
+            <>
+                <td class="ln">{ c.line }</td>
+                <td>{ for c.segments.iter().map(|(emph, s)| if *emph {
+                    html! { <mark>{ s.clone() }</mark> }
+                } else {
+                    html! { s.clone() }
+                }) }</td>
+            </>
+        },
+    };
+    html! {
+        { for rows.iter().map(|r| {
+            let cls = match r.kind {
+                RowKind::Same => "same",
+                RowKind::Changed => "changed",
+                RowKind::Removed => "removed",
+                RowKind::Added => "added",
+            };
+            html! { <tr class={cls}>{ cell(r.left.as_ref()) }{ cell(r.right.as_ref()) }</tr> }
+        }) }
     }
 }

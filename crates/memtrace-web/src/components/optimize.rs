@@ -15,8 +15,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};
 use yew::prelude::*;
 
+use super::inspector::diff_rows;
 use super::provider::{stored_key, ProviderForm};
-use crate::diff::{side_by_side, Cell};
+use crate::diff::side_by_side;
 use crate::llm_run::{Meter, ProviderSettings};
 use crate::optimize::{
     check_setup, conversations_of, export_file, loop_config, parent_value, parse_conversations,
@@ -501,22 +502,6 @@ fn chart(state: &LoopState) -> Html {
     }
 }
 
-fn cell_html(c: Option<&Cell>) -> Html {
-    match c {
-        None => html! { <><td class="ln"></td><td class="empty"></td></> },
-        Some(c) => html! {
-            <>
-                <td class="ln">{ c.line }</td>
-                <td>{ for c.segments.iter().map(|(emph, s)| if *emph {
-                    html! { <mark>{ s.clone() }</mark> }
-                } else {
-                    html! { s.clone() }
-                }) }</td>
-            </>
-        },
-    }
-}
-
 /// Each prompt's versions as buttons; the selected one's diff from its parent, side by side.
 fn versions(
     state: &LoopState,
@@ -558,11 +543,7 @@ fn versions(
                     if !v.feedback.is_empty() { <p class="muted">{ format!("feedback: {}", v.feedback) }</p> }
                     if !v.cases.is_empty() { <p class="muted">{ format!("caused by: {}", v.cases.join(", ")) }</p> }
                     <table class="diff">
-                        { for side_by_side(parent_value(state, v), &v.value).iter().map(|r| html! {
-                            <tr class={format!("{:?}", r.kind).to_lowercase()}>
-                                { cell_html(r.left.as_ref()) }{ cell_html(r.right.as_ref()) }
-                            </tr>
-                        }) }
+                        { diff_rows(&side_by_side(parent_value(state, v), &v.value)) }
                     </table>
                 </div>
             }
