@@ -152,6 +152,7 @@ struct Found {
     weak: bool,
 }
 
+#[allow(clippy::unnecessary_wraps)] // the `return found(..)` of functions giving Option
 fn found(role: OpRole, reason: String) -> Option<Found> {
     Some(Found {
         role,
