@@ -50,8 +50,9 @@ pub fn roles_panel(props: &Props) -> Html {
             } else {
                 <div class="roles-scroll">
                     <table class="roles-table">
+                        <colgroup><col class="c-name" /><col class="c-count" /><col class="c-role" /><col /></colgroup>
                         <thead>
-                            <tr><th scope="col">{"op name"}</th><th scope="col">{"ops"}</th>
+                            <tr><th scope="col">{"op name"}</th><th scope="col" class="c-count">{"ops"}</th>
                                 <th scope="col">{"role"}</th><th scope="col">{"why"}</th></tr>
                         </thead>
                         <tbody>
