@@ -37,7 +37,7 @@ pub fn pair_of(conv: &Conversation, dia_id: &str) -> Option<usize> {
     })
 }
 
-fn unit_id(seed: u64, pair: usize, text: &str) -> String {
+pub(super) fn unit_id(seed: u64, pair: usize, text: &str) -> String {
     let h = sha1_hex(format!("{seed}:{pair}:{text}").as_bytes());
     format!(
         "{}-{}-{}-{}-{}",
@@ -57,29 +57,54 @@ fn unit_value(id: &str, memory: Option<&str>, timestamp: &str, deleted: bool) ->
     }
 }
 
-fn message_var(op: &Scope, conv: &Conversation, t: &Turn, timestamp: &str) -> Var {
-    let role = if t.speaker == conv.speaker_a {
+/// MemBase's role of a speaker: the first speaker is the `user`.
+pub(super) fn role_of(conv: &Conversation, t: &Turn) -> &'static str {
+    if t.speaker == conv.speaker_a {
         "user"
     } else {
         "assistant"
-    };
+    }
+}
+
+fn message_var(op: &Scope, conv: &Conversation, t: &Turn, timestamp: &str) -> Var {
+    let role = role_of(conv, t);
     let content = format!(
         "{}\nBelow is this message's metadata:\nSpeaker Name: {}\nSpeaker Role: {role}\n",
         t.text, t.speaker
     );
+    message_var_as(
+        op,
+        conv,
+        t,
+        timestamp,
+        &content,
+        "An input message fed into the memory pipeline; it triggers fact extraction.",
+    )
+}
+
+/// A recorded input message whose `content` is `content` (each system formats it its way).
+pub(super) fn message_var_as(
+    scope: &Scope,
+    conv: &Conversation,
+    t: &Turn,
+    timestamp: &str,
+    content: &str,
+    comment: &str,
+) -> Var {
+    let role = role_of(conv, t);
     let tag = if role == "user" {
         "speaker_a"
     } else {
         "speaker_b"
     };
-    op.var(
+    scope.var(
         VarSpec::named(
             &conv.message_name(&t.dia_id),
             json!({"content": content, "name": t.speaker, "role": role, "timestamp": timestamp}),
         )
         .render(Render::Json)
         .category("message")
-        .comment("An input message fed into the memory pipeline; it triggers fact extraction.")
+        .comment(comment)
         .meta("speaker_tag", json!(tag))
         .meta("dia_id", json!(t.dia_id))
         .meta("timestamp", json!(timestamp))
@@ -87,7 +112,13 @@ fn message_var(op: &Scope, conv: &Conversation, t: &Turn, timestamp: &str) -> Va
     )
 }
 
-fn prompt_var(scope: &Scope, name: &str, text: &str, op_type: &str, comment: &str) -> Var {
+pub(super) fn prompt_var(
+    scope: &Scope,
+    name: &str,
+    text: &str,
+    op_type: &str,
+    comment: &str,
+) -> Var {
     scope.var(
         VarSpec::named(name, json!(text))
             .category("prompt")
@@ -96,7 +127,7 @@ fn prompt_var(scope: &Scope, name: &str, text: &str, op_type: &str, comment: &st
     )
 }
 
-fn llm_var(op: &Scope, class: &str, value: Value, comment: &str) -> Var {
+pub(super) fn llm_var(op: &Scope, class: &str, value: Value, comment: &str) -> Var {
     op.var(
         VarSpec::content(class, value)
             .category("llm_response")
@@ -104,7 +135,7 @@ fn llm_var(op: &Scope, class: &str, value: Value, comment: &str) -> Var {
     )
 }
 
-fn parse_list(text: &str, key: &str) -> Vec<Value> {
+pub(super) fn parse_list(text: &str, key: &str) -> Vec<Value> {
     serde_json::from_str::<Value>(text)
         .ok()
         .and_then(|v| v.get(key).and_then(Value::as_array).cloned())
