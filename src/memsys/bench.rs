@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::fault::Fault;
 use super::locomo::Conversation;
-use super::pipeline::pair_of;
+use super::record::pair_of;
 use super::{annotation, recorder_for, run, Config, MemsysError, Prompts, Run, System};
 use crate::model::ErrorType;
 use crate::provider::Llm;

@@ -59,7 +59,7 @@ pub async fn evaluate<L: Llm>(
         let units = match cfg.system {
             System::Mem0 => search_vector_store(&search, cfg, faults, q, &query, run),
             System::NaiveRag => super::naiverag::retrieve(&search, cfg, faults, q, &query, run),
-            System::EverMemOs => Vec::new(),
+            System::EverMemOs => super::evermemos::retrieve(&search, cfg, faults, q, &query, run),
         };
         searched.push((qi, Searched { query, units }));
     }

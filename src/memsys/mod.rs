@@ -16,11 +16,13 @@
 pub mod bench;
 pub mod demo;
 mod evaluate;
+mod evermemos;
 pub mod fault;
 pub mod locomo;
 mod naiverag;
 mod pipeline;
 pub mod prompts;
+mod record;
 pub mod store;
 pub mod text;
 
@@ -35,8 +37,8 @@ use memtrace_record::{GraphInfo, Recorder, SteppingClock};
 pub use evaluate::label_is_correct;
 pub use fault::Fault;
 pub use locomo::{Conversation, Question};
-pub use pipeline::{pair_of, pairs};
 pub use prompts::Prompts;
+pub use record::{pair_of, pairs};
 
 use crate::model::ErrorType;
 use crate::provider::{Llm, ProviderError, Usage};
@@ -238,7 +240,9 @@ pub async fn run<L: Llm>(
     match cfg.system {
         System::Mem0 => pipeline::construct(llm, conv, prompts, cfg, faults, rec, &mut run).await?,
         System::NaiveRag => naiverag::construct(conv, cfg, faults, rec, &mut run),
-        System::EverMemOs => {}
+        System::EverMemOs => {
+            evermemos::construct(llm, conv, cfg, faults, rec, &mut run).await?;
+        }
     }
     evaluate::evaluate(llm, conv, prompts, cfg, faults, questions, rec, &mut run).await?;
     Ok(run)

@@ -13,12 +13,15 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Recorder, Render, Scope, SessionSpec, Var, VarSpec};
+use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
 use super::evaluate::top_k_with_faults;
 use super::fault::{garble, holds, Fault};
 use super::locomo::{Conversation, Question, Turn};
-use super::pipeline::{message_var_as, role_of, unit_id};
+use super::record::{
+    buffer_var, construction_session, finalization_session, message_var_as, role_of, turn_pairs,
+    unit_id,
+};
 use super::store::Unit;
 use super::{Config, Run};
 
@@ -53,12 +56,7 @@ impl Builder<'_> {
     /// The `message-buffer` variable holding the current buffer (a new version only when the
     /// value changed).
     fn snapshot(&self, scope: &Scope) -> Var {
-        scope.var(
-            VarSpec::named("message-buffer", buffer_value(&self.buffer))
-                .render(Render::Json)
-                .category("message_buffer")
-                .comment("A message buffer that stores messages not yet processed by the memory system. Its data structure is a list."),
-        )
+        buffer_var(scope, buffer_value(&self.buffer))
     }
 
     /// Stores `chunk` as a new memory unit, made from `doc_var` by a `memory_system.add` op,
@@ -228,26 +226,13 @@ pub fn construct(
         buffer: Vec::new(),
         chunks: 0,
     };
-    let mut pair_base = 0;
-    for session in &conv.sessions {
-        let scope = rec.session(
-            SessionSpec::new("memory_construction")
-                .id(&format!("{}-session-{}", conv.user_id(), session.number))
-                .comment(&format!(
-                    "It is the {}th conversational session.",
-                    session.number
-                ))
-                .meta("session_date_time", json!(session.date_time)),
-        );
-        for (i, t) in session.turns.iter().enumerate() {
-            b.message(&scope, t, pair_base + i / 2, &session.timestamp, run);
+    for (session, pairs) in conv.sessions.iter().zip(turn_pairs(conv)) {
+        let scope = construction_session(rec, conv, session);
+        for (t, pair) in session.turns.iter().zip(pairs) {
+            b.message(&scope, t, pair, &session.timestamp, run);
         }
-        pair_base += session.turns.len().div_ceil(2);
     }
-    let fin = rec.session(
-        SessionSpec::new("memory_construction")
-            .comment("It is the finalization stage of memory construction. This stage ensures all messages have been fully ingested into the memory layer."),
-    );
+    let fin = finalization_session(rec);
     b.flush(&fin, run);
 }
 
