@@ -45,25 +45,17 @@ pub const EPISODE_PROMPT: &str = "You are an episodic memory extractor. Rewrite 
 pub const PROFILE_PROMPT: &str = "You are a personal profile extraction expert. Compare each new statement about the person with their current profile items and choose one event per item: ADD (a new attribute), UPDATE (it refines or corrects an item; keep its id), NONE (already known). Return JSON: {\"memory\": [{\"id\": \"...\", \"text\": \"...\", \"event\": \"...\", \"old_memory\": \"...\"}]}.";
 /// Messages after which a segment is closed even without a time gap.
 const MAX_SEGMENT: usize = 6;
-/// Cues of a stable attribute: such facts go to the profile, not to the episode.
-const PROFILE_CUES: [&str; 12] = [
-    " likes ",
-    " loves ",
-    " enjoys ",
-    " favorite ",
-    " prefers ",
-    " is a ",
-    " works ",
-    " hobby",
-    " lives in ",
-    " is from ",
-    " identifies as ",
-    " is interested in ",
+/// Word beginnings that mark a stable attribute (preferences, work, plans, identity): such
+/// facts go to the profile, not to the episode.
+const PROFILE_CUES: [&str; 16] = [
+    "lov", "like", "enjoy", "favo", "passion", "dream", "career", "job", "work", "hobb", "prefer",
+    "identif", "interest", "want", "plan", "goal",
 ];
 
 fn is_profile_fact(fact: &str) -> bool {
-    let f = format!(" {} ", fact.to_lowercase());
-    PROFILE_CUES.iter().any(|c| f.contains(c))
+    fact.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .any(|w| PROFILE_CUES.iter().any(|c| w.starts_with(c)))
 }
 
 /// One buffered message.
