@@ -187,7 +187,10 @@ impl InfoFlow {
         key: &Key,
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar;
+        // A verbatim copy of the evidence (a buffer, a stored chunk) carries what it carries.
+        let texts: Vec<String> = evidence.iter().filter_map(|&e| verbatim_text(t, e)).collect();
+        let copies = |w: VarIx| !texts.is_empty() && texts.iter().all(|x| holds_verbatim(t, x, w));
+        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar || copies(v);
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -203,8 +206,6 @@ impl InfoFlow {
         // What a buffer or chunker (role other) produced is the evidence only where it copied
         // the evidence verbatim, when it copied it anywhere (a chunk emitted as the evidence
         // arrived holds the messages before it, not the evidence).
-        let texts: Vec<String> = evidence.iter().filter_map(|&e| verbatim_text(t, e)).collect();
-        let copies = |w: VarIx| texts.iter().all(|x| holds_verbatim(t, x, w));
         let keep = |o: OpIx, w: VarIx| {
             roles.role(o) != OpRole::Other
                 || texts.is_empty()
