@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use super::fault::Fault;
 use super::locomo::Conversation;
-use super::pipeline::pair_of;
-use super::{annotation, recorder_for, run, Config, MemsysError, Prompts, Run};
+use super::record::pair_of;
+use super::{annotation, recorder_for, run, Config, MemsysError, Prompts, Run, System};
 use crate::model::ErrorType;
 use crate::provider::Llm;
 
@@ -33,6 +33,8 @@ pub struct BenchOptions {
     pub categories: Vec<u8>,
     /// Where the files say they came from.
     pub source: String,
+    /// Which memory system runs.
+    pub system: System,
 }
 
 impl Default for BenchOptions {
@@ -44,6 +46,7 @@ impl Default for BenchOptions {
             per_type_per_file: 2,
             categories: vec![1, 2, 3, 4],
             source: "memtrace bench gen".into(),
+            system: System::Mem0,
         }
     }
 }
@@ -307,6 +310,7 @@ pub async fn generate<L: Llm>(
         .map(|c| c.sessions.len())
         .max()
         .unwrap_or(0);
+    let kinds = opts.system.error_types();
     let mut windows = Vec::new();
     for w in 0..longest.div_ceil(step) {
         for (ci, c) in conversations.iter().enumerate() {
@@ -317,7 +321,7 @@ pub async fn generate<L: Llm>(
         }
     }
     for (ci, from, to) in windows {
-        if ErrorType::MEMORY
+        if kinds
             .iter()
             .all(|t| report.per_type.get(t).copied().unwrap_or(0) >= opts.per_type)
         {
@@ -338,6 +342,7 @@ pub async fn generate<L: Llm>(
             continue;
         }
         let cfg = Config {
+            system: opts.system,
             seed: opts.seed ^ ((ci as u64) << 32) ^ from as u64,
             source: opts.source.clone(),
             ..Config::default()
@@ -353,7 +358,7 @@ pub async fn generate<L: Llm>(
         rng.shuffle(&mut right);
         let mut plan = Vec::new();
         let mut used = BTreeSet::new();
-        for kind in ErrorType::MEMORY {
+        for &kind in &kinds {
             let need = opts
                 .per_type
                 .saturating_sub(report.per_type.get(&kind).copied().unwrap_or(0))

@@ -1,19 +1,20 @@
 //! Answering and judging, recorded with MemBase's conventions: a `memory_search` session with
-//! one `memory_system.search_vector_store` op per question, then a `memory_evaluation`
+//! the system's retrieval op(s) per question (Mem0's `memory_system.search_vector_store` here;
+//! the other systems' in their modules), then a `memory_evaluation`
 //! session with `question-answering` and `llm-judge` ops. The per-question variables (context,
 //! prediction, golden answers, judge response and score) carry MemBase's class names and are
 //! named by the question id, so two questions with the same answer text never share a node.
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Recorder, SessionSpec, Var, VarSpec};
+use memtrace_record::{OpSpec, Recorder, Scope, SessionSpec, Var, VarSpec};
 
 use super::fault::{holds, Fault};
 use super::locomo::{Conversation, Question};
 use super::prompts::{self, Prompts};
 use super::store::Unit;
 use super::text::judge_rule;
-use super::{Config, MemsysError, QuestionResult, Run};
+use super::{Config, MemsysError, QuestionResult, Run, System};
 use crate::provider::Llm;
 
 const QUESTION_TYPES: [&str; 6] = [
@@ -54,79 +55,13 @@ pub async fn evaluate<L: Llm>(
         let Some(q) = conv.questions.get(qi) else {
             continue;
         };
-        let query = search.var(
-            VarSpec::named(&q.id, json!(q.text))
-                .class_name("query")
-                .category("message & query")
-                .comment("A task query which requires the memory system to retrieve memories.")
-                .meta(
-                    "question_type",
-                    json!(QUESTION_TYPES
-                        .get(usize::from(q.category))
-                        .copied()
-                        .unwrap_or("")),
-                )
-                .meta("category_id", json!(q.category))
-                .meta(
-                    "evidence",
-                    json!(q
-                        .evidence
-                        .iter()
-                        .map(|e| conv.message_name(e))
-                        .collect::<Vec<_>>()),
-                )
-                .meta("speaker_names", json!([conv.speaker_a, conv.speaker_b])),
-        );
-        let op = search.op(
-            OpSpec::new("memory_system.search_vector_store", "retrieval")
-                .comment(&format!(
-                    "A task query searches the memory store for top-{} relevant memories.",
-                    cfg.top_k
-                ))
-                .meta("embedding_model", json!("bm25-lexical"))
-                .meta("top_k", json!(cfg.top_k)),
-        );
-        let excluded: Vec<(usize, &str)> = faults
-            .iter()
-            .enumerate()
-            .filter_map(|(k, f)| match f {
-                Fault::Retrieval { question, answer } if *question == q.id => {
-                    Some((k, answer.as_str()))
-                }
-                _ => None,
-            })
-            .collect();
-        let mut hits = Vec::new();
-        for (i, score) in run.store.nearest(&q.text, cfg.top_k + 64) {
-            let Some(u) = run.store.units().get(i) else {
-                continue;
-            };
-            if let Some(&(k, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
-                run.applied[k] = Some(op.id().to_owned());
-                continue;
-            }
-            if hits.len() < cfg.top_k {
-                hits.push((u.clone(), score));
-            }
-        }
-        if hits.is_empty() {
-            op.io(&[&query], &[], "No memory is retrieved.");
-        }
-        for (u, score) in &hits {
-            op.link_as(
-                &query,
-                &u.var,
-                "operation",
-                &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
-            );
-        }
-        searched.push((
-            qi,
-            Searched {
-                query,
-                units: hits.into_iter().map(|(u, _)| u).collect(),
-            },
-        ));
+        let query = query_var(&search, conv, q);
+        let units = match cfg.system {
+            System::Mem0 => search_vector_store(&search, cfg, faults, q, &query, run),
+            System::NaiveRag => super::naiverag::retrieve(&search, cfg, faults, q, &query, run),
+            System::EverMemOs => super::evermemos::retrieve(&search, cfg, faults, q, &query, run),
+        };
+        searched.push((qi, Searched { query, units }));
     }
 
     let eval = rec.session(
@@ -157,7 +92,7 @@ pub async fn evaluate<L: Llm>(
         let pairs: Vec<(String, String)> = s
             .units
             .iter()
-            .map(|u| (u.text.clone(), u.timestamp.clone()))
+            .map(|u| (u.text.replace('\n', " "), u.timestamp.clone()))
             .collect();
         let context = prompts::build_context(&pairs);
         let resp = llm
@@ -255,6 +190,103 @@ pub async fn evaluate<L: Llm>(
         });
     }
     Ok(())
+}
+
+fn query_var(search: &Scope, conv: &Conversation, q: &Question) -> Var {
+    search.var(
+        VarSpec::named(&q.id, json!(q.text))
+            .class_name("query")
+            .category("message & query")
+            .comment("A task query which requires the memory system to retrieve memories.")
+            .meta(
+                "question_type",
+                json!(QUESTION_TYPES
+                    .get(usize::from(q.category))
+                    .copied()
+                    .unwrap_or("")),
+            )
+            .meta("category_id", json!(q.category))
+            .meta(
+                "evidence",
+                json!(q
+                    .evidence
+                    .iter()
+                    .map(|e| conv.message_name(e))
+                    .collect::<Vec<_>>()),
+            )
+            .meta("speaker_names", json!([conv.speaker_a, conv.speaker_b])),
+    )
+}
+
+/// The first `k` units of `ranked` (store indices with scores, best first), leaving out the
+/// units a retrieval fault for `q` hides; marks such a fault applied at `op_id`.
+pub(super) fn top_k_with_faults(
+    run: &mut Run,
+    faults: &[Fault],
+    q: &Question,
+    ranked: &[(usize, f64)],
+    k: usize,
+    op_id: &str,
+) -> Vec<(Unit, f64)> {
+    let excluded: Vec<(usize, &str)> = faults
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match f {
+            Fault::Retrieval { question, answer } if *question == q.id => {
+                Some((i, answer.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut hits = Vec::new();
+    for &(i, score) in ranked {
+        let Some(u) = run.store.units().get(i) else {
+            continue;
+        };
+        if let Some(&(f, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
+            run.applied[f] = Some(op_id.to_owned());
+            continue;
+        }
+        if hits.len() < k {
+            hits.push((u.clone(), score));
+        }
+    }
+    hits
+}
+
+/// Mem0's `memory_system.search_vector_store`: the top-k units by BM25 (a vector store always
+/// fills its k).
+fn search_vector_store(
+    search: &Scope,
+    cfg: &Config,
+    faults: &[Fault],
+    q: &Question,
+    query: &Var,
+    run: &mut Run,
+) -> Vec<Unit> {
+    let op = search.op(
+        OpSpec::new("memory_system.search_vector_store", "retrieval")
+            .comment(&format!(
+                "A task query searches the memory store for top-{} relevant memories.",
+                cfg.top_k
+            ))
+            .meta("embedding_model", json!("bm25-lexical"))
+            .meta("top_k", json!(cfg.top_k)),
+    );
+    let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
+    let hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
+    if hits.is_empty() {
+        op.io(&[query], &[], "No memory is retrieved.");
+    }
+    for (u, score) in &hits {
+        op.link_as(
+            query,
+            &u.var,
+            "operation",
+            &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
+        );
+    }
+    hits.into_iter().map(|(u, _)| u).collect()
 }
 
 fn evidence_ids(conv: &Conversation, q: &Question) -> Vec<String> {

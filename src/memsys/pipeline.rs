@@ -4,50 +4,17 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{sha1_hex, OpSpec, Recorder, Render, Scope, SessionSpec, Var, VarSpec};
+use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
 use super::fault::{garble, holds, Fault};
 use super::locomo::{Conversation, Turn};
 use super::prompts::{self, Prompts};
+use super::record::{
+    construction_session, llm_var, message_var_as, parse_list, prompt_var, role_of, unit_id,
+};
 use super::store::Unit;
 use super::{Config, MemsysError, Run};
 use crate::provider::Llm;
-
-/// The message pairs of a conversation: `(session index, first turn, last turn exclusive)`,
-/// numbered from 0 in order. Faults name their pair by this number.
-pub fn pairs(conv: &Conversation) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    for (si, s) in conv.sessions.iter().enumerate() {
-        let mut i = 0;
-        while i < s.turns.len() {
-            let end = (i + 2).min(s.turns.len());
-            out.push((si, i, end));
-            i = end;
-        }
-    }
-    out
-}
-
-/// The pair holding message `dia_id`.
-pub fn pair_of(conv: &Conversation, dia_id: &str) -> Option<usize> {
-    pairs(conv).iter().position(|&(si, a, b)| {
-        conv.sessions
-            .get(si)
-            .is_some_and(|s| s.turns[a..b].iter().any(|t| t.dia_id == dia_id))
-    })
-}
-
-fn unit_id(seed: u64, pair: usize, text: &str) -> String {
-    let h = sha1_hex(format!("{seed}:{pair}:{text}").as_bytes());
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
 
 fn unit_value(id: &str, memory: Option<&str>, timestamp: &str, deleted: bool) -> Value {
     if deleted {
@@ -58,57 +25,19 @@ fn unit_value(id: &str, memory: Option<&str>, timestamp: &str, deleted: bool) ->
 }
 
 fn message_var(op: &Scope, conv: &Conversation, t: &Turn, timestamp: &str) -> Var {
-    let role = if t.speaker == conv.speaker_a {
-        "user"
-    } else {
-        "assistant"
-    };
+    let role = role_of(conv, t);
     let content = format!(
         "{}\nBelow is this message's metadata:\nSpeaker Name: {}\nSpeaker Role: {role}\n",
         t.text, t.speaker
     );
-    let tag = if role == "user" {
-        "speaker_a"
-    } else {
-        "speaker_b"
-    };
-    op.var(
-        VarSpec::named(
-            &conv.message_name(&t.dia_id),
-            json!({"content": content, "name": t.speaker, "role": role, "timestamp": timestamp}),
-        )
-        .render(Render::Json)
-        .category("message")
-        .comment("An input message fed into the memory pipeline; it triggers fact extraction.")
-        .meta("speaker_tag", json!(tag))
-        .meta("dia_id", json!(t.dia_id))
-        .meta("timestamp", json!(timestamp))
-        .meta("speakers", json!(t.speaker)),
+    message_var_as(
+        op,
+        conv,
+        t,
+        timestamp,
+        &content,
+        "An input message fed into the memory pipeline; it triggers fact extraction.",
     )
-}
-
-fn prompt_var(scope: &Scope, name: &str, text: &str, op_type: &str, comment: &str) -> Var {
-    scope.var(
-        VarSpec::named(name, json!(text))
-            .category("prompt")
-            .comment(comment)
-            .meta("op_type", json!(op_type)),
-    )
-}
-
-fn llm_var(op: &Scope, class: &str, value: Value, comment: &str) -> Var {
-    op.var(
-        VarSpec::content(class, value)
-            .category("llm_response")
-            .comment(comment),
-    )
-}
-
-fn parse_list(text: &str, key: &str) -> Vec<Value> {
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|v| v.get(key).and_then(Value::as_array).cloned())
-        .unwrap_or_default()
 }
 
 /// Builds the memory of `conv`, recording every step, with `faults` injected.
@@ -130,15 +59,7 @@ pub async fn construct<L: Llm>(
             .date()
             .map(super::text::Date::long)
             .unwrap_or_default();
-        let scope = rec.session(
-            SessionSpec::new("memory_construction")
-                .id(&format!("{}-session-{}", conv.user_id(), session.number))
-                .comment(&format!(
-                    "It is the {}th conversational session.",
-                    session.number
-                ))
-                .meta("session_date_time", json!(session.date_time)),
-        );
+        let scope = construction_session(rec, conv, session);
         let mut i = 0;
         while i < session.turns.len() {
             let end = (i + 2).min(session.turns.len());

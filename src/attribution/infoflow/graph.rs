@@ -69,11 +69,17 @@ pub(crate) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
 
 /// The evidence's lineage: variables reachable forward from `from`, sorted; from a memory
 /// variable only its own later versions are followed (what an op derives from a memory it merely
-/// read — a list of similar memories, a decision about another fact — is not the evidence).
+/// read — a list of similar memories, a decision about another fact — is not the evidence), and
+/// only what `keep` accepts of what an op produced.
 ///
 /// # Complexity
 /// O(V + E) over the reachable part.
-pub(crate) fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bool) -> Vec<VarIx> {
+pub(crate) fn lineage(
+    t: &Trace,
+    from: &[VarIx],
+    is_memory: &dyn Fn(VarIx) -> bool,
+    keep: &dyn Fn(OpIx, VarIx) -> bool,
+) -> Vec<VarIx> {
     let mut seen = vec![false; t.vars.len()];
     let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
     for &v in from {
@@ -85,7 +91,8 @@ pub(crate) fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bo
         let memory = is_memory(v);
         for &o in &t.flow.consumers[v.get()] {
             for w in t.flow.op_produced(o) {
-                let follow = !memory || t.var(w).full_name == t.var(v).full_name;
+                let follow =
+                    (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
                 if follow && !std::mem::replace(&mut seen[w.get()], true) {
                     queue.push_back(w);
                 }

@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use graph::{find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
-use super::roles::{Basis, OpRole, RoleConfig, Roles};
+use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
 use super::text::{content_tokens, var_text, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
@@ -212,7 +212,10 @@ impl InfoFlow {
         key: &Key,
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar;
+        // A verbatim copy of the evidence (a buffer, a stored chunk) carries what it carries.
+        let texts: Vec<String> = evidence.iter().filter_map(|&e| verbatim_text(t, e)).collect();
+        let copies = |w: VarIx| !texts.is_empty() && texts.iter().all(|x| holds_verbatim(t, x, w));
+        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar || copies(v);
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -225,7 +228,16 @@ impl InfoFlow {
 
         let is_memory =
             |v: VarIx| v != stage.query && stage.memory_kinds.contains(&t.var(v).category);
-        let lineage = lineage(t, evidence, &is_memory);
+        // What a buffer or chunker (role other) produced is the evidence only where it copied
+        // the evidence verbatim, when it copied it anywhere (a chunk emitted as the evidence
+        // arrived holds the messages before it, not the evidence).
+        let keep = |o: OpIx, w: VarIx| {
+            roles.role(o) != OpRole::Other
+                || texts.is_empty()
+                || copies(w)
+                || !t.flow.op_produced(o).any(copies)
+        };
+        let lineage = lineage(t, evidence, &is_memory, &keep);
         let in_lineage = |v: VarIx| lineage.binary_search(&v).is_ok();
         // An answer input counts when it came from the evidence: it is in the lineage, or was
         // assembled (one op back) from something in it.
@@ -388,7 +400,7 @@ impl InfoFlow {
         let mut facts: Vec<(OpIx, VarIx)> = readers
             .iter()
             .flat_map(|&x| t.flow.op_outputs[x.get()].iter().map(move |&f| (x, f)))
-            .filter(|&(_, f)| !is_memory(f) && carries(f))
+            .filter(|&(x, f)| !is_memory(f) && carries(f) && keep(x, f))
             .collect();
         let passes_on = |o: OpIx| {
             roles.role(o) == OpRole::Other && o != stage.answer_op && Some(o) != stage.retrieval_op
@@ -399,7 +411,8 @@ impl InfoFlow {
             i += 1;
             for &o in t.flow.consumers[f.get()].iter().filter(|&&o| passes_on(o)) {
                 for w in t.flow.op_produced(o) {
-                    if !is_memory(w) && carries(w) && !facts.iter().any(|x| x.1 == w) {
+                    let new = !facts.iter().any(|x| x.1 == w);
+                    if new && !is_memory(w) && carries(w) && keep(o, w) {
                         facts.push((o, w));
                     }
                 }

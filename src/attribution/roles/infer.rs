@@ -115,21 +115,40 @@ fn var_leaves(t: &Trace, v: VarIx) -> Vec<String> {
     out
 }
 
+/// The text of a message-like variable that a verbatim copy keeps: its longest string (the
+/// content, not its speaker or timestamp), normalized; `None` when shorter than 20 chars.
+pub(crate) fn verbatim_text(t: &Trace, v: VarIx) -> Option<String> {
+    var_leaves(t, v)
+        .into_iter()
+        .max_by_key(String::len)
+        .filter(|s| s.len() >= 20)
+}
+
+/// True when `text` (from [`verbatim_text`]) appears verbatim in one of `v`'s strings.
+pub(crate) fn holds_verbatim(t: &Trace, text: &str, v: VarIx) -> bool {
+    var_leaves(t, v).iter().any(|l| l.contains(text))
+}
+
 /// True when every message-like input's text reappears verbatim in what `op` produced.
 fn passes_on_verbatim(t: &Trace, op: OpIx, message_like: &[bool]) -> bool {
-    let produced: Vec<String> = t
-        .flow
-        .op_produced(op)
-        .flat_map(|v| var_leaves(t, v))
-        .collect();
+    let produced: Vec<VarIx> = t.flow.op_produced(op).collect();
     let mut any = false;
     for &v in &t.flow.op_inputs[op.get()] {
         if !message_like[v.get()] {
             continue;
         }
-        for text in var_leaves(t, v).into_iter().filter(|s| s.len() >= 20) {
+        // A message: its content; a buffer another op made: each message in it.
+        let texts: Vec<String> = if t.flow.producers[v.get()].is_empty() {
+            verbatim_text(t, v).into_iter().collect()
+        } else {
+            var_leaves(t, v)
+                .into_iter()
+                .filter(|s| s.len() >= 20)
+                .collect()
+        };
+        for text in texts {
             any = true;
-            if !produced.iter().any(|p| p.contains(&text)) {
+            if !produced.iter().any(|&p| holds_verbatim(t, &text, p)) {
                 return false;
             }
         }

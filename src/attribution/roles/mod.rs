@@ -7,6 +7,8 @@
 
 mod infer;
 
+pub(crate) use infer::{holds_verbatim, verbatim_text};
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
