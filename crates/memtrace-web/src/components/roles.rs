@@ -104,8 +104,8 @@ fn row(r: &RoleRow, on_role: &Callback<(String, Option<OpRole>)>) -> Html {
                 if r.overridden {
                     <span class="badge role-yours">{"yours"}</span>
                     <button class="button small role-reset" onclick={reset}
-                            aria-label={format!("reset the role of {} to {}", r.op_name, r.inferred)}>
-                        { format!("reset to {}", r.inferred) }</button>
+                            aria-label={format!("reset the role of {} to {}", r.op_name, r.inferred)}
+                        title={format!("back to the inferred role: {}", r.inferred)}>{"reset"}</button>
                 }
             </td>
             <td class="role-why">
