@@ -2,6 +2,7 @@
 //! let be `null` or left out loads on every record kind and is written back as read: one test
 //! per kind and field, each with the field `null` (when the schema allows it) and absent.
 //! Fields smartcomment requires are still refused, with their location.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 use memtrace::format::{load, smartcomment, FormatError, LoadOptions};
 use memtrace::model::Trace;
@@ -15,7 +16,8 @@ const BASE: &[u8] = include_bytes!("fixtures/smartcomment/mem0_commented.json");
 fn pretty4(v: &Value) -> Vec<u8> {
     let mut out = Vec::new();
     let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
-    v.serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt)).unwrap();
+    v.serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt))
+        .unwrap();
     out
 }
 
@@ -25,7 +27,11 @@ fn base() -> Value {
 
 /// The record a case edits: the top level for "graph", else `data.<kind>[i]`.
 fn record<'a>(v: &'a mut Value, kind: &str, i: usize) -> &'a mut serde_json::Map<String, Value> {
-    let r = if kind == "graph" { v } else { &mut v["data"][kind][i] };
+    let r = if kind == "graph" {
+        v
+    } else {
+        &mut v["data"][kind][i]
+    };
     r.as_object_mut().unwrap()
 }
 
@@ -49,7 +55,10 @@ fn prepare(v: &mut Value, kind: &str, field: &str) -> usize {
     }
     // An op or session without an id gets a fresh one from smartcomment, so nothing can refer
     // to it: add an unreferenced copy of the first record.
-    if matches!((kind, field), ("operations", "op_id") | ("sessions", "session_id")) {
+    if matches!(
+        (kind, field),
+        ("operations", "op_id") | ("sessions", "session_id")
+    ) {
         let list = v["data"][kind].as_array_mut().unwrap();
         list.push(list[0].clone());
         return list.len() - 1;
@@ -57,7 +66,8 @@ fn prepare(v: &mut Value, kind: &str, field: &str) -> usize {
     let list = v["data"][kind].as_array().unwrap();
     // Dropping a class name renames the variable to its bare `node_id`: pick one whose bare
     // id is free, and follow the rename everywhere.
-    let free = |r: &Value| field != "class_name" || list.iter().all(|o| o["full_node_id"] != r["node_id"]);
+    let free =
+        |r: &Value| field != "class_name" || list.iter().all(|o| o["full_node_id"] != r["node_id"]);
     let i = list
         .iter()
         .position(|r| !r[field].is_null() && free(r))
@@ -67,7 +77,8 @@ fn prepare(v: &mut Value, kind: &str, field: &str) -> usize {
         let new = list[i]["node_id"].as_str().unwrap().to_owned();
         let name = list[i]["name"].clone();
         let text = serde_json::to_string(v).unwrap();
-        *v = serde_json::from_str(&text.replace(&format!("\"{old}\""), &format!("\"{new}\""))).unwrap();
+        *v = serde_json::from_str(&text.replace(&format!("\"{old}\""), &format!("\"{new}\"")))
+            .unwrap();
         v["data"]["nodes"][i]["full_name"] = name;
     }
     i
@@ -80,13 +91,34 @@ fn round_trip(case: &str, v: &Value, kind: &str, i: usize, field: &str, want: (b
     let t = load(&bytes, LoadOptions::default())
         .unwrap_or_else(|e| panic!("{case}: refused: {e}"))
         .trace;
-    assert_eq!(flags(&t, kind, i, field), want, "{case}: (null, absent) as remembered");
+    assert_eq!(
+        flags(&t, kind, i, field),
+        want,
+        "{case}: (null, absent) as remembered"
+    );
     let out = smartcomment::write(&t).unwrap();
     if out != bytes {
-        let (a, b) = (String::from_utf8_lossy(&bytes), String::from_utf8_lossy(&out));
-        let at = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
-        let show = |s: &str| s.lines().skip(at.saturating_sub(2)).take(5).collect::<Vec<_>>().join("\n");
-        panic!("{case}: not written back as read, line {at}:\nread:\n{}\nwritten:\n{}", show(&a), show(&b));
+        let (a, b) = (
+            String::from_utf8_lossy(&bytes),
+            String::from_utf8_lossy(&out),
+        );
+        let at = a
+            .lines()
+            .zip(b.lines())
+            .position(|(x, y)| x != y)
+            .unwrap_or(0);
+        let show = |s: &str| {
+            s.lines()
+                .skip(at.saturating_sub(2))
+                .take(5)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "{case}: not written back as read, line {at}:\nread:\n{}\nwritten:\n{}",
+            show(&a),
+            show(&b)
+        );
     }
     let again = load(&out, LoadOptions::default()).unwrap().trace;
     assert_eq!(again, t, "{case}: parse → write → parse changed the model");
@@ -97,12 +129,29 @@ fn check(kind: &str, field: &str, nullable: bool) {
         let mut v = base();
         let i = prepare(&mut v, kind, field);
         record(&mut v, kind, i).insert(field.to_owned(), Value::Null);
-        round_trip(&format!("{kind}.{field} = null"), &v, kind, i, field, (true, false));
+        round_trip(
+            &format!("{kind}.{field} = null"),
+            &v,
+            kind,
+            i,
+            field,
+            (true, false),
+        );
     }
     let mut v = base();
     let i = prepare(&mut v, kind, field);
-    assert!(record(&mut v, kind, i).shift_remove(field).is_some(), "{kind}[{i}] has no {field}");
-    round_trip(&format!("{kind}.{field} absent"), &v, kind, i, field, (false, true));
+    assert!(
+        record(&mut v, kind, i).shift_remove(field).is_some(),
+        "{kind}[{i}] has no {field}"
+    );
+    round_trip(
+        &format!("{kind}.{field} absent"),
+        &v,
+        kind,
+        i,
+        field,
+        (false, true),
+    );
 }
 
 macro_rules! optional_fields {
@@ -183,21 +232,30 @@ fn a_null_comment_reads_as_no_comment() {
     v["data"]["operations"][0]["op_name"] = Value::Null;
     v["data"]["nodes"][0]["comment"] = Value::Null;
     let t = load(&pretty4(&v), LoadOptions::default()).unwrap().trace;
-    assert_eq!((t.ops[0].comment.as_str(), t.ops[0].op_name.as_str()), ("", ""));
+    assert_eq!(
+        (t.ops[0].comment.as_str(), t.ops[0].op_name.as_str()),
+        ("", "")
+    );
     assert_eq!(t.vars[0].comment, "");
 }
 
 #[test]
 fn a_file_without_data_is_an_empty_graph() {
-    let t = load(br#"{"graph_id": "graph-empty"}"#, LoadOptions::default()).unwrap().trace;
-    assert_eq!((t.vars.len(), t.ops.len(), t.edges.len(), t.sessions.len()), (0, 0, 0, 0));
+    let t = load(br#"{"graph_id": "graph-empty"}"#, LoadOptions::default())
+        .unwrap()
+        .trace;
+    assert_eq!(
+        (t.vars.len(), t.ops.len(), t.edges.len(), t.sessions.len()),
+        (0, 0, 0, 0)
+    );
 }
 
 /// Strict loading of the base file with one edit: the error, as text.
 fn refused(edit: impl FnOnce(&mut Value)) -> (FormatError, String) {
     let mut v = base();
     edit(&mut v);
-    let e = load(&pretty4(&v), LoadOptions::default()).expect_err("loaded a file smartcomment refuses");
+    let e =
+        load(&pretty4(&v), LoadOptions::default()).expect_err("loaded a file smartcomment refuses");
     let msg = e.to_string();
     (e, msg)
 }
@@ -216,9 +274,15 @@ fn fields_smartcomment_requires_are_still_required() {
     ];
     for (kind, field, path) in cases {
         let (_, msg) = refused(|v| {
-            v["data"][kind][0].as_object_mut().unwrap().shift_remove(field);
+            v["data"][kind][0]
+                .as_object_mut()
+                .unwrap()
+                .shift_remove(field);
         });
-        assert!(msg.contains(path) && msg.contains(field), "{kind}.{field} missing: {msg}");
+        assert!(
+            msg.contains(path) && msg.contains(field),
+            "{kind}.{field} missing: {msg}"
+        );
     }
 }
 
@@ -234,15 +298,28 @@ fn ids_smartcomment_requires_are_refused_in_strict_mode_and_reported_in_lenient_
         ("sessions", "graph_id"),
     ] {
         let edit = |v: &mut Value| {
-            v["data"][kind][2].as_object_mut().unwrap().shift_remove(field);
+            v["data"][kind][2]
+                .as_object_mut()
+                .unwrap()
+                .shift_remove(field);
         };
         let (e, msg) = refused(edit);
-        assert!(matches!(e, FormatError::Field { .. }), "{kind}.{field}: {e:?}");
-        assert!(msg.contains(&format!("data.{kind}[2].{field}")), "{kind}.{field}: {msg}");
+        assert!(
+            matches!(e, FormatError::Field { .. }),
+            "{kind}.{field}: {e:?}"
+        );
+        assert!(
+            msg.contains(&format!("data.{kind}[2].{field}")),
+            "{kind}.{field}: {msg}"
+        );
         let mut v = base();
         edit(&mut v);
-        let lenient = LoadOptions { lenient: true, ..LoadOptions::default() };
-        let l = load(&pretty4(&v), lenient).unwrap_or_else(|e| panic!("{kind}.{field} lenient: {e}"));
+        let lenient = LoadOptions {
+            lenient: true,
+            ..LoadOptions::default()
+        };
+        let l =
+            load(&pretty4(&v), lenient).unwrap_or_else(|e| panic!("{kind}.{field} lenient: {e}"));
         assert_eq!(l.problems.len(), 1, "{kind}.{field}: {:?}", l.problems);
     }
 }
@@ -258,6 +335,9 @@ fn null_where_smartcomment_wants_a_value_names_the_field() {
         ("sessions", "session_id"),
     ] {
         let (_, msg) = refused(|v| v["data"][kind][1][field] = json!(null));
-        assert!(msg.contains(&format!("data.{kind}[1].{field}")), "{kind}.{field} = null: {msg}");
+        assert!(
+            msg.contains(&format!("data.{kind}[1].{field}")),
+            "{kind}.{field} = null: {msg}"
+        );
     }
 }

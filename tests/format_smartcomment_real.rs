@@ -1,5 +1,6 @@
 //! Files written by the real smartcomment 0.1.2 package (`tests/fixtures/smartcomment/`, made by
 //! its `make.py`): each loads, writes back byte for byte, and info-flow finds its annotated ops.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 use std::path::PathBuf;
 

@@ -142,11 +142,14 @@ macro_rules! record {
                                 }
                             }
                         }
-                        $(let $f = match $f {
-                            Some(v) => v,
-                            None => record!(@default $f, unset, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?),
-                        };)*
-                        Ok($name { $($f,)* extra, unset })
+                        Ok($name {
+                            $($f: match $f {
+                                Some(v) => v,
+                                None => record!(@default $f, unset, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?),
+                            },)*
+                            extra,
+                            unset,
+                        })
                     }
                 }
                 d.deserialize_map(V)
