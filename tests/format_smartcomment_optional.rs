@@ -240,13 +240,16 @@ fn a_null_comment_reads_as_no_comment() {
 }
 
 #[test]
-fn a_file_without_data_is_an_empty_graph() {
-    let t = load(br#"{"graph_id": "graph-empty"}"#, LoadOptions::default())
-        .unwrap()
-        .trace;
+fn a_data_object_without_some_lists_reads_them_as_empty() {
+    let mut v = base();
+    let data = v["data"].as_object_mut().unwrap();
+    for list in ["edges", "operations", "annotations"] {
+        data.shift_remove(list);
+    }
+    let t = load(&pretty4(&v), LoadOptions::default()).unwrap().trace;
     assert_eq!(
         (t.vars.len(), t.ops.len(), t.edges.len(), t.sessions.len()),
-        (0, 0, 0, 0)
+        (40, 0, 0, 3)
     );
 }
 

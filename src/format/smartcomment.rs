@@ -92,13 +92,20 @@ impl<'de> Visitor<'de> for FileVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
         let mut meta = Map::new();
         let mut parts = Parts::default();
-        // smartcomment reads a file without `data` (or without one of its lists) as empty.
+        // smartcomment would read an object without `data` as an empty graph, but it always
+        // writes `data`: without it this is another kind of file, so say so. A list missing
+        // from `data` is read as empty.
+        let mut saw_data = false;
         while let Some(key) = map.next_key::<String>()? {
             if key == "data" {
+                saw_data = true;
                 map.next_value_seed(DataSeed(&mut parts))?;
             } else {
                 meta.insert(key, map.next_value()?);
             }
+        }
+        if !saw_data {
+            return Err(de::Error::missing_field("data"));
         }
         parts.meta = serde_json::from_value(Value::Object(meta)).map_err(de::Error::custom)?;
         Ok(parts)
