@@ -344,3 +344,15 @@ fn null_where_smartcomment_wants_a_value_names_the_field() {
         );
     }
 }
+
+#[test]
+fn a_record_in_a_session_not_in_the_file_is_refused_like_smartcomment_does() {
+    for kind in ["nodes", "operations", "edges"] {
+        let (e, msg) = refused(|v| v["data"][kind][1]["session_id"] = json!("session-ghost"));
+        assert!(matches!(e, FormatError::Dangling { .. }), "{kind}: {e:?}");
+        assert!(
+            msg.contains(&format!("data.{kind}[1].session_id")) && msg.contains("session-ghost"),
+            "{kind}: {msg}"
+        );
+    }
+}

@@ -158,6 +158,38 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         }
     }
 
+    // smartcomment refuses a record whose session is not in the file; lenient mode keeps it.
+    let sessions: std::collections::HashSet<&str> =
+        p.sessions.iter().map(|s| s.session_id.as_str()).collect();
+    let session_refs = p
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ("nodes", i, r.session_id.as_str(), r.is_absent("session_id")))
+        .chain(p.ops.iter().enumerate().map(|(i, r)| {
+            (
+                "operations",
+                i,
+                r.session_id.as_str(),
+                r.is_absent("session_id"),
+            )
+        }))
+        .chain(
+            p.edges
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ("edges", i, r.session_id.as_str(), r.is_absent("session_id"))),
+        );
+    for (list, i, id, absent) in session_refs {
+        if !absent && !sessions.contains(id) {
+            report(FormatError::Dangling {
+                path: format!("data.{list}[{i}].session_id"),
+                id: id.to_owned(),
+                kind: "session".into(),
+            })?;
+        }
+    }
+
     let mut drop_edges = Vec::new();
     let mut seen_edges: HashMap<&str, usize> = HashMap::new();
     for (i, e) in p.edges.iter().enumerate() {
