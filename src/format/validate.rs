@@ -88,7 +88,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
                 report(FormatError::Field {
                     path: format!("data.{list}[{i}].{field}"),
                     message: format!(
-                        "missing field `{field}`; smartcomment requires it on every record (load with --lenient to read the file anyway)"
+                        "missing field `{field}`; smartcomment requires it on every record; load in lenient mode (e.g. `memtrace convert --lenient`) to read the file anyway"
                     ),
                 })?;
             }
