@@ -47,54 +47,6 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         }
     }
 
-    // Fields smartcomment requires but older memtrace files may lack: refused in strict mode.
-    let required = p
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            (
-                "nodes",
-                i,
-                r.is_absent("graph_id"),
-                r.is_absent("session_id"),
-            )
-        })
-        .chain(p.ops.iter().enumerate().map(|(i, r)| {
-            (
-                "operations",
-                i,
-                r.is_absent("graph_id"),
-                r.is_absent("session_id"),
-            )
-        }))
-        .chain(p.edges.iter().enumerate().map(|(i, r)| {
-            (
-                "edges",
-                i,
-                r.is_absent("graph_id"),
-                r.is_absent("session_id"),
-            )
-        }))
-        .chain(
-            p.sessions
-                .iter()
-                .enumerate()
-                .map(|(i, r)| ("sessions", i, r.is_absent("graph_id"), false)),
-        );
-    for (list, i, no_graph, no_session) in required {
-        for (missing, field) in [(no_graph, "graph_id"), (no_session, "session_id")] {
-            if missing {
-                report(FormatError::Field {
-                    path: format!("data.{list}[{i}].{field}"),
-                    message: format!(
-                        "missing field `{field}`; smartcomment requires it on every record; load in lenient mode (e.g. `memtrace convert --lenient`) to read the file anyway"
-                    ),
-                })?;
-            }
-        }
-    }
-
     // An absent `created_at` is allowed (smartcomment stamps the import time); it sorts first.
     let stamps = p
         .sessions
