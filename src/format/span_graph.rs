@@ -23,7 +23,7 @@ use super::smartcomment::Parts;
 use super::spans::{Imported, Kind, Span};
 use super::time::format_nanos;
 use super::FormatError;
-use crate::model::{GraphMeta, SessionRecord};
+use crate::model::{GraphMeta, SessionRecord, Unset};
 
 /// Builds the records of a trace from its spans; `imported.problems` are passed on.
 ///
@@ -159,6 +159,7 @@ fn sessions(spans: &[Span], root: &[usize], parts: &Parts, meta: &GraphMeta) -> 
             metadata: Value::Object(Map::new()),
             trigger_point: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
     let mut out = Vec::new();
     for (i, s) in spans.iter().enumerate() {

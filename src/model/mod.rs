@@ -12,7 +12,9 @@ mod record;
 
 pub use case::{Annotation, ErrorType, FailureCase};
 pub use flow::{Flow, Role};
-pub use record::{AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord};
+pub use record::{
+    AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Unset,
+};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
