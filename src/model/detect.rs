@@ -249,10 +249,10 @@ fn marked_case(t: &Trace, q: VarIx, j: Option<&Judged>) -> FailureCase {
         .iter()
         .rev()
         .find_map(|&o| {
-            t.flow.op_outputs[o.get()]
-                .iter()
-                .copied()
-                .find(|&v| t.var(v).category.contains("output"))
+            t.flow.op_outputs[o.get()].iter().copied().find(|&v| {
+                let r = t.var(v);
+                r.category.contains("output") && verdict::verdict_in(&r.value).is_none()
+            })
         });
     FailureCase {
         query_id: t.var(q).full_node_id.clone(),
@@ -413,8 +413,8 @@ fn genai_events(t: &Trace, questions: &[bool]) -> Found {
             .copied()
             .find(|&v| t.var(v).category.contains("output"))
         {
-            j.prediction = j.prediction.or(Some(out));
-            j.answer_op = j.answer_op.or(Some(op));
+            j.prediction = Some(out);
+            j.answer_op = Some(op);
         }
         f.judged.push(j);
     }
