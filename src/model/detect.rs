@@ -333,6 +333,15 @@ fn llm_judges(t: &Trace, questions: &[bool]) -> Found {
     };
     for op in all_ops(t).filter(|&o| !is_langfuse_score(t, o)) {
         let Some(why) = judged::judge_hint(t, op) else {
+            if let Some((v, None)) = output_verdict(t, op) {
+                // A label without a judge name: the user's rule can count it.
+                let label = v.label.unwrap_or_default();
+                f.unused.push(unused(
+                    t,
+                    op,
+                    format!("its output carries the label {label:?}, but neither its name nor its metadata says judge / eval / grade"),
+                ));
+            }
             continue;
         };
         if score_output(t, op).is_some() {
