@@ -39,7 +39,7 @@ pub fn set_rules(s: &mut PageState, rules: Vec<String>) {
     for t in &mut s.traces {
         recompute(t, &parsed);
     }
-    reselect(s, keep);
+    reselect(s, keep.as_deref());
 }
 
 /// `Action::SetMark`: marks (or unmarks) a question of the trace on screen as failed.
@@ -55,7 +55,7 @@ pub fn set_mark(s: &mut PageState, query_id: String, gold: Option<String>, marke
         t.marks.push(Mark { query_id, gold });
     }
     recompute(t, &parsed);
-    reselect(s, keep);
+    reselect(s, keep.as_deref());
 }
 
 fn selected_query(s: &PageState) -> Option<String> {
@@ -67,9 +67,9 @@ fn selected_query(s: &PageState) -> Option<String> {
 }
 
 /// Selects the case of this question again (its index may have moved), else none.
-fn reselect(s: &mut PageState, query_id: Option<String>) {
+fn reselect(s: &mut PageState, query_id: Option<&str>) {
     let case = s.current_trace().and_then(|t| {
-        let q = query_id.as_deref()?;
+        let q = query_id?;
         t.trace.cases.iter().position(|c| c.query_id == q)
     });
     if s.selection.case != case {
@@ -92,11 +92,10 @@ pub struct QuestionRow {
 
 /// Every question (query variable) of a trace, in file order, plus failed questions the
 /// question finder did not list (annotated ones named otherwise).
-pub fn question_rows(t: &LoadedTrace) -> Vec<QuestionRow> {
-    let trace = &t.trace;
+pub fn question_rows(trace: &Trace, marks: &[Mark]) -> Vec<QuestionRow> {
     let row = |query_id: String, text: String| QuestionRow {
         case: trace.cases.iter().position(|c| c.query_id == query_id),
-        marked: t.marks.iter().any(|m| m.query_id == query_id),
+        marked: marks.iter().any(|m| m.query_id == query_id),
         query_id,
         text,
     };
@@ -157,7 +156,8 @@ mod tests {
     #[test]
     fn marking_a_question_makes_it_a_case_saved_with_the_project() {
         let s = loaded();
-        let rows = question_rows(s.current_trace().unwrap());
+        let t = s.current_trace().unwrap();
+        let rows = question_rows(&t.trace, &t.marks);
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.case.is_none() && !r.marked));
         let job = rows
@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(t.trace.cases.len(), 1);
         assert_eq!(t.trace.cases[0].prediction, "Alice is a nurse.");
         assert_eq!(s.selection.case, Some(0), "the marked question is selected");
-        let rows = question_rows(t);
+        let rows = question_rows(&t.trace, &t.marks);
         assert!(rows.iter().any(|r| r.marked && r.case == Some(0)));
         let saved = s.settings();
         assert_eq!(saved.marks["run.jsonl"].len(), 1);
