@@ -37,7 +37,11 @@ fn an_llm_kind_judge_with_a_wrong_label_is_a_failure() {
     assert_where_case(&t, &d);
     assert_eq!(d.found_by, [FoundBy::BuiltIn("llm-judge")]);
     let c = &d.cases[0];
-    assert_eq!(c.golden_answers, ["Munich"], "from the judge prompt's gold line");
+    assert_eq!(
+        c.golden_answers,
+        ["Munich"],
+        "from the judge prompt's gold line"
+    );
     let judge = t.op_by_id(c.judge_op.as_deref().unwrap()).unwrap();
     assert_eq!(t.op(judge).op_name, "evaluate_llm_judge");
     assert_eq!(t.op(judge).category, "llm", "an LLM span, not an evaluator");
@@ -109,7 +113,10 @@ fn no_failure_found_says_what_was_looked_for_and_suggests_a_rule() {
     let t = fixture("otlp/mem0_unnamed_judge.jsonl");
     let d = detect(&t, &[], &[]);
     assert!(d.cases.is_empty(), "{:#?}", d.cases);
-    assert_eq!(d.questions, 2, "the two questions the retriever searched for");
+    assert_eq!(
+        d.questions, 2,
+        "the two questions the retriever searched for"
+    );
     let names: Vec<&str> = d.rules.iter().map(|r| r.rule.as_str()).collect();
     assert_eq!(
         names,

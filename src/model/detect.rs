@@ -168,7 +168,10 @@ pub fn detect(t: &Trace, user: &[FailRule], marks: &[Mark]) -> Result<Detection,
     }
     // Annotated cases take the judge's score and op from the first judgement of their question.
     for c in cases.iter_mut().filter(|c| c.annotation.is_some()) {
-        let Some(j) = t.var_by_id(&c.query_id).and_then(|q| first_judge[q.get()].as_ref()) else {
+        let Some(j) = t
+            .var_by_id(&c.query_id)
+            .and_then(|q| first_judge[q.get()].as_ref())
+        else {
             continue;
         };
         c.judge_score = j.verdict.score;
@@ -245,15 +248,12 @@ fn marked_case(t: &Trace, q: VarIx, j: Option<&Judged>) -> FailureCase {
         c.judge_score = j.verdict.score;
         return c;
     }
-    let prediction = t.flow.consumers[q.get()]
-        .iter()
-        .rev()
-        .find_map(|&o| {
-            t.flow.op_outputs[o.get()].iter().copied().find(|&v| {
-                let r = t.var(v);
-                r.category.contains("output") && verdict::verdict_in(&r.value).is_none()
-            })
-        });
+    let prediction = t.flow.consumers[q.get()].iter().rev().find_map(|&o| {
+        t.flow.op_outputs[o.get()].iter().copied().find(|&v| {
+            let r = t.var(v);
+            r.category.contains("output") && verdict::verdict_in(&r.value).is_none()
+        })
+    });
     FailureCase {
         query_id: t.var(q).full_node_id.clone(),
         query: pyrepr::display(&t.var(q).value),
@@ -302,8 +302,7 @@ fn evaluators(t: &Trace, questions: &[bool]) -> Found {
         unused: Vec::new(),
     };
     for op in all_ops(t).filter(|&o| !is_langfuse_score(t, o)) {
-        let judge_like =
-            t.op(op).category == "evaluation" || judged::judge_hint(t, op).is_some();
+        let judge_like = t.op(op).category == "evaluation" || judged::judge_hint(t, op).is_some();
         let (Some(s), true) = (score_output(t, op), judge_like) else {
             continue;
         };
@@ -324,7 +323,8 @@ fn evaluators(t: &Trace, questions: &[bool]) -> Found {
     f
 }
 
-const NO_QUESTION: &str = "it reads no question (no input named query / question, and none a retrieval op searched for)";
+const NO_QUESTION: &str =
+    "it reads no question (no input named query / question, and none a retrieval op searched for)";
 
 fn llm_judges(t: &Trace, questions: &[bool]) -> Found {
     let mut f = Found {
@@ -431,7 +431,9 @@ fn genai_events(t: &Trace, questions: &[bool]) -> Found {
 }
 
 fn result_verdict(r: &Value) -> Option<Verdict> {
-    let label = r.get("gen_ai.evaluation.score.label").and_then(Value::as_str);
+    let label = r
+        .get("gen_ai.evaluation.score.label")
+        .and_then(Value::as_str);
     let score = r
         .get("gen_ai.evaluation.score.value")
         .and_then(|s| s.as_f64().or_else(|| s.as_str()?.trim().parse().ok()));
@@ -454,7 +456,11 @@ fn langfuse_scores(t: &Trace, questions: &[bool]) -> Found {
         let Some(v) = score_output(t, op)
             .and_then(|s| verdict::verdict_in(&pyrepr::display(&t.var(s).value)))
         else {
-            f.unused.push(unused(t, op, "its value is neither a number nor a known label".into()));
+            f.unused.push(unused(
+                t,
+                op,
+                "its value is neither a number nor a known label".into(),
+            ));
             continue;
         };
         match judged(t, op, v, questions, None) {
@@ -511,7 +517,10 @@ fn suggest(t: &Trace, questions: &[bool]) -> String {
         let re = v
             .label
             .filter(|l| failed && l.chars().all(char::is_alphanumeric));
-        Some(rule(&t.op(op).op_name, &re.unwrap_or_else(|| "WRONG".into())))
+        Some(rule(
+            &t.op(op).op_name,
+            &re.unwrap_or_else(|| "WRONG".into()),
+        ))
     });
     let named = || {
         all_ops(t)
@@ -520,7 +529,11 @@ fn suggest(t: &Trace, questions: &[bool]) -> String {
     };
     let answering = || {
         all_ops(t)
-            .filter(|&op| t.flow.op_inputs[op.get()].iter().any(|v| questions[v.get()]))
+            .filter(|&op| {
+                t.flow.op_inputs[op.get()]
+                    .iter()
+                    .any(|v| questions[v.get()])
+            })
             .filter(|&op| t.op(op).category.contains("llm"))
             .last()
             .map(|op| rule(&t.op(op).op_name, "(?i)do not know"))

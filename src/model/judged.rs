@@ -49,7 +49,9 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
             && t.flow.consumers[i].iter().any(|&o| is_retrieval(t, o));
         let derived = t.flow.consumers[i].iter().any(|&o| {
             t.flow.op_inputs[o.get()].iter().any(|&x| {
-                x != v && !t.flow.producers[x.get()].is_empty() && t.var(x).value.contains(&rec.value)
+                x != v
+                    && !t.flow.producers[x.get()].is_empty()
+                    && t.var(x).value.contains(&rec.value)
             })
         });
         *slot = (named || searched) && !derived && !rec.value.is_empty();
@@ -101,9 +103,10 @@ pub(super) fn prediction_of(
     json: Option<&Value>,
 ) -> Option<VarIx> {
     let inputs = &t.flow.op_inputs[op.get()];
-    let named = inputs.iter().copied().find(|&v| {
-        hinted(t, v, &["prediction", "answer"]) && !hinted(t, v, &["golden", "judge"])
-    });
+    let named = inputs
+        .iter()
+        .copied()
+        .find(|&v| hinted(t, v, &["prediction", "answer"]) && !hinted(t, v, &["golden", "judge"]));
     let from_json = || {
         let o = json?.as_object()?;
         let text = ANSWER_KEYS

@@ -94,7 +94,11 @@ impl Trace {
     ///
     /// # Errors
     /// A MemTraceBench annotation with an unknown error type or a dangling id.
-    pub fn detect(&self, rules: &[FailRule], marks: &[Mark]) -> Result<Detection, crate::format::FormatError> {
+    pub fn detect(
+        &self,
+        rules: &[FailRule],
+        marks: &[Mark],
+    ) -> Result<Detection, crate::format::FormatError> {
         detect::detect(self, rules, marks)
     }
 
@@ -102,7 +106,11 @@ impl Trace {
     ///
     /// # Errors
     /// As [`Trace::detect`].
-    pub fn apply_rules(&mut self, rules: &[FailRule], marks: &[Mark]) -> Result<Detection, crate::format::FormatError> {
+    pub fn apply_rules(
+        &mut self,
+        rules: &[FailRule],
+        marks: &[Mark],
+    ) -> Result<Detection, crate::format::FormatError> {
         let d = detect::detect(self, rules, marks)?;
         self.cases.clone_from(&d.cases);
         Ok(d)

@@ -33,7 +33,14 @@ pub fn label_failed(label: &str) -> Option<bool> {
 }
 
 /// Keys whose string value is a label.
-const LABEL_KEYS: [&str; 6] = ["label", "verdict", "judgment", "judgement", "grade", "result"];
+const LABEL_KEYS: [&str; 6] = [
+    "label",
+    "verdict",
+    "judgment",
+    "judgement",
+    "grade",
+    "result",
+];
 /// Keys whose boolean value says the answer was right.
 const CORRECT_KEYS: [&str; 3] = ["correct", "is_correct", "passed"];
 
@@ -49,7 +56,10 @@ pub fn verdict_in(text: &str) -> Option<Verdict> {
             label: None,
         });
     }
-    if let Some(v) = json_object_in(t).as_ref().and_then(|v| verdict_in_json(v, 0)) {
+    if let Some(v) = json_object_in(t)
+        .as_ref()
+        .and_then(|v| verdict_in_json(v, 0))
+    {
         return Some(v);
     }
     let has = |w: &str| {
@@ -176,7 +186,11 @@ mod tests {
         assert_eq!(v.label.as_deref(), Some("WRONG"));
         assert!(!verdict_in("{\"label\": \"CORRECT\"}").unwrap().failed);
         assert!(verdict_in("{\"correct\": false}").unwrap().failed);
-        assert!(verdict_in("{\"score\": 0, \"reason\": \"no\"}").unwrap().failed);
+        assert!(
+            verdict_in("{\"score\": 0, \"reason\": \"no\"}")
+                .unwrap()
+                .failed
+        );
         assert!(!verdict_in("{\"score\": 1}").unwrap().failed);
         assert!(verdict_in("The answer is WRONG.").unwrap().failed);
         assert_eq!(verdict_in("CORRECT or WRONG?"), None);

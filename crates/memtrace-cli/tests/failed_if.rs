@@ -22,7 +22,11 @@ fn memtrace(args: &[&str]) -> Output {
 
 fn json_info(args: &[&str]) -> Value {
     let out = memtrace(&[&["info", "--json"], args].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -58,7 +62,14 @@ fn the_rule_turns_wrong_answers_into_cases() {
     assert_eq!(v["found_by"][0]["rule"], "user-rule");
     assert!(v.get("looked_for").is_none());
     // The LLM-judge trace: found without a rule, and the rule changes nothing there.
-    for args in [vec![JUDGED], vec!["--failed-if", "span=evaluate_llm_judge output~WRONG", JUDGED]] {
+    for args in [
+        vec![JUDGED],
+        vec![
+            "--failed-if",
+            "span=evaluate_llm_judge output~WRONG",
+            JUDGED,
+        ],
+    ] {
         let v = json_info(&args);
         assert_eq!(v["failures"], 1, "{args:?}");
         assert_eq!(v["found_by"][0]["rule"], "built-in", "{args:?}");
@@ -66,9 +77,16 @@ fn the_rule_turns_wrong_answers_into_cases() {
     }
     // attribute reads the same case and finds the faulty op.
     let out = memtrace(&["attribute", "--json", "--failed-if", RULE, UNNAMED]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 1, "{text}");
     // The run's injected fault: the update decision kept "Lives in Berlin" (NONE for the move).
     assert_eq!(lines[0]["op_name"], "memory_update_decision", "{text}");
@@ -79,7 +97,12 @@ fn the_rule_turns_wrong_answers_into_cases() {
 
 #[test]
 fn a_bad_rule_is_refused_with_where_and_how() {
-    let out = memtrace(&["info", "--failed-if", "span=check_answer output~(WRONG", UNNAMED]);
+    let out = memtrace(&[
+        "info",
+        "--failed-if",
+        "span=check_answer output~(WRONG",
+        UNNAMED,
+    ]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("at character 26"), "{err}");

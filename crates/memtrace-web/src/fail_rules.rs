@@ -123,8 +123,7 @@ mod tests {
     use super::*;
     use crate::state::{Action, Settings};
 
-    const UNNAMED: &[u8] =
-        include_bytes!("../../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl");
+    const UNNAMED: &[u8] = include_bytes!("../../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl");
 
     fn loaded() -> PageState {
         PageState::default().reduce(Action::Load {

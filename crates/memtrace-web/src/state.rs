@@ -392,7 +392,10 @@ impl PageState {
                 };
                 let mut t = t;
                 if !self.rules.is_empty() {
-                    crate::fail_rules::recompute(&mut t, &crate::fail_rules::parse_rules(&self.rules).0);
+                    crate::fail_rules::recompute(
+                        &mut t,
+                        &crate::fail_rules::parse_rules(&self.rules).0,
+                    );
                 }
                 // The same name again replaces the earlier one (a re-export of the same run).
                 let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
