@@ -2,6 +2,8 @@
 //! real OpenTelemetry Python SDK, `tests/fixtures/make_judged.py`), a trace with none says what
 //! was looked for, user rules parse with clear errors and find failures, marks become cases.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
+
 use memtrace::format::{load, LoadOptions};
 use memtrace::model::{Detection, FailRule, FoundBy, Mark, Trace};
 

@@ -34,7 +34,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     v["questions"] = d.questions.into();
                     v["found_by"] = serde_json::to_value(&d.found_by)?;
                     if d.cases.is_empty() {
-                        v["looked_for"] = looked_for_json(&d)?;
+                        v["looked_for"] = looked_for_json(&d);
                     }
                     println!("{}", serde_json::to_string(&v)?);
                 } else {
@@ -71,12 +71,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn looked_for_json(d: &Detection) -> anyhow::Result<serde_json::Value> {
-    Ok(serde_json::json!({
+fn looked_for_json(d: &Detection) -> serde_json::Value {
+    serde_json::json!({
         "rules": d.rules,
         "unused_judges": d.unused_judges,
         "suggestion": d.suggestion,
-    }))
+    })
 }
 
 fn print_looked_for(d: &Detection) {
