@@ -119,6 +119,9 @@ fn no_failure_found_says_what_was_looked_for_and_suggests_a_rule() {
         d.questions, 2,
         "the two questions the retriever searched for"
     );
+    // The older fixture also searches for an extracted fact while updating: not a question.
+    let older = fixture("otlp/mem0_openinference.jsonl");
+    assert_eq!(detect(&older, &[], &[]).questions, 2);
     let names: Vec<&str> = d.rules.iter().map(|r| r.rule.as_str()).collect();
     assert_eq!(
         names,
@@ -212,6 +215,29 @@ fn marked_questions_become_cases() {
     let mut t2 = t.clone();
     t2.apply_rules(&[], &marks[..1]).unwrap();
     assert_eq!(t2.cases, d.cases);
+}
+
+#[test]
+fn questions_of_a_membase_trace_are_its_query_variables() {
+    let path = format!(
+        "{}/../shared/fixtures/smartcomment/locomo_locomo-2.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let t = load(&bytes, LoadOptions::default()).unwrap().trace;
+    let queries: Vec<String> = t
+        .vars
+        .iter()
+        .filter(|v| v.class_name.as_deref() == Some("query"))
+        .map(|v| v.full_node_id.clone())
+        .collect();
+    assert_eq!(queries.len(), 5);
+    let found: Vec<String> = t
+        .questions()
+        .iter()
+        .map(|&q| t.var(q).full_node_id.clone())
+        .collect();
+    assert_eq!(found, queries, "not the question-answering prompt");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! What a judging op judged: the question, the answer and the gold answers around it, found
 //! from the graph's structure (what it reads, who produced that), with names as hints.
 
+use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 use super::verdict::{self, Verdict};
@@ -33,28 +34,50 @@ fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
 
 /// Which variables are questions: named so (class or name holds `query` / `question`, or the
 /// category is `query`), or read, never written, by a retrieval op (the question a search ran
-/// for). A value that the same reader also got from an earlier op's output (a search for an
-/// extracted fact) is not a question.
+/// for). A value some op wrote earlier, inside a longer output (a search for a fact an
+/// extraction just wrote), is not a question.
 pub(super) fn question_set(t: &Trace) -> Vec<bool> {
+    let candidates: Vec<VarIx> = (0..t.vars.len())
+        .map(|i| VarIx(i as u32))
+        .filter(|&v| {
+            let rec = t.var(v);
+            let named = hinted(t, v, &["query", "question"])
+                || rec.category.split([' ', '&']).any(|w| w == "query");
+            let searched = t.flow.producers[v.get()].is_empty()
+                && t.flow.consumers[v.get()]
+                    .iter()
+                    .any(|&o| is_retrieval(t, o));
+            // A prompt about questions ("question-answering-prompt") is not one.
+            let prompt = rec.category.contains("prompt")
+                || super::verdict::words(&class_or_name(t, v))
+                    .iter()
+                    .any(|w| w == "prompt" || w == "template");
+            rec.category != "sentinel" && !prompt && !rec.value.is_empty() && (named || searched)
+        })
+        .collect();
     let mut out = vec![false; t.vars.len()];
-    for (i, slot) in out.iter_mut().enumerate() {
-        let v = VarIx(i as u32);
-        let rec = t.var(v);
-        if rec.category == "sentinel" {
+    for &v in &candidates {
+        out[v.get()] = true;
+    }
+    // One pass over every written value finds the candidates it contains.
+    let long: Vec<VarIx> = candidates
+        .iter()
+        .copied()
+        .filter(|&v| t.var(v).value.len() >= 8)
+        .collect();
+    let Ok(matcher) = AhoCorasick::new(long.iter().map(|&v| t.var(v).value.as_str())) else {
+        return out;
+    };
+    for (x, rec) in t.vars.iter().enumerate() {
+        if t.flow.producers[x].is_empty() {
             continue;
         }
-        let named = hinted(t, v, &["query", "question"])
-            || rec.category.split([' ', '&']).any(|w| w == "query");
-        let searched = t.flow.producers[i].is_empty()
-            && t.flow.consumers[i].iter().any(|&o| is_retrieval(t, o));
-        let derived = t.flow.consumers[i].iter().any(|&o| {
-            t.flow.op_inputs[o.get()].iter().any(|&x| {
-                x != v
-                    && !t.flow.producers[x.get()].is_empty()
-                    && t.var(x).value.contains(&rec.value)
-            })
-        });
-        *slot = (named || searched) && !derived && !rec.value.is_empty();
+        for hit in matcher.find_overlapping_iter(&rec.value) {
+            let v = long[hit.pattern().as_usize()];
+            if v.get() != x && rec.created_at < t.var(v).created_at {
+                out[v.get()] = false;
+            }
+        }
     }
     out
 }
