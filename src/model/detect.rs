@@ -82,7 +82,7 @@ pub struct Detection {
     pub unused_judges: Vec<Unused>,
     /// Marks whose question id names no variable of this trace.
     pub unknown_marks: Vec<String>,
-    /// A `--failed-if` rule to try, built from an op of this trace.
+    /// A `--failed-if` rule to try, built from an op of this trace (only when no case was found).
     pub suggestion: String,
 }
 
@@ -199,7 +199,11 @@ pub fn detect(t: &Trace, user: &[FailRule], marks: &[Mark]) -> Result<Detection,
         cases.push(c);
         found_by.push(FoundBy::Marked);
     }
-    let suggestion = suggest(t, &questions);
+    let suggestion = if cases.is_empty() {
+        suggest(t, &questions)
+    } else {
+        String::new()
+    };
     Ok(Detection {
         cases,
         found_by,
@@ -333,7 +337,10 @@ fn llm_judges(t: &Trace, questions: &[bool]) -> Found {
     };
     for op in all_ops(t).filter(|&o| !is_langfuse_score(t, o)) {
         let Some(why) = judged::judge_hint(t, op) else {
-            if let Some((v, None)) = output_verdict(t, op) {
+            let reads_question = t.flow.op_inputs[op.get()]
+                .iter()
+                .any(|v| questions[v.get()]);
+            if let (true, Some((v, None))) = (reads_question, output_verdict(t, op)) {
                 // A label without a judge name: the user's rule can count it.
                 let label = v.label.unwrap_or_default();
                 f.unused.push(unused(
