@@ -34,6 +34,8 @@ pub struct Args {
     split: String,
     #[command(flatten)]
     method: MethodArgs,
+    #[command(flatten)]
+    rules: crate::rules::RuleArgs,
 }
 
 fn files_of(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -99,9 +101,10 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .unwrap_or_default();
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let trace = load(&bytes, LoadOptions::default())
+        let mut trace = load(&bytes, LoadOptions::default())
             .with_context(|| path.display().to_string())?
             .trace;
+        args.rules.apply(&mut trace)?;
         names.push(name.clone());
         let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
         let cases: Vec<FailureCase> = trace

@@ -8,6 +8,7 @@ mod gen;
 mod info;
 mod optimize;
 mod report;
+mod rules;
 mod search;
 mod start_points;
 
