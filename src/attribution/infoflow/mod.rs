@@ -173,7 +173,13 @@ impl InfoFlow {
         key: &Key,
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar;
+        let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar;
+        // Why a variable that keeps the answer's words does not hold it ("changed the date …").
+        let changed = |vs: &mut dyn Iterator<Item = VarIx>| {
+            vs.filter_map(|v| key.change(t.var(v)))
+                .next()
+                .map_or(String::new(), |c| format!(" It {c}."))
+        };
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -217,12 +223,13 @@ impl InfoFlow {
                 let kept = t
                     .flow
                     .op_produced(first)
-                    .map(|v| key.carry(&var_text(t.var(v))))
+                    .map(|v| key.carry_var(t.var(v)))
                     .fold(0.0, f64::max);
                 if kept < bar / 2.0 {
                     let reason = format!(
-                        "{} was the first to read the evidence, but none of what it produced holds the answer.",
-                        t.op(first).op_name
+                        "{} was the first to read the evidence, but none of what it produced holds the answer.{}",
+                        t.op(first).op_name,
+                        changed(&mut t.flow.op_produced(first))
                     );
                     return Ok(result(first, OpRole::Extraction, Vec::new(), reason, 0.8));
                 }
@@ -323,10 +330,11 @@ impl InfoFlow {
                 "overwrote"
             };
             let reason = format!(
-                "{} held the information; {} {verb} it as {}, which no longer holds it.",
+                "{} held the information; {} {verb} it as {}, which no longer holds it.{}",
                 t.var(visible[last_good]).full_node_id,
                 t.op(writer).op_name,
-                t.var(next).full_node_id
+                t.var(next).full_node_id,
+                changed(&mut std::iter::once(next))
             );
             losses.push((
                 t.op(writer).created_at.clone(),
@@ -374,8 +382,9 @@ impl InfoFlow {
             return Ok(result(op, role, vec![fact], reason, 0.75));
         }
         let reason = format!(
-            "{} read the evidence, but none of what it produced holds the answer-bearing information.",
-            t.op(reader).op_name
+            "{} read the evidence, but none of what it produced holds the answer-bearing information.{}",
+            t.op(reader).op_name,
+            changed(&mut readers.iter().flat_map(|&x| t.flow.op_produced(x)))
         );
         Ok(result(reader, OpRole::Extraction, Vec::new(), reason, 0.8))
     }
