@@ -31,7 +31,9 @@ fn a_changed_date_does_not_hold_the_answer() {
     // A week earlier, a year later: two of the three words kept, the date lost.
     assert!(!holds(&k, "Caroline moved to Denver on 20 March 2023."));
     assert!(!holds(&k, "Caroline moved to Denver on 27 March 2024."));
-    let why = k.parts.check("Caroline moved to Denver on 20 March 2023.", None);
+    let why = k
+        .parts
+        .check("Caroline moved to Denver on 20 March 2023.", None);
     assert_eq!(
         why.map_err(|c| c.to_string()),
         Err("changed the date 27 March 2023 → 20 March 2023".to_owned())
@@ -52,7 +54,7 @@ fn a_reformatted_date_holds_the_answer() {
     ] {
         assert!(holds(&k, same), "{same}");
     }
-    assert!(!holds(&k, "Caroline moved to Denver on 2023-03-28."));
+    assert!(!holds(&k, "Caroline moved to Denver on March 28, 2023."));
 }
 
 #[test]
@@ -87,7 +89,9 @@ fn a_changed_number_does_not_hold_the_answer() {
     );
     assert!(holds(&k, "Caroline adopted 3 dogs from the shelter."));
     assert!(!holds(&k, "Caroline adopted 2 dogs from the shelter."));
-    let why = k.parts.check("Caroline adopted 2 dogs from the shelter.", None);
+    let why = k
+        .parts
+        .check("Caroline adopted 2 dogs from the shelter.", None);
     assert_eq!(
         why.map_err(|c| c.to_string()),
         Err("changed the number 3 → 2".to_owned())
@@ -103,7 +107,11 @@ fn a_number_word_holds_the_answer() {
     );
     assert!(holds(&k, "Caroline adopted three dogs from the shelter."));
     assert!(!holds(&k, "Caroline adopted two dogs from the shelter."));
-    let years = key("twenty-five years", "How long has Jon danced?", "For 25 years now.");
+    let years = key(
+        "twenty-five years",
+        "How long has Jon danced?",
+        "For 25 years now.",
+    );
     assert!(holds(&years, "Jon has danced for twenty five years."));
     assert!(!holds(&years, "Jon has danced for twenty years."));
 }
@@ -117,7 +125,9 @@ fn a_swapped_name_does_not_hold_the_answer() {
     );
     assert!(holds(&k, "Caroline went on a camping trip to Banff."));
     assert!(!holds(&k, "Caroline plans a camping trip to Yosemite."));
-    let why = k.parts.check("Caroline plans a camping trip to Yosemite.", None);
+    let why = k
+        .parts
+        .check("Caroline plans a camping trip to Yosemite.", None);
     assert_eq!(
         why.map_err(|c| c.to_string()),
         Err("changed the name Banff → Yosemite".to_owned())
@@ -135,7 +145,10 @@ fn an_added_negation_does_not_hold_the_answer() {
     assert!(!holds(&k, "Melanie did not finish the marathon."));
     assert!(!holds(&k, "Melanie didn't finish the marathon."));
     // A negation elsewhere, or one that affirms, changes nothing.
-    assert!(holds(&k, "Melanie never trained much, but finished the marathon."));
+    assert!(holds(
+        &k,
+        "Melanie never trained much, but finished the marathon."
+    ));
     assert!(holds(&k, "Don't forget: Melanie finished the marathon."));
 }
 
@@ -146,8 +159,14 @@ fn a_dropped_negation_does_not_hold_the_answer() {
         "What does Evan tell Sam about his worth?",
         "Your worth is not defined by your weight.",
     );
-    assert!(holds(&k, "Evan told Sam his worth is not defined by his weight."));
-    assert!(!holds(&k, "Evan told Sam his worth is defined by his weight."));
+    assert!(holds(
+        &k,
+        "Evan told Sam his worth is not defined by his weight."
+    ));
+    assert!(!holds(
+        &k,
+        "Evan told Sam his worth is defined by his weight."
+    ));
 }
 
 #[test]

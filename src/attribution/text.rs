@@ -297,9 +297,9 @@ impl Key {
         }
         match self.parts.check(text, anchor) {
             Err(_) => 0.0,
-            Ok(()) if self.parts.parts.is_empty() => base,
-            // The parts are kept (in any form): they count, twice, among the gold words.
-            Ok(()) => {
+            Ok(stated) if !stated || self.parts.parts.is_empty() => base,
+            // The parts are stated (in any form): they count, twice, among the gold words.
+            Ok(_) => {
                 let have = terms(text);
                 let weight = |w: &String| {
                     if self.parts.terms.contains(w) {

@@ -264,6 +264,19 @@ impl Parts {
                 }
             }
             for d in dates {
+                // A day worked out from "the Sunday before 25 May" is often a day off.
+                let d = match d {
+                    Mention::Span { lo, hi, text }
+                        if lo == hi && (text.contains("before") || text.contains("after")) =>
+                    {
+                        Mention::Span {
+                            lo: lo - 1,
+                            hi: hi + 1,
+                            text,
+                        }
+                    }
+                    d => d,
+                };
                 if !q_dates.contains(&d)
                     && !matches!(d, Mention::Unresolved { .. })
                     && !out.parts.contains(&Part::Date(d.clone()))
@@ -339,14 +352,17 @@ impl Parts {
     ///
     /// # Complexity
     /// O(words of `text` × parts).
-    pub fn check(&self, text: &str, anchor: Option<Date>) -> Result<(), Change> {
+    /// `Ok(true)` when the text states every part itself, `Ok(false)` when a date is only
+    /// implied by the anchor (a text stating no date, written on the gold day).
+    pub fn check(&self, text: &str, anchor: Option<Date>) -> Result<bool, Change> {
         if self.parts.is_empty() && self.negated.is_none() {
-            return Ok(());
+            return Ok(true);
         }
+        let mut stated = true;
         let s = seen(text, anchor);
         for p in &self.parts {
             match p {
-                Part::Date(g) => self.check_date(g, &s, anchor)?,
+                Part::Date(g) => stated &= self.check_date(g, &s, anchor)?,
                 Part::Number { value, text } => {
                     if !s.numbers.iter().any(|n| n.0 == *value) {
                         return Err(Change {
@@ -388,12 +404,12 @@ impl Parts {
                 });
             }
         }
-        Ok(())
+        Ok(stated)
     }
 
-    fn check_date(&self, g: &Mention, s: &Seen, anchor: Option<Date>) -> Result<(), Change> {
+    fn check_date(&self, g: &Mention, s: &Seen, anchor: Option<Date>) -> Result<bool, Change> {
         if s.dates.iter().any(|d| d.within(g)) {
-            return Ok(());
+            return Ok(true);
         }
         // A text stating no date was written on its anchor day.
         if s.dates.is_empty() {
@@ -405,7 +421,7 @@ impl Parts {
                     text: a.long(),
                 };
                 if at.within(g) {
-                    return Ok(());
+                    return Ok(false);
                 }
             }
         }
