@@ -3,6 +3,8 @@
 //! ExtractionError (not the answer op's fault), and a deleted unit with a look-alike left in
 //! memory is a DeletionError (not a ResponseError). Hand-built traces, Mem0-shaped.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::TraceBuilder;

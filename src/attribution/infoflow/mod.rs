@@ -174,12 +174,6 @@ impl InfoFlow {
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
         let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar;
-        // Why a variable that keeps the answer's words does not hold it ("changed the date …").
-        let changed = |vs: &mut dyn Iterator<Item = VarIx>| {
-            vs.filter_map(|v| key.change(t.var(v)))
-                .next()
-                .map_or(String::new(), |c| format!(" It {c}."))
-        };
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -229,7 +223,7 @@ impl InfoFlow {
                     let reason = format!(
                         "{} was the first to read the evidence, but none of what it produced holds the answer.{}",
                         t.op(first).op_name,
-                        changed(&mut t.flow.op_produced(first))
+                        changed(t, key, t.flow.op_produced(first))
                     );
                     return Ok(result(first, OpRole::Extraction, Vec::new(), reason, 0.8));
                 }
@@ -334,7 +328,7 @@ impl InfoFlow {
                 t.var(visible[last_good]).full_node_id,
                 t.op(writer).op_name,
                 t.var(next).full_node_id,
-                changed(&mut std::iter::once(next))
+                changed(t, key, [next])
             );
             losses.push((
                 t.op(writer).created_at.clone(),
@@ -384,7 +378,7 @@ impl InfoFlow {
         let reason = format!(
             "{} read the evidence, but none of what it produced holds the answer-bearing information.{}",
             t.op(reader).op_name,
-            changed(&mut readers.iter().flat_map(|&x| t.flow.op_produced(x)))
+            changed(t, key, readers.iter().flat_map(|&x| t.flow.op_produced(x)))
         );
         Ok(result(reader, OpRole::Extraction, Vec::new(), reason, 0.8))
     }
@@ -563,6 +557,14 @@ impl InfoFlow {
             .op_produced(op)
             .any(|v| stage.memory_kinds.contains(&t.var(v).category))
     }
+}
+
+/// Why a variable that keeps the answer's words does not hold it (" It changed the date …"),
+/// for the first of `vars` that changed a discriminating part; empty when none did.
+fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> String {
+    vars.into_iter()
+        .find_map(|v| key.change(t.var(v)))
+        .map_or(String::new(), |c| format!(" It {c}."))
 }
 
 /// Attributes every case of a trace, keyed by case id.

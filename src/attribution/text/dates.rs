@@ -385,9 +385,8 @@ fn anchored(toks: &[Tok<'_>], i: usize, anchor: Option<i64>) -> Option<(Mention,
         w if low(i + 2) == "ago" && is_unit(low(i + 1)) => {
             let n = match w {
                 "a" | "an" | "one" => 1,
-                "few" | "several" => 3,
                 "two" => 2,
-                "three" => 3,
+                "few" | "several" | "three" => 3,
                 w => w.parse().ok()?,
             };
             (low(i + 1), n, -1, i + 3)

@@ -354,6 +354,9 @@ impl Parts {
     /// O(words of `text` × parts).
     /// `Ok(true)` when the text states every part itself, `Ok(false)` when a date is only
     /// implied by the anchor (a text stating no date, written on the gold day).
+    ///
+    /// # Errors
+    /// The first part the text changes or drops, as a [`Change`].
     pub fn check(&self, text: &str, anchor: Option<Date>) -> Result<bool, Change> {
         if self.parts.is_empty() && self.negated.is_none() {
             return Ok(true);
@@ -362,7 +365,7 @@ impl Parts {
         let s = seen(text, anchor);
         for p in &self.parts {
             match p {
-                Part::Date(g) => stated &= self.check_date(g, &s, anchor)?,
+                Part::Date(g) => stated &= Self::check_date(g, &s, anchor)?,
                 Part::Number { value, text } => {
                     if !s.numbers.iter().any(|n| n.0 == *value) {
                         return Err(Change {
@@ -407,7 +410,7 @@ impl Parts {
         Ok(stated)
     }
 
-    fn check_date(&self, g: &Mention, s: &Seen, anchor: Option<Date>) -> Result<bool, Change> {
+    fn check_date(g: &Mention, s: &Seen, anchor: Option<Date>) -> Result<bool, Change> {
         if s.dates.iter().any(|d| d.within(g)) {
             return Ok(true);
         }
