@@ -173,7 +173,7 @@ impl InfoFlow {
         key: &Key,
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar;
+        let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar;
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -217,12 +217,13 @@ impl InfoFlow {
                 let kept = t
                     .flow
                     .op_produced(first)
-                    .map(|v| key.carry(&var_text(t.var(v))))
+                    .map(|v| key.carry_var(t.var(v)))
                     .fold(0.0, f64::max);
                 if kept < bar / 2.0 {
                     let reason = format!(
-                        "{} was the first to read the evidence, but none of what it produced holds the answer.",
-                        t.op(first).op_name
+                        "{} was the first to read the evidence, but none of what it produced holds the answer.{}",
+                        t.op(first).op_name,
+                        changed(t, key, t.flow.op_produced(first))
                     );
                     return Ok(result(first, OpRole::Extraction, Vec::new(), reason, 0.8));
                 }
@@ -323,10 +324,11 @@ impl InfoFlow {
                 "overwrote"
             };
             let reason = format!(
-                "{} held the information; {} {verb} it as {}, which no longer holds it.",
+                "{} held the information; {} {verb} it as {}, which no longer holds it.{}",
                 t.var(visible[last_good]).full_node_id,
                 t.op(writer).op_name,
-                t.var(next).full_node_id
+                t.var(next).full_node_id,
+                changed(t, key, [next])
             );
             losses.push((
                 t.op(writer).created_at.clone(),
@@ -374,8 +376,9 @@ impl InfoFlow {
             return Ok(result(op, role, vec![fact], reason, 0.75));
         }
         let reason = format!(
-            "{} read the evidence, but none of what it produced holds the answer-bearing information.",
-            t.op(reader).op_name
+            "{} read the evidence, but none of what it produced holds the answer-bearing information.{}",
+            t.op(reader).op_name,
+            changed(t, key, readers.iter().flat_map(|&x| t.flow.op_produced(x)))
         );
         Ok(result(reader, OpRole::Extraction, Vec::new(), reason, 0.8))
     }
@@ -554,6 +557,14 @@ impl InfoFlow {
             .op_produced(op)
             .any(|v| stage.memory_kinds.contains(&t.var(v).category))
     }
+}
+
+/// Why a variable that keeps the answer's words does not hold it (" It changed the date …"),
+/// for the first of `vars` that changed a discriminating part; empty when none did.
+fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> String {
+    vars.into_iter()
+        .find_map(|v| key.change(t.var(v)))
+        .map_or(String::new(), |c| format!(" It {c}."))
 }
 
 /// Attributes every case of a trace, keyed by case id.
