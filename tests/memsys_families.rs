@@ -194,7 +194,13 @@ fn otlp_export_imports_and_its_sidecar_ids_resolve() {
         let report = bench(&convs, system, BenchFormat::Otlp, 2, 5);
         assert!(!report.files.is_empty());
         for f in &report.files {
-            assert!(f.name.ends_with(".jsonl"), "{}", f.name);
+            assert!(
+                std::path::Path::new(&f.name)
+                    .extension()
+                    .is_some_and(|e| e == "jsonl"),
+                "{}",
+                f.name
+            );
             let text = String::from_utf8(f.bytes.clone()).expect("UTF-8");
             assert!(
                 text.contains("\"openinference.span.kind\"")
