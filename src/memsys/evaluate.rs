@@ -1,19 +1,20 @@
 //! Answering and judging, recorded with MemBase's conventions: a `memory_search` session with
-//! one `memory_system.search_vector_store` op per question, then a `memory_evaluation`
+//! the system's retrieval op(s) per question (Mem0's `memory_system.search_vector_store` here;
+//! the other systems' in their modules), then a `memory_evaluation`
 //! session with `question-answering` and `llm-judge` ops. The per-question variables (context,
 //! prediction, golden answers, judge response and score) carry MemBase's class names and are
 //! named by the question id, so two questions with the same answer text never share a node.
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Recorder, SessionSpec, Var, VarSpec};
+use memtrace_record::{OpSpec, Recorder, Scope, SessionSpec, Var, VarSpec};
 
 use super::fault::{holds, Fault};
 use super::locomo::{Conversation, Question};
 use super::prompts::{self, Prompts};
 use super::store::Unit;
 use super::text::judge_rule;
-use super::{Config, MemsysError, QuestionResult, Run};
+use super::{Config, MemsysError, QuestionResult, Run, System};
 use crate::provider::Llm;
 
 const QUESTION_TYPES: [&str; 6] = [
@@ -54,79 +55,19 @@ pub async fn evaluate<L: Llm>(
         let Some(q) = conv.questions.get(qi) else {
             continue;
         };
-        let query = search.var(
-            VarSpec::named(&q.id, json!(q.text))
-                .class_name("query")
-                .category("message & query")
-                .comment("A task query which requires the memory system to retrieve memories.")
-                .meta(
-                    "question_type",
-                    json!(QUESTION_TYPES
-                        .get(usize::from(q.category))
-                        .copied()
-                        .unwrap_or("")),
-                )
-                .meta("category_id", json!(q.category))
-                .meta(
-                    "evidence",
-                    json!(q
-                        .evidence
-                        .iter()
-                        .map(|e| conv.message_name(e))
-                        .collect::<Vec<_>>()),
-                )
-                .meta("speaker_names", json!([conv.speaker_a, conv.speaker_b])),
+        let query = query_var(&search, conv, q);
+        run.spans.open_kept(
+            &q.id,
+            "answer_question",
+            &json!(q.text),
+            &json!({"question_id": q.id, "category": q.category}),
         );
-        let op = search.op(
-            OpSpec::new("memory_system.search_vector_store", "retrieval")
-                .comment(&format!(
-                    "A task query searches the memory store for top-{} relevant memories.",
-                    cfg.top_k
-                ))
-                .meta("embedding_model", json!("bm25-lexical"))
-                .meta("top_k", json!(cfg.top_k)),
-        );
-        let excluded: Vec<(usize, &str)> = faults
-            .iter()
-            .enumerate()
-            .filter_map(|(k, f)| match f {
-                Fault::Retrieval { question, answer } if *question == q.id => {
-                    Some((k, answer.as_str()))
-                }
-                _ => None,
-            })
-            .collect();
-        let mut hits = Vec::new();
-        for (i, score) in run.store.nearest(&q.text, cfg.top_k + 64) {
-            let Some(u) = run.store.units().get(i) else {
-                continue;
-            };
-            if let Some(&(k, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
-                run.applied[k] = Some(op.id().to_owned());
-                continue;
-            }
-            if hits.len() < cfg.top_k {
-                hits.push((u.clone(), score));
-            }
-        }
-        if hits.is_empty() {
-            op.io(&[&query], &[], "No memory is retrieved.");
-        }
-        for (u, score) in &hits {
-            op.link_as(
-                &query,
-                &u.var,
-                "operation",
-                &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
-            );
-        }
-        searched.push((
-            qi,
-            Searched {
-                query,
-                units: hits.into_iter().map(|(u, _)| u).collect(),
-            },
-        ));
+        let units = match cfg.system {
+            System::Mem0 => search_vector_store(&search, cfg, faults, q, &query, run),
+            System::NaiveRag => super::naiverag::retrieve(&search, cfg, faults, q, &query, run),
+            System::EverMemOs => super::evermemos::retrieve(&search, cfg, faults, q, &query, run),
+        };
+        searched.push((qi, Searched { query, units }));
     }
 
     let eval = rec.session(
@@ -157,12 +98,11 @@ pub async fn evaluate<L: Llm>(
         let pairs: Vec<(String, String)> = s
             .units
             .iter()
-            .map(|u| (u.text.clone(), u.timestamp.clone()))
+            .map(|u| (u.text.replace('\n', " "), u.timestamp.clone()))
             .collect();
         let context = prompts::build_context(&pairs);
-        let resp = llm
-            .chat(&prompts::answer_request(prompts, &q.text, &context))
-            .await?;
+        let req = prompts::answer_request(prompts, &q.text, &context);
+        let resp = llm.chat(&req).await?;
         run.usage += resp.usage;
         let mut prediction = resp.content.trim().to_owned();
         for (k, f) in faults.iter().enumerate() {
@@ -173,6 +113,15 @@ pub async fn evaluate<L: Llm>(
                 }
             }
         }
+        run.spans.resume(&q.id);
+        let span = run.spans.llm(
+            "question_answering",
+            &req,
+            &prediction,
+            &resp.model,
+            resp.usage,
+        );
+        run.spans.tie(op.id(), &span);
         let ctx = op.var(
             VarSpec::named(&q.id, json!(context))
                 .class_name("context")
@@ -202,19 +151,22 @@ pub async fn evaluate<L: Llm>(
         let judge = eval.op(OpSpec::new("llm-judge", "evaluation")
             .comment("The judge model judges the prediction against the golden answers."));
         let correct = if cfg.judge_with_llm {
-            let resp = llm
-                .chat(&prompts::judge_request(
-                    prompts,
-                    &q.text,
-                    &q.answer,
-                    &prediction,
-                ))
-                .await?;
+            let req = prompts::judge_request(prompts, &q.text, &q.answer, &prediction);
+            let resp = llm.chat(&req).await?;
             run.usage += resp.usage;
+            run.spans
+                .llm("llm_judge", &req, &resp.content, &resp.model, resp.usage);
             label_is_correct(&resp.content)
         } else {
             judge_rule(&prediction, &q.answer)
         };
+        let label = if correct { "CORRECT" } else { "WRONG" };
+        run.spans.close(Some(&json!({
+            "question_id": q.id,
+            "prediction": prediction,
+            "label": label,
+            "score": if correct { 1.0 } else { 0.0 },
+        })));
         let gold = judge.var(
             VarSpec::named(&q.id, json!([q.answer]))
                 .class_name("golden_answers")
@@ -222,7 +174,7 @@ pub async fn evaluate<L: Llm>(
                 .comment("The golden answers for the question."),
         );
         let response = judge.var(
-            VarSpec::named(&q.id, json!(if correct { "CORRECT" } else { "WRONG" }))
+            VarSpec::named(&q.id, json!(label))
                 .class_name("judge_response")
                 .category("llm_response")
                 .comment("The judge model's response."),
@@ -252,9 +204,129 @@ pub async fn evaluate<L: Llm>(
             golden_answers_id: gold.full_node_id(),
             evidence_ids: evidence_ids(conv, q),
             retrieved: s.units.iter().map(|u| u.id.clone()).collect(),
+            answer_span: span,
         });
     }
     Ok(())
+}
+
+fn query_var(search: &Scope, conv: &Conversation, q: &Question) -> Var {
+    search.var(
+        VarSpec::named(&q.id, json!(q.text))
+            .class_name("query")
+            .category("message & query")
+            .comment("A task query which requires the memory system to retrieve memories.")
+            .meta(
+                "question_type",
+                json!(QUESTION_TYPES
+                    .get(usize::from(q.category))
+                    .copied()
+                    .unwrap_or("")),
+            )
+            .meta("category_id", json!(q.category))
+            .meta(
+                "evidence",
+                json!(q
+                    .evidence
+                    .iter()
+                    .map(|e| conv.message_name(e))
+                    .collect::<Vec<_>>()),
+            )
+            .meta("speaker_names", json!([conv.speaker_a, conv.speaker_b])),
+    )
+}
+
+/// The first `k` units of `ranked` (store indices with scores, best first), leaving out the
+/// units a retrieval fault for `q` hides; marks such a fault applied at `op_id`.
+pub(super) fn top_k_with_faults(
+    run: &mut Run,
+    faults: &[Fault],
+    q: &Question,
+    ranked: &[(usize, f64)],
+    k: usize,
+    op_id: &str,
+) -> Vec<(Unit, f64)> {
+    let excluded: Vec<(usize, &str)> = faults
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match f {
+            Fault::Retrieval { question, answer } if *question == q.id => {
+                Some((i, answer.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut hits = Vec::new();
+    for &(i, score) in ranked {
+        let Some(u) = run.store.units().get(i) else {
+            continue;
+        };
+        if let Some(&(f, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
+            run.applied[f] = Some(op_id.to_owned());
+            continue;
+        }
+        if hits.len() < k {
+            hits.push((u.clone(), score));
+        }
+    }
+    hits
+}
+
+/// Mem0's `memory_system.search_vector_store`: the top-k units by BM25 (a vector store always
+/// fills its k).
+fn search_vector_store(
+    search: &Scope,
+    cfg: &Config,
+    faults: &[Fault],
+    q: &Question,
+    query: &Var,
+    run: &mut Run,
+) -> Vec<Unit> {
+    let op = search.op(
+        OpSpec::new("memory_system.search_vector_store", "retrieval")
+            .comment(&format!(
+                "A task query searches the memory store for top-{} relevant memories.",
+                cfg.top_k
+            ))
+            .meta("embedding_model", json!("bm25-lexical"))
+            .meta("top_k", json!(cfg.top_k)),
+    );
+    let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
+    let hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
+    link_hits(run, &op, "mem0.vector_store.search", query, &q.text, hits)
+}
+
+/// Records the retrieved units as the op's outputs (and as a retriever span); returns them.
+pub(super) fn link_hits(
+    run: &mut Run,
+    op: &Scope,
+    span_name: &str,
+    query: &Var,
+    text: &str,
+    hits: Vec<(Unit, f64)>,
+) -> Vec<Unit> {
+    if hits.is_empty() {
+        op.io(&[query], &[], "No memory is retrieved.");
+    }
+    for (u, score) in &hits {
+        op.link_as(
+            query,
+            &u.var,
+            "operation",
+            &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
+        );
+    }
+    let docs = span_docs(&hits);
+    let span = run.spans.retriever(span_name, text, &docs);
+    run.spans.tie(op.id(), &span);
+    hits.into_iter().map(|(u, _)| u).collect()
+}
+
+/// `(id, content, score)` of retrieved units, for spans.
+pub(super) fn span_docs(hits: &[(Unit, f64)]) -> Vec<(String, String, f64)> {
+    hits.iter()
+        .map(|(u, s)| (u.id.clone(), u.text.clone(), (s * 1000.0).round() / 1000.0))
+        .collect()
 }
 
 fn evidence_ids(conv: &Conversation, q: &Question) -> Vec<String> {

@@ -1,20 +1,30 @@
-//! The reference memory system: a Mem0-style pipeline that records every step as a
-//! smartcomment trace with MemBase's conventions. Per message pair it extracts facts (LLM),
-//! decides ADD / UPDATE / NONE against similar memory units (LLM), and deletes units the new
-//! facts retract (LLM); per question it retrieves the top-k units (BM25), answers (LLM) and
-//! judges against the gold answer (LLM or the normalized-token rule).
+//! The reference memory systems, each recording every step as a smartcomment trace under its
+//! framework's naming as MemBase records it ([`System`]):
+//! - **Mem0** ([`pipeline`]): per message pair it extracts facts (LLM), decides ADD / UPDATE /
+//!   NONE against similar memory units (LLM), and deletes units the new facts retract (LLM).
+//! - **NaiveRAG** ([`naiverag`]): raw message chunks become memory units as they are.
+//! - **EverMemOS** ([`evermemos`]): episodes segmented from the messages plus a user profile
+//!   updated over time; hybrid retrieval with a reranker.
+//!
+//! Per question every system retrieves the top-k units, answers (LLM) and judges against the
+//! gold answer (LLM or the normalized-token rule).
 //!
 //! It runs over LoCoMo-format conversations ([`locomo`]) with any [`Llm`]; the
 //! [`crate::provider::simulated`] provider makes it work offline. [`fault`] injects exactly
 //! one wrong operation per target question; [`bench`] turns that into MemTraceBench files.
 
 pub mod bench;
+mod bench_otlp;
 pub mod demo;
 mod evaluate;
+mod evermemos;
 pub mod fault;
 pub mod locomo;
+mod naiverag;
+pub mod otlp;
 mod pipeline;
 pub mod prompts;
+mod record;
 pub mod store;
 pub mod text;
 
@@ -29,9 +39,10 @@ use memtrace_record::{GraphInfo, Recorder, SteppingClock};
 pub use evaluate::label_is_correct;
 pub use fault::Fault;
 pub use locomo::{Conversation, Question};
-pub use pipeline::{pair_of, pairs};
 pub use prompts::Prompts;
+pub use record::{pair_of, pairs};
 
+use crate::model::ErrorType;
 use crate::provider::{Llm, ProviderError, Usage};
 
 /// Why a memory-system run failed.
@@ -43,9 +54,77 @@ pub enum MemsysError {
     Input(String),
 }
 
+/// Which reference memory system runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum System {
+    /// Fact extraction, ADD / UPDATE / NONE decision, deletion check (Mem0).
+    #[default]
+    Mem0,
+    /// Raw message chunks stored as they are, top-k similarity retrieval (MemBase's NaiveRAG).
+    NaiveRag,
+    /// Episodes segmented from messages, a user profile updated over time, hybrid retrieval
+    /// with a reranker (EverMemOS).
+    EverMemOs,
+}
+
+impl System {
+    /// All systems.
+    pub const ALL: [System; 3] = [System::Mem0, System::NaiveRag, System::EverMemOs];
+
+    /// The CLI name: `mem0`, `naiverag`, `evermemos`.
+    pub fn name(self) -> &'static str {
+        match self {
+            System::Mem0 => "mem0",
+            System::NaiveRag => "naiverag",
+            System::EverMemOs => "evermemos",
+        }
+    }
+
+    /// MemBase's `layer_type` (the graph's `project_id`).
+    pub fn layer_type(self) -> &'static str {
+        match self {
+            System::Mem0 => "Mem0",
+            System::NaiveRag => "NaiveRAG",
+            System::EverMemOs => "EverMemOS",
+        }
+    }
+
+    /// The system named `name` (case-insensitive; `rag` and `naive_rag` are accepted too).
+    pub fn parse(name: &str) -> Option<System> {
+        match name.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+            "mem0" => Some(System::Mem0),
+            "naiverag" | "rag" => Some(System::NaiveRag),
+            "evermemos" => Some(System::EverMemOs),
+            _ => None,
+        }
+    }
+
+    /// The error types this system can have: NaiveRAG never updates or deletes a memory
+    /// unit; EverMemOS updates its profile but never deletes.
+    pub fn error_types(self) -> Vec<ErrorType> {
+        use ErrorType::{ExtractionError, ResponseError, RetrievalError, UpdateError};
+        match self {
+            System::Mem0 => ErrorType::MEMORY.to_vec(),
+            System::NaiveRag => vec![ExtractionError, RetrievalError, ResponseError],
+            System::EverMemOs => vec![ExtractionError, UpdateError, RetrievalError, ResponseError],
+        }
+    }
+}
+
 /// Settings of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
+    /// Which system runs.
+    #[serde(default)]
+    pub system: System,
+    /// NaiveRAG: a chunk is emitted when adding the next message would pass this many tokens
+    /// (MemBase's deferred buffer; a token is counted as 4 characters).
+    #[serde(default = "default_chunk_tokens")]
+    pub chunk_tokens: usize,
+    /// Also record the run as OTLP spans ([`Run::spans`]).
+    #[serde(default)]
+    pub record_spans: bool,
     /// Units retrieved per question.
     pub top_k: usize,
     /// Similar units looked up per new fact.
@@ -60,9 +139,16 @@ pub struct Config {
     pub start_time: String,
 }
 
+fn default_chunk_tokens() -> usize {
+    160
+}
+
 impl Default for Config {
     fn default() -> Self {
         Self {
+            system: System::Mem0,
+            chunk_tokens: default_chunk_tokens(),
+            record_spans: false,
             top_k: 10,
             similar_k: 5,
             seed: 0,
@@ -88,6 +174,9 @@ pub struct QuestionResult {
     pub evidence_ids: Vec<String>,
     /// Ids of the retrieved units, best first.
     pub retrieved: Vec<String>,
+    /// The answering LLM span (empty unless spans are recorded).
+    #[serde(default)]
+    pub answer_span: String,
 }
 
 /// The state and results of a run.
@@ -100,6 +189,8 @@ pub struct Run {
     /// Message pairs whose extraction gave at least one fact.
     pub pairs_with_facts: BTreeSet<usize>,
     pub usage: Usage,
+    /// The run as OTLP spans (empty unless [`Config::record_spans`]).
+    pub spans: otlp::SpanLog,
 }
 
 impl Run {
@@ -115,8 +206,9 @@ pub fn recorder_for(conv: &Conversation, cfg: &Config, record: bool) -> Recorder
     if !record {
         return Recorder::disabled();
     }
-    let mut info = GraphInfo::new(&conv.user_id(), "Mem0");
-    info.metadata.insert("layer_type".into(), json!("Mem0"));
+    let layer = cfg.system.layer_type();
+    let mut info = GraphInfo::new(&conv.user_id(), layer);
+    info.metadata.insert("layer_type".into(), json!(layer));
     info.metadata.insert(
         "dataset_cls".into(),
         json!(if conv.dataset == "locomo" {
@@ -154,9 +246,20 @@ pub async fn run<L: Llm>(
 ) -> Result<Run, MemsysError> {
     let mut run = Run {
         applied: vec![None; faults.len()],
+        spans: otlp::SpanLog::new(
+            cfg.record_spans && rec.is_enabled(),
+            cfg.seed,
+            &cfg.start_time,
+        ),
         ..Run::default()
     };
-    pipeline::construct(llm, conv, prompts, cfg, faults, rec, &mut run).await?;
+    match cfg.system {
+        System::Mem0 => pipeline::construct(llm, conv, prompts, cfg, faults, rec, &mut run).await?,
+        System::NaiveRag => naiverag::construct(conv, cfg, faults, rec, &mut run),
+        System::EverMemOs => {
+            evermemos::construct(llm, conv, cfg, faults, rec, &mut run).await?;
+        }
+    }
     evaluate::evaluate(llm, conv, prompts, cfg, faults, questions, rec, &mut run).await?;
     Ok(run)
 }

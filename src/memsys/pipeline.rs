@@ -4,50 +4,17 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{sha1_hex, OpSpec, Recorder, Render, Scope, SessionSpec, Var, VarSpec};
+use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
 use super::fault::{garble, holds, Fault};
 use super::locomo::{Conversation, Turn};
 use super::prompts::{self, Prompts};
+use super::record::{
+    construction_session, llm_var, message_var_as, parse_list, prompt_var, role_of, unit_id,
+};
 use super::store::Unit;
 use super::{Config, MemsysError, Run};
 use crate::provider::Llm;
-
-/// The message pairs of a conversation: `(session index, first turn, last turn exclusive)`,
-/// numbered from 0 in order. Faults name their pair by this number.
-pub fn pairs(conv: &Conversation) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    for (si, s) in conv.sessions.iter().enumerate() {
-        let mut i = 0;
-        while i < s.turns.len() {
-            let end = (i + 2).min(s.turns.len());
-            out.push((si, i, end));
-            i = end;
-        }
-    }
-    out
-}
-
-/// The pair holding message `dia_id`.
-pub fn pair_of(conv: &Conversation, dia_id: &str) -> Option<usize> {
-    pairs(conv).iter().position(|&(si, a, b)| {
-        conv.sessions
-            .get(si)
-            .is_some_and(|s| s.turns[a..b].iter().any(|t| t.dia_id == dia_id))
-    })
-}
-
-fn unit_id(seed: u64, pair: usize, text: &str) -> String {
-    let h = sha1_hex(format!("{seed}:{pair}:{text}").as_bytes());
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
 
 fn unit_value(id: &str, memory: Option<&str>, timestamp: &str, deleted: bool) -> Value {
     if deleted {
@@ -58,57 +25,19 @@ fn unit_value(id: &str, memory: Option<&str>, timestamp: &str, deleted: bool) ->
 }
 
 fn message_var(op: &Scope, conv: &Conversation, t: &Turn, timestamp: &str) -> Var {
-    let role = if t.speaker == conv.speaker_a {
-        "user"
-    } else {
-        "assistant"
-    };
+    let role = role_of(conv, t);
     let content = format!(
         "{}\nBelow is this message's metadata:\nSpeaker Name: {}\nSpeaker Role: {role}\n",
         t.text, t.speaker
     );
-    let tag = if role == "user" {
-        "speaker_a"
-    } else {
-        "speaker_b"
-    };
-    op.var(
-        VarSpec::named(
-            &conv.message_name(&t.dia_id),
-            json!({"content": content, "name": t.speaker, "role": role, "timestamp": timestamp}),
-        )
-        .render(Render::Json)
-        .category("message")
-        .comment("An input message fed into the memory pipeline; it triggers fact extraction.")
-        .meta("speaker_tag", json!(tag))
-        .meta("dia_id", json!(t.dia_id))
-        .meta("timestamp", json!(timestamp))
-        .meta("speakers", json!(t.speaker)),
+    message_var_as(
+        op,
+        conv,
+        t,
+        timestamp,
+        &content,
+        "An input message fed into the memory pipeline; it triggers fact extraction.",
     )
-}
-
-fn prompt_var(scope: &Scope, name: &str, text: &str, op_type: &str, comment: &str) -> Var {
-    scope.var(
-        VarSpec::named(name, json!(text))
-            .category("prompt")
-            .comment(comment)
-            .meta("op_type", json!(op_type)),
-    )
-}
-
-fn llm_var(op: &Scope, class: &str, value: Value, comment: &str) -> Var {
-    op.var(
-        VarSpec::content(class, value)
-            .category("llm_response")
-            .comment(comment),
-    )
-}
-
-fn parse_list(text: &str, key: &str) -> Vec<Value> {
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|v| v.get(key).and_then(Value::as_array).cloned())
-        .unwrap_or_default()
 }
 
 /// Builds the memory of `conv`, recording every step, with `faults` injected.
@@ -130,20 +59,21 @@ pub async fn construct<L: Llm>(
             .date()
             .map(super::text::Date::long)
             .unwrap_or_default();
-        let scope = rec.session(
-            SessionSpec::new("memory_construction")
-                .id(&format!("{}-session-{}", conv.user_id(), session.number))
-                .comment(&format!(
-                    "It is the {}th conversational session.",
-                    session.number
-                ))
-                .meta("session_date_time", json!(session.date_time)),
-        );
+        let scope = construction_session(rec, conv, session);
         let mut i = 0;
         while i < session.turns.len() {
             let end = (i + 2).min(session.turns.len());
             let turns = &session.turns[i..end];
             let earlier = i.checked_sub(1).and_then(|k| session.turns.get(k));
+            let msgs: Vec<Value> = turns
+                .iter()
+                .map(|t| json!({"role": role_of(conv, t), "name": t.speaker, "content": t.text}))
+                .collect();
+            run.spans.open(
+                "mem0.Memory.add",
+                &json!({"messages": msgs, "user_id": conv.user_id()}),
+                &Value::Null,
+            );
             step(
                 llm,
                 conv,
@@ -159,6 +89,7 @@ pub async fn construct<L: Llm>(
                 run,
             )
             .await?;
+            run.spans.close_with_results();
             pair_no += 1;
             i = end;
         }
@@ -188,11 +119,8 @@ async fn step<L: Llm>(
         .map(|t| (t.speaker.as_str(), t.text.as_str()))
         .collect();
     let context = earlier.map(|t| (t.speaker.as_str(), t.text.as_str()));
-    let resp = llm
-        .chat(&prompts::extraction_request(
-            prompts, date, &speakers, context, &msgs,
-        ))
-        .await?;
+    let req = prompts::extraction_request(prompts, date, &speakers, context, &msgs);
+    let resp = llm.chat(&req).await?;
     run.usage += resp.usage;
     let mut raw_text = resp.content.clone();
     let mut cleaned = prompts::strip_code_block(&resp.content);
@@ -230,6 +158,14 @@ async fn step<L: Llm>(
             }
         }
     }
+    let span = run.spans.llm(
+        "mem0.extract_facts",
+        &req,
+        &raw_text,
+        &resp.model,
+        resp.usage,
+    );
+    run.spans.tie(op.id(), &span);
     let msg_vars: Vec<Var> = earlier
         .into_iter()
         .chain(turns)
@@ -337,7 +273,8 @@ async fn step<L: Llm>(
         .map(|(k, u)| json!({"id": k.to_string(), "text": u.text}))
         .collect();
     let task = prompts::update_task(&Value::from(old_json), &facts);
-    let resp = llm.chat(&prompts::update_request(prompts, &task)).await?;
+    let req = prompts::update_request(prompts, &task);
+    let resp = llm.chat(&req).await?;
     run.usage += resp.usage;
     let mut raw_text = resp.content.clone();
     let mut cleaned = prompts::strip_code_block(&resp.content);
@@ -369,6 +306,14 @@ async fn step<L: Llm>(
             cleaned.clone_from(&raw_text);
         }
     }
+    let span = run.spans.llm(
+        "mem0.update_memory_decision",
+        &req,
+        &raw_text,
+        &resp.model,
+        resp.usage,
+    );
+    run.spans.tie(op.id(), &span);
     let listed: Vec<Value> = old_units
         .iter()
         .enumerate()
@@ -468,6 +413,11 @@ async fn step<L: Llm>(
                     &var,
                     &format!("A new memory entry '{id}' is created."),
                 );
+                run.spans.write(
+                    "mem0.vector_store.insert",
+                    &json!({"id": id, "data": text}),
+                    &[json!({"id": id, "memory": text, "event": "ADD"})],
+                );
                 run.store.add(Unit {
                     id,
                     text: text.to_owned(),
@@ -487,6 +437,11 @@ async fn step<L: Llm>(
                     &[&action],
                     &format!("An existing memory unit '{}' is updated.", u.id),
                 );
+                run.spans.write(
+                    "mem0.vector_store.update",
+                    &json!({"id": u.id, "data": text}),
+                    &[json!({"id": u.id, "memory": text, "event": "UPDATE", "previous_memory": u.text})],
+                );
                 run.store.update(&u.id, text, var);
             }
             _ => {}
@@ -494,7 +449,8 @@ async fn step<L: Llm>(
     }
 
     // 3. Deletion check.
-    let resp = llm.chat(&prompts::delete_request(prompts, &task)).await?;
+    let del_req = prompts::delete_request(prompts, &task);
+    let resp = llm.chat(&del_req).await?;
     run.usage += resp.usage;
     let mut doomed: Vec<(Unit, String)> = Vec::new();
     for e in parse_list(&prompts::strip_code_block(&resp.content), "memory") {
@@ -527,6 +483,24 @@ async fn step<L: Llm>(
             }
         }
     }
+    let said: Vec<Value> = doomed
+        .iter()
+        .enumerate()
+        .map(|(k, (_, t))| json!({"id": k.to_string(), "text": t, "event": "DELETE"}))
+        .collect();
+    let reply = if fault_ix.is_empty() {
+        resp.content.clone()
+    } else {
+        // The fault is the LLM's: its reply is what it would have said.
+        json!({ "memory": said }).to_string()
+    };
+    let span = run.spans.llm(
+        "mem0.delete_memory",
+        &del_req,
+        &reply,
+        &resp.model,
+        resp.usage,
+    );
     if doomed.is_empty() {
         return Ok(());
     }
@@ -535,16 +509,12 @@ async fn step<L: Llm>(
             .comment("Decide with an LLM whether an existing memory is retracted by the new facts, and delete it from the memory store.")
             .meta("llm_model", json!(resp.model)),
     );
+    run.spans.tie(op.id(), &span);
     for k in fault_ix {
         run.applied[k] = Some(op.id().to_owned());
     }
-    let listed: Vec<Value> = doomed
-        .iter()
-        .enumerate()
-        .map(|(k, (_, t))| json!({"id": k.to_string(), "text": t, "event": "DELETE"}))
-        .collect();
     let del = op.var(
-        VarSpec::content("delete_action", json!({"memory": listed}))
+        VarSpec::content("delete_action", json!({"memory": said}))
             .render(Render::Json)
             .category("llm_response")
             .comment("A memory deletion decision generated by an LLM."),
@@ -571,6 +541,11 @@ async fn step<L: Llm>(
             &u.var,
             &marker,
             &format!("The memory unit '{}' is deleted successfully.", u.id),
+        );
+        run.spans.write(
+            "mem0.vector_store.delete",
+            &json!({"id": u.id}),
+            &[json!({"id": u.id, "memory": u.text, "event": "DELETE"})],
         );
         run.store.delete(&u.id, var);
     }

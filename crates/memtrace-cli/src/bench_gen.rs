@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::memsys::{demo, locomo, Conversation};
+use memtrace::memsys::bench::{generate, BenchFormat, BenchOptions};
+use memtrace::memsys::{demo, locomo, Conversation, System};
 use memtrace::provider::simulated::SimulatedLlm;
 
 #[derive(clap::Args)]
@@ -40,6 +40,30 @@ pub struct GenArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// File format: smartcomment (MemTraceBench JSON) or otlp (OTLP JSON Lines as an
+    /// instrumented app emits them, plus `<name>.annotations.json` ground truth).
+    #[arg(long, default_value = "smartcomment", value_parser = parse_format)]
+    format: BenchFormat,
+    /// Memory system: mem0, naiverag or evermemos.
+    #[arg(long, default_value = "mem0", value_parser = parse_system)]
+    system: System,
+}
+
+fn parse_format(s: &str) -> Result<BenchFormat, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "smartcomment" | "memtracebench" | "json" => Ok(BenchFormat::Smartcomment),
+        "otlp" | "jsonl" => Ok(BenchFormat::Otlp),
+        _ => Err(format!("unknown format {s:?}; use smartcomment or otlp")),
+    }
+}
+
+fn parse_system(s: &str) -> Result<System, String> {
+    System::parse(s).ok_or_else(|| {
+        format!(
+            "unknown memory system {s:?}; use one of: {}",
+            System::ALL.map(System::name).join(", ")
+        )
+    })
 }
 
 #[derive(clap::Args)]
@@ -88,11 +112,14 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         per_type: a.per_type,
         seed: a.seed,
         sessions_per_file: a.sessions_per_file,
+        system: a.system,
+        format: a.format,
         source: "memtrace bench gen: reference memory system over LoCoMo with the SIMULATED provider (rule-based stand-in, not an LLM)".into(),
         ..BenchOptions::default()
     };
     eprintln!(
-        "generating with the simulated provider (rule-based, not an LLM) over {} conversations…",
+        "generating {} traces with the simulated provider (rule-based, not an LLM) over {} conversations…",
+        a.system.layer_type(),
         convs.len()
     );
     let report = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts))
@@ -103,6 +130,11 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let path = a.out.join(&f.name);
         std::fs::write(&path, &f.bytes)
             .with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some(sidecar) = &f.sidecar {
+            let path = a.out.join(memtrace::format::sidecar::sidecar_name(&f.name));
+            std::fs::write(&path, sidecar)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
     println!(
         "{} files, {} annotated cases ({} faults planned) in {}",
@@ -114,7 +146,10 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     for (t, n) in &report.per_type {
         println!("  {t}: {n}");
     }
-    let short = report.per_type.values().any(|&n| n < a.per_type) || report.per_type.len() < 5;
+    let kinds = a.system.error_types();
+    let short = kinds
+        .iter()
+        .any(|t| report.per_type.get(t).copied().unwrap_or(0) < a.per_type);
     if short {
         eprintln!("warning: fewer than {} cases for some error type; add conversations or lower --per-type", a.per_type);
         return Ok(ExitCode::FAILURE);
