@@ -1,8 +1,17 @@
 //! Text signals for following information: tokens, key tokens of a case, and a carry score.
+//!
+//! A text carries the key when it holds enough of the gold answer's (or the evidence's) words
+//! *and* keeps the gold answer's discriminating parts ([`parts`]): its dates, numbers, names
+//! and negation, in any equivalent form.
+
+mod dates;
+pub mod parts;
 
 use std::collections::BTreeSet;
 
-use crate::memsys::text::stem;
+pub use parts::{Change, Parts};
+
+use crate::memsys::text::{stem, Date};
 use crate::model::{pyrepr, NodeRecord};
 
 /// Words too common to say anything about where a fact went.
@@ -138,12 +147,35 @@ pub struct Key {
     pub evidence: BTreeSet<String>,
     /// Most gold tokens appear in the evidence: then the gold tokens alone decide.
     pub gold_is_literal: bool,
+    /// The gold answer's dates, numbers, names and negation: a text that changes one does not
+    /// carry the key, whatever else it keeps.
+    pub parts: Parts,
+}
+
+/// The day a variable says it was written (a `timestamp`/`time`/`date` field of its value or
+/// metadata), which its relative dates ("yesterday") count from.
+pub fn var_anchor(v: &NodeRecord) -> Option<Date> {
+    let json = pyrepr::to_json(&v.value);
+    let keys = [
+        "timestamp",
+        "time",
+        "date",
+        "session_date_time",
+        "date_time",
+    ];
+    let found = [&json, &v.metadata]
+        .into_iter()
+        .filter_map(serde_json::Value::as_object)
+        .flat_map(|m| keys.iter().filter_map(move |k| m.get(*k)))
+        .filter_map(serde_json::Value::as_str)
+        .find_map(dates::parse_day);
+    found
 }
 
 impl Key {
     /// Builds the key of a case.
-    pub fn new(gold: &[String], question: &str, evidence_texts: &[String]) -> Key {
-        let gold: BTreeSet<String> = gold.iter().flat_map(|g| terms(g)).collect();
+    pub fn new(golden: &[String], question: &str, evidence_texts: &[String]) -> Key {
+        let gold: BTreeSet<String> = golden.iter().flat_map(|g| terms(g)).collect();
         let asked = terms(question);
         let all: BTreeSet<String> = evidence_texts.iter().flat_map(|t| terms(t)).collect();
         // The question's own words ("Evan" in "Who did Evan meet?") say nothing about the answer.
@@ -165,6 +197,13 @@ impl Key {
         } else {
             gold
         };
+        let mut parts = Parts::of(golden, question, evidence_texts, &gold);
+        // This evidence's share of the answer: the parts it states (a date in any form).
+        let dated = evidence_texts.is_empty() || evidence_texts.iter().any(|e| parts::has_date(e));
+        parts.retain(|p| match p {
+            parts::Part::Date(_) => dated,
+            _ => !gold_is_literal || parts::part_terms(p).iter().any(|w| gold.contains(w)),
+        });
         let evidence = all
             .into_iter()
             .filter(|w| !asked.contains(w) && w.len() > 2)
@@ -173,17 +212,43 @@ impl Key {
             gold,
             evidence,
             gold_is_literal,
+            parts,
         }
     }
 
     /// How much of the key a text holds, 0..=1: the better of gold coverage and evidence
     /// coverage, taken over the best paragraph (so a long concatenated context does not
-    /// collect the key from unrelated memories).
+    /// collect the key from unrelated memories); 0 in a paragraph that changes a
+    /// discriminating part of the gold answer.
     pub fn carry(&self, text: &str) -> f64 {
+        self.carry_at(text, None)
+    }
+
+    /// As [`Key::carry`], reading relative dates from `anchor` (the day the text was written).
+    pub fn carry_at(&self, text: &str, anchor: Option<Date>) -> f64 {
         paragraphs(text)
             .into_iter()
-            .map(|p| self.carry_one(p))
+            .map(|p| self.carry_one(p, anchor))
             .fold(0.0, f64::max)
+    }
+
+    /// As [`Key::carry`] for a variable: its readable text, dated by [`var_anchor`].
+    pub fn carry_var(&self, v: &NodeRecord) -> f64 {
+        self.carry_at(&var_text(v), var_anchor(v))
+    }
+
+    /// Why a variable does not carry the key although it keeps the gold answer's words: the
+    /// discriminating part its best paragraph changed ("changed the date 27 March 2023 → 3
+    /// April 2023"), if any.
+    pub fn change(&self, v: &NodeRecord) -> Option<Change> {
+        let text = var_text(v);
+        let anchor = var_anchor(v);
+        let best = paragraphs(&text)
+            .into_iter()
+            .map(|p| (self.base_one(p), p))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .filter(|best| best.0 >= 0.5)?;
+        self.parts.check(best.1, anchor).err()
     }
 
     /// The share of the key a text must hold to carry it, for a base `threshold`: lower for a
@@ -204,9 +269,13 @@ impl Key {
         self.gold_found(text).len() as f64 / self.gold.len() as f64
     }
 
-    /// The gold answer's words found in the text's best paragraph.
+    /// The gold answer's words found in the text's best paragraph; none in a paragraph that
+    /// changes a discriminating part.
     pub fn gold_found(&self, text: &str) -> BTreeSet<String> {
         let found = |p: &str| -> BTreeSet<String> {
+            if self.parts.check(p, None).is_err() {
+                return BTreeSet::new();
+            }
             let have = terms(p);
             self.gold
                 .iter()
@@ -221,7 +290,42 @@ impl Key {
             .unwrap_or_default()
     }
 
-    fn carry_one(&self, text: &str) -> f64 {
+    fn carry_one(&self, text: &str, anchor: Option<Date>) -> f64 {
+        let base = self.base_one(text);
+        if base == 0.0 && self.parts.parts.is_empty() {
+            return 0.0;
+        }
+        match self.parts.check(text, anchor) {
+            Err(_) => 0.0,
+            Ok(stated) if !stated || self.parts.parts.is_empty() => base,
+            // The parts are stated (in any form): they count, twice, among the gold words.
+            Ok(_) => {
+                let have = terms(text);
+                let weight = |w: &String| {
+                    if self.parts.terms.contains(w) {
+                        2.0
+                    } else {
+                        1.0
+                    }
+                };
+                let total: f64 = self.gold.iter().map(weight).sum();
+                let kept: f64 = self
+                    .gold
+                    .iter()
+                    .filter(|w| have.contains(*w) || self.parts.terms.contains(*w))
+                    .map(weight)
+                    .sum();
+                if total > 0.0 {
+                    base.max(kept / total)
+                } else {
+                    base
+                }
+            }
+        }
+    }
+
+    /// Today's word coverage, before the discriminating parts are weighed.
+    fn base_one(&self, text: &str) -> f64 {
         let have = terms(text);
         let cov = |set: &BTreeSet<String>| {
             if set.is_empty() {

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use super::smartcomment::Parts;
 use super::spans::{json_in, Port, Span};
 use super::time::format_nanos;
-use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord};
+use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
 
 /// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
 pub const MIN_LINK_CHARS: usize = 8;
@@ -433,6 +433,7 @@ impl<'a> Builder<'a> {
             metadata: Value::Object(metadata),
             trigger_point: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         }
     }
 
@@ -495,6 +496,7 @@ impl<'a> Builder<'a> {
                 node_id: String::new(),
                 full_node_id: full(v),
                 extra: Map::new(),
+                unset: Unset::default(),
             });
         }
         for (k, e) in self.edges.iter().enumerate() {
@@ -520,6 +522,7 @@ impl<'a> Builder<'a> {
                 metadata: Value::Object(metadata),
                 trigger_point: String::new(),
                 extra: Map::new(),
+                unset: Unset::default(),
             });
         }
         parts.ops = self.ops;

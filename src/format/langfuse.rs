@@ -261,7 +261,21 @@ fn add_scores(
         .flatten()
         .enumerate()
     {
-        let Some(value) = sc.get("value").and_then(spans::score_in) else {
+        // Numeric and boolean scores carry a number; categorical ones a label (`stringValue`).
+        let label = sc
+            .get("stringValue")
+            .or_else(|| sc.get("value"))
+            .and_then(Value::as_str);
+        let from_label = || {
+            label
+                .and_then(crate::model::verdict::label_failed)
+                .map(|failed| if failed { 0.0 } else { 1.0 })
+        };
+        let Some(value) = sc
+            .get("value")
+            .and_then(spans::score_in)
+            .or_else(from_label)
+        else {
             continue;
         };
         let target = sc.get("observationId").and_then(Value::as_str);
@@ -301,6 +315,13 @@ fn add_scores(
             if let Some(v) = sc.get(key).filter(|v| !v.is_null()) {
                 meta.insert(key.into(), v.clone());
             }
+        }
+        meta.insert(
+            "langfuse_score".into(),
+            sc.get("name").cloned().unwrap_or(Value::Null),
+        );
+        if let Some(l) = label {
+            meta.insert("label".into(), Value::String(l.to_owned()));
         }
         let id = sc
             .get("id")

@@ -532,6 +532,15 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
         })
         .collect();
     metadata.insert("otel_kind".into(), raw.kind.clone());
+    let results: Vec<Value> = raw
+        .events
+        .iter()
+        .filter(|ev| ev.name == "gen_ai.evaluation.result")
+        .map(|ev| Value::Object(attributes(&ev.attributes)))
+        .collect();
+    if !results.is_empty() {
+        metadata.insert("gen_ai.evaluation.results".into(), Value::Array(results));
+    }
     let status = status_text(raw.status.as_ref());
     metadata.insert("status".into(), Value::String(status.clone()));
     Ok(Span {

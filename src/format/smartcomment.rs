@@ -92,6 +92,9 @@ impl<'de> Visitor<'de> for FileVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
         let mut meta = Map::new();
         let mut parts = Parts::default();
+        // smartcomment would read an object without `data` as an empty graph, but it always
+        // writes `data`: without it this is another kind of file, so say so. A list missing
+        // from `data` is read as empty.
         let mut saw_data = false;
         while let Some(key) = map.next_key::<String>()? {
             if key == "data" {

@@ -23,7 +23,7 @@ use super::smartcomment::Parts;
 use super::spans::{Imported, Kind, Span};
 use super::time::format_nanos;
 use super::FormatError;
-use crate::model::{GraphMeta, SessionRecord};
+use crate::model::{verdict, GraphMeta, SessionRecord, Unset};
 
 /// Builds the records of a trace from its spans; `imported.problems` are passed on.
 ///
@@ -69,15 +69,30 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         })
         .collect();
 
-    let mut b = Builder::new(&spans, &meta);
-    let mut order: Vec<usize> = (0..spans.len())
-        .filter(|&i| is_op[i] || !spans[i].inputs.is_empty())
+    let verdict_scope: Vec<Option<Span>> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (has_children[i] && !is_op[i] && reports_verdict(s)).then(|| scope_op(s)))
         .collect();
-    order.sort_by_key(|&i| (spans[i].start_ns, depth[i], i));
-    for i in order {
+
+    let mut b = Builder::new(&spans, &meta);
+    // (time, depth, index, at end): a scope that reports a verdict is also an op, at its end.
+    let mut order: Vec<(u64, u32, usize, bool)> = (0..spans.len())
+        .filter(|&i| is_op[i] || !spans[i].inputs.is_empty())
+        .map(|i| (spans[i].start_ns, depth[i], i, false))
+        .collect();
+    order.extend(
+        (0..spans.len())
+            .filter(|&i| verdict_scope[i].is_some())
+            .map(|i| (spans[i].end_ns, depth[i], i, true)),
+    );
+    order.sort_unstable();
+    for (time, _, i, at_end) in order {
         let session = format!("session-{}", spans[root[i]].id);
-        b.commit_until(spans[i].start_ns);
-        if is_op[i] {
+        b.commit_until(time);
+        if let (true, Some(s)) = (at_end, &verdict_scope[i]) {
+            b.op(s, &session);
+        } else if is_op[i] {
             b.op(&spans[i], &session);
         } else {
             for port in &spans[i].inputs {
@@ -89,6 +104,25 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
     parts.sessions = sessions(&spans, &root, &parts, &meta);
     parts.meta = meta;
     Ok((parts, problems))
+}
+
+/// True when a span's output JSON carries a verdict (label, correct or score key), or it has
+/// GenAI evaluation results: a question span reporting how its answer was judged.
+fn reports_verdict(s: &Span) -> bool {
+    s.metadata.contains_key("gen_ai.evaluation.results")
+        || s.outputs.iter().any(|p| {
+            verdict::json_object_in(&p.text)
+                .is_some_and(|j| verdict::verdict_in_json(&j, 0).is_some())
+        })
+}
+
+/// The op made of a verdict-reporting scope: its inputs and outputs, no memory writes or
+/// documents (those repeat its children's).
+fn scope_op(s: &Span) -> Span {
+    let mut op = s.clone();
+    op.memory_writes.clear();
+    op.documents.clear();
+    op
 }
 
 type Report<'a> = dyn FnMut(FormatError) -> Result<(), FormatError> + 'a;
@@ -159,6 +193,7 @@ fn sessions(spans: &[Span], root: &[usize], parts: &Parts, meta: &GraphMeta) -> 
             metadata: Value::Object(Map::new()),
             trigger_point: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
     let mut out = Vec::new();
     for (i, s) in spans.iter().enumerate() {

@@ -26,42 +26,54 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     for n in &mut p.nodes {
         n.fill_computed();
     }
-    for o in &mut p.ops {
+    // smartcomment gives a record without an id a fresh one; ours are stable, and a write
+    // leaves them out again (nothing in the file can refer to them).
+    for (i, o) in p.ops.iter_mut().enumerate() {
         o.trigger_point = format!("{}:{}", o.filename, o.lineno);
+        if o.is_absent("op_id") {
+            o.op_id = format!("op-unnamed-{i}");
+        }
     }
-    for e in &mut p.edges {
+    for (i, e) in p.edges.iter_mut().enumerate() {
         e.trigger_point = format!("{}:{}", e.filename, e.lineno);
+        if e.is_absent("edge_id") {
+            e.edge_id = format!("edge-unnamed-{i}");
+        }
     }
-    for s in &mut p.sessions {
+    for (i, s) in p.sessions.iter_mut().enumerate() {
         s.trigger_point = format!("{}:{}", s.filename, s.lineno);
+        if s.is_absent("session_id") {
+            s.session_id = format!("session-unnamed-{i}");
+        }
     }
 
+    // An absent `created_at` is allowed (smartcomment stamps the import time); it sorts first.
     let stamps = p
         .sessions
         .iter()
         .enumerate()
-        .map(|(i, r)| ("sessions", i, &r.created_at));
+        .map(|(i, r)| ("sessions", i, &r.created_at, r.is_absent("created_at")));
     let stamps = stamps
         .chain(
             p.nodes
                 .iter()
                 .enumerate()
-                .map(|(i, r)| ("nodes", i, &r.created_at)),
+                .map(|(i, r)| ("nodes", i, &r.created_at, r.is_absent("created_at"))),
         )
         .chain(
             p.ops
                 .iter()
                 .enumerate()
-                .map(|(i, r)| ("operations", i, &r.created_at)),
+                .map(|(i, r)| ("operations", i, &r.created_at, r.is_absent("created_at"))),
         )
         .chain(
             p.edges
                 .iter()
                 .enumerate()
-                .map(|(i, r)| ("edges", i, &r.created_at)),
+                .map(|(i, r)| ("edges", i, &r.created_at, r.is_absent("created_at"))),
         );
-    for (list, i, value) in stamps {
-        if !is_timestamp(value) {
+    for (list, i, value, absent) in stamps {
+        if !absent && !is_timestamp(value) {
             report(FormatError::BadTimestamp {
                 path: format!("data.{list}[{i}].created_at"),
                 value: value.clone(),
@@ -95,6 +107,38 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
             drop_ops.push(i);
         } else {
             seen_ops.insert(&o.op_id, i);
+        }
+    }
+
+    // smartcomment refuses a record whose session is not in the file; lenient mode keeps it.
+    let sessions: std::collections::HashSet<&str> =
+        p.sessions.iter().map(|s| s.session_id.as_str()).collect();
+    let session_refs = p
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ("nodes", i, r.session_id.as_str(), r.is_absent("session_id")))
+        .chain(p.ops.iter().enumerate().map(|(i, r)| {
+            (
+                "operations",
+                i,
+                r.session_id.as_str(),
+                r.is_absent("session_id"),
+            )
+        }))
+        .chain(
+            p.edges
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ("edges", i, r.session_id.as_str(), r.is_absent("session_id"))),
+        );
+    for (list, i, id, absent) in session_refs {
+        if !absent && !sessions.contains(id) {
+            report(FormatError::Dangling {
+                path: format!("data.{list}[{i}].session_id"),
+                id: id.to_owned(),
+                kind: "session".into(),
+            })?;
         }
     }
 

@@ -6,13 +6,21 @@
 //! (output or intermediate).
 
 mod case;
+mod detect;
+mod fail_rule;
 mod flow;
+mod judged;
 pub mod pyrepr;
 mod record;
+pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
+pub use detect::{Detection, FoundBy, RuleReport, Unused, RULES};
+pub use fail_rule::{FailRule, Mark, RuleError};
 pub use flow::{Flow, Role};
-pub use record::{AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord};
+pub use record::{
+    AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Unset,
+};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -81,6 +89,39 @@ impl Trace {
         self.flow = Flow::build(self)?;
         self.cases = case::find_cases(self)?;
         Ok(())
+    }
+
+    /// Runs the failure rules (`docs/failures.md`) with the user's rules and marks, and says
+    /// what was looked at; `self.cases` is the same with no rules and no marks.
+    ///
+    /// # Errors
+    /// A MemTraceBench annotation with an unknown error type or a dangling id.
+    pub fn detect(
+        &self,
+        rules: &[FailRule],
+        marks: &[Mark],
+    ) -> Result<Detection, crate::format::FormatError> {
+        detect::detect(self, rules, marks)
+    }
+
+    /// Replaces `self.cases` by the cases found with these user rules and marks.
+    ///
+    /// # Errors
+    /// As [`Trace::detect`].
+    pub fn apply_rules(
+        &mut self,
+        rules: &[FailRule],
+        marks: &[Mark],
+    ) -> Result<Detection, crate::format::FormatError> {
+        let d = detect::detect(self, rules, marks)?;
+        self.cases.clone_from(&d.cases);
+        Ok(d)
+    }
+
+    /// The questions (query variables), in file order: named so, or searched for by a
+    /// retrieval op; see `docs/failures.md`.
+    pub fn questions(&self) -> Vec<VarIx> {
+        detect::questions(self)
     }
 
     /// The variable with this `full_node_id`.

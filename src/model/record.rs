@@ -1,30 +1,121 @@
 //! The records of a smartcomment `ExecNetwork` file, field for field, in the order smartcomment
 //! writes them. Unknown keys are kept in `extra` and written back after the known ones.
+//!
+//! smartcomment's pydantic models let many fields be `null` or left out (a variable recorded
+//! without a comment has `"comment": null`). The model keeps reading plain values (`""`, `None`,
+//! `{}`); each record's [`Unset`] remembers which fields the file had as `null` or absent, so a
+//! write gives the file back as it was read.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Declares a record struct whose fields are read by name (unknown keys go to `extra`, missing
-/// ones take their default) and written in declaration order, then `extra`.
+/// Which fields of a record the file had as `null` or left out (one bit per field, in
+/// declaration order). A field that still holds its default is written back the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Unset {
+    null: u32,
+    absent: u32,
+}
+
+/// Declares a record struct whose fields are read by name (unknown keys go to `extra`) and
+/// written in declaration order, then `extra`.
+///
+/// A field with `= default` may be absent; with `= default; nullable` it may also be `null`
+/// (read as the default); with `= default; generated` the reader fills it in when absent
+/// (ids, computed fields) and the writer leaves it out again. Absent and null fields that
+/// still hold their default are written back as read.
 ///
 /// Hand-written instead of `#[serde(flatten)]`, which buffers every record and halves load speed.
 macro_rules! record {
-    (@default $f:ident) => {
+    (@default $f:ident, $unset:ident, $bit:expr) => {
         return Err(serde::de::Error::missing_field(stringify!($f)))
     };
-    (@default $f:ident, $d:expr) => {
+    (@default $f:ident, $unset:ident, $bit:expr, $d:expr $(, $kind:ident)?) => {{
+        if $unset.null & $bit == 0 {
+            $unset.absent |= $bit;
+        }
         $d
+    }};
+    (@read $map:ident, $unset:ident, $bit:expr, $t:ty) => {
+        Some($map.next_value::<$t>()?)
+    };
+    (@read $map:ident, $unset:ident, $bit:expr, $t:ty, $d:expr) => {
+        Some($map.next_value::<$t>()?)
+    };
+    (@read $map:ident, $unset:ident, $bit:expr, $t:ty, $d:expr, generated) => {
+        Some($map.next_value::<$t>()?)
+    };
+    (@read $map:ident, $unset:ident, $bit:expr, $t:ty, $d:expr, nullable) => {{
+        let v = $map.next_value::<Option<$t>>()?;
+        if v.is_none() {
+            $unset.null |= $bit;
+        }
+        v
+    }};
+    (@write $m:ident, $s:ident, $f:ident, $bit:expr) => {
+        $m.serialize_entry(stringify!($f), &$s.$f)?
+    };
+    (@write $m:ident, $s:ident, $f:ident, $bit:expr, $d:expr) => {
+        if $s.unset.absent & $bit == 0 || $s.$f != $d {
+            $m.serialize_entry(stringify!($f), &$s.$f)?
+        }
+    };
+    (@write $m:ident, $s:ident, $f:ident, $bit:expr, $d:expr, generated) => {
+        if $s.unset.absent & $bit == 0 {
+            $m.serialize_entry(stringify!($f), &$s.$f)?
+        }
+    };
+    (@write $m:ident, $s:ident, $f:ident, $bit:expr, $d:expr, nullable) => {
+        if ($s.unset.null | $s.unset.absent) & $bit == 0 || $s.$f != $d {
+            $m.serialize_entry(stringify!($f), &$s.$f)?
+        } else if $s.unset.null & $bit != 0 {
+            $m.serialize_entry(stringify!($f), &())?
+        }
     };
     ($(#[$m:meta])* pub struct $name:ident {
-        $($(#[$fm:meta])* pub $f:ident : $t:ty $(= $default:expr)?,)*
+        $($(#[$fm:meta])* pub $f:ident : $t:ty $(= $default:expr $(; $kind:ident)?)?,)*
     }) => {
         $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[derive(Debug, Clone, PartialEq)]
         pub struct $name {
             $($(#[$fm])* pub $f: $t,)*
             /// Keys this version of memtrace does not know; kept for the round trip.
-            #[serde(flatten)]
             pub extra: Map<String, Value>,
+            /// Which fields the file had as `null` or left out.
+            pub unset: Unset,
+        }
+
+        impl $name {
+            /// The known keys, in the order they are written.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($f)),*];
+
+            fn bit(field: &str) -> u32 {
+                Self::FIELDS.iter().position(|f| *f == field).map_or(0, |i| 1 << i)
+            }
+
+            /// True when the file had `field` as `null`.
+            pub fn is_null(&self, field: &str) -> bool {
+                self.unset.null & Self::bit(field) != 0
+            }
+
+            /// True when the file left `field` out.
+            pub fn is_absent(&self, field: &str) -> bool {
+                self.unset.absent & Self::bit(field) != 0
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                #[allow(non_camel_case_types, dead_code, clippy::enum_variant_names)]
+                enum F { $($f),* }
+                let mut m = s.serialize_map(None)?;
+                $(record!(@write m, self, $f, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?);)*
+                for (k, v) in &self.extra {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
         }
 
         impl<'de> Deserialize<'de> for $name {
@@ -36,11 +127,16 @@ macro_rules! record {
                         f.write_str(concat!("a ", stringify!($name), " object"))
                     }
                     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        #[allow(non_camel_case_types, dead_code, clippy::enum_variant_names)]
+                        enum F { $($f),* }
                         $(let mut $f: Option<$t> = None;)*
                         let mut extra = Map::new();
+                        let mut unset = Unset::default();
                         while let Some(key) = map.next_key::<crate::model::record::Key<'de>>()? {
                             match key.as_str() {
-                                $(stringify!($f) => $f = Some(map.next_value()?),)*
+                                $(stringify!($f) => {
+                                    $f = record!(@read map, unset, 1u32 << (F::$f as u32), $t $(, $default $(, $kind)?)?);
+                                })*
                                 other => {
                                     extra.insert(other.to_owned(), map.next_value()?);
                                 }
@@ -49,9 +145,10 @@ macro_rules! record {
                         Ok($name {
                             $($f: match $f {
                                 Some(v) => v,
-                                None => record!(@default $f $(, $default)?),
+                                None => record!(@default $f, unset, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?),
                             },)*
                             extra,
+                            unset,
                         })
                     }
                 }
@@ -101,82 +198,82 @@ impl<'de> Deserialize<'de> for Key<'de> {
 record! {
     /// One version of a variable (smartcomment calls it a node).
     pub struct NodeRecord {
-        pub created_at: String,
+        pub created_at: String = String::new(),
         pub filename: String,
         pub lineno: i64,
         pub name: String,
-        pub version: u32,
+        pub version: u32 = 1,
         pub value: String,
-        pub comment: String = String::new(),
-        pub category: String = String::new(),
+        pub comment: String = String::new(); nullable,
+        pub category: String = "variable".to_owned(),
         pub graph_id: String = String::new(),
-        pub user_id: Value = Value::Null,
-        pub class_name: Option<String> = None,
-        pub project_id: Value = Value::Null,
+        pub user_id: Value = Value::Null; nullable,
+        pub class_name: Option<String> = None; nullable,
+        pub project_id: Value = Value::Null; nullable,
         pub session_id: String = String::new(),
-        pub metadata: Value = empty_object(),
-        pub trigger_point: String = String::new(),
-        pub full_name: String = String::new(),
-        pub node_id: String = String::new(),
-        pub full_node_id: String = String::new(),
+        pub metadata: Value = empty_object(); nullable,
+        pub trigger_point: String = String::new(); generated,
+        pub full_name: String = String::new(); generated,
+        pub node_id: String = String::new(); generated,
+        pub full_node_id: String = String::new(); generated,
     }
 }
 
 record! {
     /// An operation: the edges carrying its `op_id` make its subgraph.
     pub struct OpRecord {
-        pub created_at: String,
+        pub created_at: String = String::new(),
         pub filename: String,
         pub lineno: i64,
-        pub op_id: String,
-        pub op_name: String,
-        pub comment: String = String::new(),
-        pub category: String = String::new(),
+        pub op_id: String = String::new(); generated,
+        pub op_name: String = String::new(); nullable,
+        pub comment: String = String::new(); nullable,
+        pub category: String = "operation".to_owned(),
         pub graph_id: String = String::new(),
-        pub user_id: Value = Value::Null,
-        pub project_id: Value = Value::Null,
+        pub user_id: Value = Value::Null; nullable,
+        pub project_id: Value = Value::Null; nullable,
         pub session_id: String = String::new(),
-        pub metadata: Value = empty_object(),
-        pub trigger_point: String = String::new(),
+        pub metadata: Value = empty_object(); nullable,
+        pub trigger_point: String = String::new(); generated,
     }
 }
 
 record! {
     /// A variable → variable edge caused by the operation `op_id`.
     pub struct EdgeRecord {
-        pub created_at: String,
+        pub created_at: String = String::new(),
         pub filename: String,
         pub lineno: i64,
-        pub edge_id: String,
+        pub edge_id: String = String::new(); generated,
         pub graph_id: String = String::new(),
-        pub user_id: Value = Value::Null,
-        pub project_id: Value = Value::Null,
+        pub user_id: Value = Value::Null; nullable,
+        pub project_id: Value = Value::Null; nullable,
         pub session_id: String = String::new(),
         pub op_id: String,
-        pub category: String = String::new(),
+        pub category: String = "operation".to_owned(),
         pub source_full_node_id: String,
         pub target_full_node_id: String,
-        pub comment: String = String::new(),
-        pub metadata: Value = empty_object(),
-        pub trigger_point: String = String::new(),
+        pub comment: String = String::new(); nullable,
+        pub metadata: Value = empty_object(); nullable,
+        pub trigger_point: String = String::new(); generated,
     }
 }
 
 record! {
     /// A session: a group of records (one conversation session, a search phase, ...).
     pub struct SessionRecord {
-        pub created_at: String,
+        pub created_at: String = String::new(),
         pub filename: String,
         pub lineno: i64,
-        pub session_id: String,
-        pub session_name: Option<String> = None,
+        pub session_id: String = String::new(); generated,
+        pub session_name: Option<String> = None; nullable,
         pub graph_id: String = String::new(),
-        pub user_id: Value = Value::Null,
-        pub project_id: Value = Value::Null,
-        pub comment: String = String::new(),
-        pub category: String = String::new(),
-        pub metadata: Value = empty_object(),
-        pub trigger_point: String = String::new(),
+        pub user_id: Value = Value::Null; nullable,
+        pub project_id: Value = Value::Null; nullable,
+        pub comment: String = String::new(); nullable,
+        pub category: String = "session".to_owned(),
+        pub metadata: Value = empty_object(); nullable,
+        pub trigger_point: String = String::new(); generated,
     }
 }
 
@@ -189,7 +286,7 @@ record! {
         pub golden_answers_id: Option<String> = None,
         pub prediction: Value = Value::Null,
         pub prediction_id: Option<String> = None,
-        pub source_evidence_ids: Vec<String> = Vec::new(),
+        pub source_evidence_ids: Vec<String> = Vec::<String>::new(),
         pub final_error_type: String = String::new(),
         pub final_op_id: String = String::new(),
     }
@@ -198,14 +295,14 @@ record! {
 record! {
     /// The graph-level fields of a smartcomment file (everything but `data`).
     pub struct GraphMeta {
-        pub graph_id: String,
-        pub user_id: Value = Value::Null,
-        pub project_id: Value = Value::Null,
-        pub storage_path: Option<String> = None,
+        pub graph_id: String = String::new(),
+        pub user_id: Value = Value::Null; nullable,
+        pub project_id: Value = Value::Null; nullable,
+        pub storage_path: Option<String> = None; nullable,
         pub strict: bool = false,
         pub driver_type: String = "in_memory".to_owned(),
         pub created_at: String = String::new(),
-        pub metadata: Value = empty_object(),
+        pub metadata: Value = empty_object(); nullable,
     }
 }
 
@@ -221,6 +318,7 @@ impl Default for GraphMeta {
             created_at: String::new(),
             metadata: empty_object(),
             extra: Map::new(),
+            unset: Unset::default(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Builders for hand-made traces in tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test helpers
 
-use memtrace::model::{EdgeRecord, NodeRecord, OpRecord, SessionRecord};
+use memtrace::model::{EdgeRecord, NodeRecord, OpRecord, SessionRecord, Unset};
 use memtrace::Trace;
 use serde_json::{Map, Value};
 
@@ -82,6 +82,7 @@ impl TraceBuilder {
             node_id: String::new(),
             full_node_id: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
         rec.fill_computed();
         let id = rec.full_node_id.clone();

@@ -164,14 +164,17 @@ pub struct Args {
     verify: bool,
     #[command(flatten)]
     method: MethodArgs,
+    #[command(flatten)]
+    rules: crate::rules::RuleArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let trace = load(&bytes, LoadOptions::default())
+    let mut trace = load(&bytes, LoadOptions::default())
         .with_context(|| args.file.display().to_string())?
         .trace;
+    args.rules.apply(&mut trace)?;
     let runner = args.method.runner()?;
     let cases: Vec<FailureCase> = trace
         .cases

@@ -1,19 +1,22 @@
-//! `memtrace info FILE… [--json]`.
+//! `memtrace info FILE… [--json] [--failed-if RULE]…`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use memtrace::format::{load, LoadOptions};
+use memtrace::model::Detection;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Trace files (smartcomment / MemTraceBench JSON).
+    /// Trace files (smartcomment / MemTraceBench JSON, OTLP, Langfuse).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print one JSON object per file instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    rules: crate::rules::RuleArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -22,11 +25,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         match load(&bytes, LoadOptions::default()) {
-            Ok(loaded) => {
+            Ok(mut loaded) => {
+                let d = loaded.trace.apply_rules(&args.rules.failed_if, &[])?;
                 let s = loaded.trace.summary(loaded.format.as_str());
                 if args.json {
                     let mut v = serde_json::to_value(&s)?;
                     v["file"] = path.display().to_string().into();
+                    v["questions"] = d.questions.into();
+                    v["found_by"] = serde_json::to_value(&d.found_by)?;
+                    if d.cases.is_empty() {
+                        v["looked_for"] = looked_for_json(&d);
+                    }
                     println!("{}", serde_json::to_string(&v)?);
                 } else {
                     println!("{}", path.display());
@@ -36,6 +45,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     println!("  operations  {}", s.operations);
                     println!("  variables   {}", s.variables);
                     println!("  edges       {}", s.edges);
+                    println!("  questions   {}", d.questions);
                     println!("  failures    {}", s.failures);
                     let by_type: Vec<String> = s
                         .annotations_by_type
@@ -43,6 +53,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                         .map(|(k, n)| format!("{k} {n}"))
                         .collect();
                     println!("  annotations {} ({})", s.annotations, by_type.join(", "));
+                    if d.cases.is_empty() {
+                        print_looked_for(&d);
+                    }
                 }
             }
             Err(e) => {
@@ -56,4 +69,42 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn looked_for_json(d: &Detection) -> serde_json::Value {
+    serde_json::json!({
+        "rules": d.rules,
+        "unused_judges": d.unused_judges,
+        "suggestion": d.suggestion,
+    })
+}
+
+fn print_looked_for(d: &Detection) {
+    println!("  no failed question found. Looked for, in this order (docs/failures.md):");
+    for (k, r) in d.rules.iter().enumerate() {
+        println!(
+            "    {}. {:<17} judged {} question(s), {} failed: {}",
+            k + 1,
+            r.rule,
+            r.judged,
+            r.failed,
+            r.looks_for
+        );
+    }
+    if d.unused_judges.is_empty() {
+        println!("  judge-like ops seen: none");
+    } else {
+        println!(
+            "  judge-like ops seen: {}, none counted:",
+            d.unused_judges.len()
+        );
+        for u in d.unused_judges.iter().take(10) {
+            println!("    {} ({}): {}", u.op_name, u.op_id, u.why);
+        }
+    }
+    println!(
+        "  if your traces judge answers some other way, add a rule: {}",
+        d.suggestion
+    );
+    println!("  (repeatable; also on attribute, eval, report and start-points)");
 }

@@ -9,6 +9,7 @@ mod info;
 mod optimize;
 mod report;
 mod roles;
+mod rules;
 mod search;
 mod start_points;
 

@@ -27,6 +27,8 @@ pub struct Args {
     llm_summary: bool,
     #[command(flatten)]
     provider: ProviderArgs,
+    #[command(flatten)]
+    rules: crate::rules::RuleArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -35,9 +37,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let trace = load(&bytes, LoadOptions::default())
+        let mut trace = load(&bytes, LoadOptions::default())
             .with_context(|| path.display().to_string())?
             .trace;
+        args.rules.apply(&mut trace)?;
         let mut atts = Vec::new();
         for case in &trace.cases {
             match infoflow.attribute(&trace, case) {

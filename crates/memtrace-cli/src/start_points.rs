@@ -22,6 +22,8 @@ pub struct Args {
     /// Print one JSON object per file.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    rules: crate::rules::RuleArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -34,9 +36,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let trace = load(&bytes, LoadOptions::default())
+        let mut trace = load(&bytes, LoadOptions::default())
             .with_context(|| format!("cannot load {}", path.display()))?
             .trace;
+        args.rules.apply(&mut trace)?;
         let report = evaluate_start_points(&trace, &opts);
         recalls.extend(report.cases.iter().filter_map(|c| c.recall));
         if args.json {

@@ -11,6 +11,7 @@ use crate::components::{
     attribution::AttributionPanel,
     drop_zone::{DropZone, FilePicker},
     errors::ErrorList,
+    fail_rules::FailRulesPanel,
     failures::FailuresList,
     graph::Graph,
     help::Help,
@@ -299,6 +300,15 @@ pub fn app() -> Html {
                         on_close={d.reform(|()| Action::ToggleReport)} />
                 }
                 <div class="workspace">
+                    <div class="failures-column">
+                    <FailRulesPanel
+                        trace={Shared(t.trace.clone())}
+                        marks={t.marks.clone()}
+                        rules={state.rules.clone()}
+                        selected={state.selection.case}
+                        on_rules={d.reform(Action::SetRules)}
+                        on_mark={d.reform(|(query_id, gold, marked)| Action::SetMark { query_id, gold, marked })}
+                        on_select={d.reform(Action::SelectCase)} />
                     <FailuresList
                         trace={Shared(t.trace.clone())}
                         verdicts={t.verdicts.clone()}
@@ -308,6 +318,7 @@ pub fn app() -> Html {
                         on_filter_text={d.reform(Action::FilterText)}
                         on_filter_type={d.reform(Action::FilterType)}
                         on_sort={d.reform(Action::Sort)} />
+                    </div>
                     <Graph
                         trace={Shared(t.trace.clone())}
                         case={if state.whole_trace { None } else { state.selection.case }}

@@ -9,6 +9,7 @@ pub mod annotations;
 pub mod bundle;
 pub mod diff;
 pub mod exports;
+pub mod fail_rules;
 pub mod failures;
 pub mod graph_model;
 pub mod llm_run;

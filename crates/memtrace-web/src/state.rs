@@ -9,7 +9,7 @@ use memtrace::attribution::transcript::Step;
 use memtrace::attribution::OpRole;
 use memtrace::format::{load, LoadOptions};
 use memtrace::layout::NodeRef;
-use memtrace::model::VarIx;
+use memtrace::model::{Mark, VarIx};
 use memtrace::{Summary, Trace};
 
 use crate::failures::{failure_rows, ListSettings, SortKey};
@@ -73,6 +73,8 @@ pub struct LoadedTrace {
     pub annotation_files: Vec<(String, Rc<[u8]>)>,
     /// The user's op roles: op name → role, over what inference says (`crate::roles`).
     pub role_overrides: BTreeMap<String, OpRole>,
+    /// Questions the user marked as failed (`crate::fail_rules`).
+    pub marks: Vec<Mark>,
 }
 
 impl LoadedTrace {
@@ -129,6 +131,10 @@ pub struct Settings {
     pub provider: ProviderSettings,
     /// The user's op roles per trace name: op name → role.
     pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
+    /// Failure rules (`span=NAME output~REGEX`), one per entry.
+    pub rules: Vec<String>,
+    /// Questions marked as failed, per trace name.
+    pub marks: BTreeMap<String, Vec<Mark>>,
 }
 
 /// Everything the page shows.
@@ -158,6 +164,8 @@ pub struct PageState {
     pub provider: ProviderSettings,
     /// Node and op ids to highlight in the graph (a transcript step's).
     pub highlight: Vec<String>,
+    /// Failure rules for every trace (`crate::fail_rules`).
+    pub rules: Vec<String>,
 }
 
 /// What can happen to the page.
@@ -226,6 +234,14 @@ pub enum Action {
     SetProvider(ProviderSettings),
     /// Highlights these node and op ids in the graph (empty: none).
     Highlight(Vec<String>),
+    /// New failure rules (`span=NAME output~REGEX`); lines that do not parse are skipped.
+    SetRules(Vec<String>),
+    /// Marks (or unmarks) a question of the trace on screen as failed.
+    SetMark {
+        query_id: String,
+        gold: Option<String>,
+        marked: bool,
+    },
 }
 
 impl PageState {
@@ -331,9 +347,21 @@ impl PageState {
             }
             Action::SetProvider(p) => self.provider = p,
             Action::Highlight(ids) => self.highlight = ids,
+            Action::SetRules(rules) => crate::fail_rules::set_rules(&mut self, rules),
+            Action::SetMark {
+                query_id,
+                gold,
+                marked,
+            } => crate::fail_rules::set_mark(&mut self, query_id, gold, marked),
             Action::Restore(s) => {
                 self.list = s.list;
                 self.provider = s.provider;
+                for t in &mut self.traces {
+                    if let Some(m) = s.marks.get(&t.name) {
+                        t.marks.clone_from(m);
+                    }
+                }
+                crate::fail_rules::set_rules(&mut self, s.rules);
                 for t in &mut self.traces {
                     if let Some(v) = s.verdicts.get(&t.name) {
                         t.verdicts.clone_from(v);
@@ -392,11 +420,18 @@ impl PageState {
                     labels: BTreeMap::new(),
                     annotation_files: Vec::new(),
                     role_overrides: BTreeMap::new(),
+                    marks: Vec::new(),
                 };
+                let mut t = t;
+                if !self.rules.is_empty() {
+                    crate::fail_rules::recompute(
+                        &mut t,
+                        &crate::fail_rules::parse_rules(&self.rules).0,
+                    );
+                }
                 // The same name again replaces the earlier one (a re-export of the same run).
                 let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
                     // The same system: the user's roles still hold.
-                    let mut t = t;
                     t.role_overrides = std::mem::take(&mut self.traces[i].role_overrides);
                     self.traces[i] = t;
                     i
@@ -531,6 +566,13 @@ impl PageState {
                 .iter()
                 .filter(|t| !t.role_overrides.is_empty())
                 .map(|t| (t.name.clone(), t.role_overrides.clone()))
+                .collect(),
+            rules: self.rules.clone(),
+            marks: self
+                .traces
+                .iter()
+                .filter(|t| !t.marks.is_empty())
+                .map(|t| (t.name.clone(), t.marks.clone()))
                 .collect(),
         }
     }

@@ -213,9 +213,12 @@ impl InfoFlow {
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
         // A verbatim copy of the evidence (a buffer, a stored chunk) carries what it carries.
-        let texts: Vec<String> = evidence.iter().filter_map(|&e| verbatim_text(t, e)).collect();
+        let texts: Vec<String> = evidence
+            .iter()
+            .filter_map(|&e| verbatim_text(t, e))
+            .collect();
         let copies = |w: VarIx| !texts.is_empty() && texts.iter().all(|x| holds_verbatim(t, x, w));
-        let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar || copies(v);
+        let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar || copies(v);
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -268,12 +271,13 @@ impl InfoFlow {
                 let kept = t
                     .flow
                     .op_produced(first)
-                    .map(|v| key.carry(&var_text(t.var(v))))
+                    .map(|v| key.carry_var(t.var(v)))
                     .fold(0.0, f64::max);
                 if kept < bar / 2.0 {
                     let reason = format!(
-                        "{} was the first to read the evidence, but none of what it produced holds the answer.",
-                        t.op(first).op_name
+                        "{} was the first to read the evidence, but none of what it produced holds the answer.{}",
+                        t.op(first).op_name,
+                        changed(t, key, t.flow.op_produced(first))
                     );
                     return Ok(result(first, OpRole::Extraction, Vec::new(), reason, 0.8));
                 }
@@ -372,10 +376,11 @@ impl InfoFlow {
                 "overwrote"
             };
             let reason = format!(
-                "{} held the information; {} {verb} it as {}, which no longer holds it.",
+                "{} held the information; {} {verb} it as {}, which no longer holds it.{}",
                 t.var(visible[last_good]).full_node_id,
                 t.op(writer).op_name,
-                t.var(next).full_node_id
+                t.var(next).full_node_id,
+                changed(t, key, [next])
             );
             losses.push((
                 t.op(writer).created_at.clone(),
@@ -437,8 +442,9 @@ impl InfoFlow {
             return Ok(result(op, role, vec![fact], reason, 0.75));
         }
         let reason = format!(
-            "{} read the evidence, but none of what it produced holds the answer-bearing information.",
-            t.op(reader).op_name
+            "{} read the evidence, but none of what it produced holds the answer-bearing information.{}",
+            t.op(reader).op_name,
+            changed(t, key, readers.iter().flat_map(|&x| t.flow.op_produced(x)))
         );
         Ok(result(reader, OpRole::Extraction, Vec::new(), reason, 0.8))
     }
@@ -611,6 +617,14 @@ impl InfoFlow {
             .then_some(first)
             .flatten()
     }
+}
+
+/// Why a variable that keeps the answer's words does not hold it (" It changed the date …"),
+/// for the first of `vars` that changed a discriminating part; empty when none did.
+fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> String {
+    vars.into_iter()
+        .find_map(|v| key.change(t.var(v)))
+        .map_or(String::new(), |c| format!(" It {c}."))
 }
 
 /// Attributes every case of a trace, keyed by case id.

@@ -18,7 +18,7 @@ mod output;
 use output::{Collect, List, ListWriter, Sink};
 
 use super::FormatError;
-use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Trace};
+use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Trace, Unset};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +166,7 @@ impl<'s, S: Sink> Gen<'s, S> {
             node_id: String::new(),
             full_node_id: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
         r.fill_computed();
         self.nodes += 1;
@@ -197,6 +198,7 @@ impl<'s, S: Sink> Gen<'s, S> {
             metadata: json!({}),
             trigger_point: "/srv/memsys/synthetic.py:7".into(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
         self.sink.op(&r)?;
         for (s, t) in edges {
@@ -217,6 +219,7 @@ impl<'s, S: Sink> Gen<'s, S> {
                 metadata: json!({}),
                 trigger_point: "/srv/memsys/synthetic.py:9".into(),
                 extra: Map::new(),
+                unset: Unset::default(),
             };
             self.sink.edge(&e)?;
         }
@@ -238,6 +241,7 @@ impl<'s, S: Sink> Gen<'s, S> {
             metadata: json!({}),
             trigger_point: "/srv/memsys/synthetic.py:3".into(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
         self.session = id;
         self.sink.session(&r)

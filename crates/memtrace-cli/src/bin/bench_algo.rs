@@ -16,7 +16,7 @@ use memtrace::algo::{
     backward_slice, forward_impact, GraphIndex, MessageIndex, NodeRef, SearchIndex,
     StartPointOptions,
 };
-use memtrace::model::{EdgeRecord, NodeRecord, OpRecord};
+use memtrace::model::{EdgeRecord, NodeRecord, OpRecord, Unset};
 use memtrace::Trace;
 use serde_json::{Map, Value};
 
@@ -89,6 +89,7 @@ impl Gen {
             node_id: String::new(),
             full_node_id: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         };
         rec.fill_computed();
         let id = rec.full_node_id.clone();
@@ -118,6 +119,7 @@ impl Gen {
                 metadata: Value::Object(Map::new()),
                 trigger_point: String::new(),
                 extra: Map::new(),
+                unset: Unset::default(),
             });
         }
         self.t.ops.push(OpRecord {
@@ -135,6 +137,7 @@ impl Gen {
             metadata: Value::Object(Map::new()),
             trigger_point: String::new(),
             extra: Map::new(),
+            unset: Unset::default(),
         });
     }
 }

@@ -83,7 +83,7 @@ pub fn failures_list(props: &Props) -> Html {
                 </div>
             </div>
             if t.cases.is_empty() {
-                <p class="muted empty">{"No failed questions in this trace: no annotations and no judge score of 0."}</p>
+                <p class="muted empty">{"No failed questions in this trace: see Failure rules above for what was looked for, add a rule, or mark a question as failed."}</p>
             }
             <ol class="failure-list" role="listbox" aria-label="failed questions">
                 { for rows.iter().map(|&i| row(props, t, i)) }

@@ -4,6 +4,7 @@ pub mod attribution;
 pub mod draw;
 pub mod drop_zone;
 pub mod errors;
+pub mod fail_rules;
 pub mod failures;
 pub mod graph;
 pub mod help;

@@ -26,10 +26,9 @@ pub struct Props {
 
 #[function_component(RolesPanel)]
 pub fn roles_panel(props: &Props) -> Html {
-    let rows = use_memo(
-        (props.trace.clone(), props.overrides.clone()),
-        |(t, o)| rows(&t.0, o),
-    );
+    let rows = use_memo((props.trace.clone(), props.overrides.clone()), |(t, o)| {
+        rows(&t.0, o)
+    });
     let close = props.on_close.reform(|_: MouseEvent| ());
     let overridden = rows.iter().filter(|r| r.overridden).count();
     html! {

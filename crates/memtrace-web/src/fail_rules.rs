@@ -1,0 +1,189 @@
+//! The page's failure rules (`span=NAME output~REGEX`, as `--failed-if`) and "mark as failed":
+//! the reducer's work for them, and the questions list. Pure, tested natively.
+
+use std::rc::Rc;
+
+use memtrace::model::{FailRule, Mark, RuleError};
+use memtrace::Trace;
+
+use crate::state::{LoadedTrace, PageState};
+
+/// The rules that parse, and the errors of those that do not (blank lines are skipped).
+pub fn parse_rules(texts: &[String]) -> (Vec<FailRule>, Vec<RuleError>) {
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for t in texts.iter().filter(|t| !t.trim().is_empty()) {
+        match t.parse::<FailRule>() {
+            Ok(r) => ok.push(r),
+            Err(e) => bad.push(e),
+        }
+    }
+    (ok, bad)
+}
+
+/// Recomputes a trace's cases with the rules and its marks; keeps the rest of the trace.
+pub fn recompute(t: &mut LoadedTrace, rules: &[FailRule]) {
+    let mut trace: Trace = (*t.trace).clone();
+    // Detection only fails on bad annotations, which loading already refused.
+    if trace.apply_rules(rules, &t.marks).is_ok() {
+        t.summary = trace.summary(&t.summary.format);
+        t.trace = Rc::new(trace);
+    }
+}
+
+/// `Action::SetRules`: new rules for every loaded trace.
+pub fn set_rules(s: &mut PageState, rules: Vec<String>) {
+    s.rules = rules;
+    let (parsed, _) = parse_rules(&s.rules);
+    let keep = selected_query(s);
+    for t in &mut s.traces {
+        recompute(t, &parsed);
+    }
+    reselect(s, keep.as_deref());
+}
+
+/// `Action::SetMark`: marks (or unmarks) a question of the trace on screen as failed.
+pub fn set_mark(s: &mut PageState, query_id: String, gold: Option<String>, marked: bool) {
+    let (parsed, _) = parse_rules(&s.rules);
+    let keep = selected_query(s).or_else(|| marked.then(|| query_id.clone()));
+    let Some(t) = s.current.and_then(|i| s.traces.get_mut(i)) else {
+        return;
+    };
+    t.marks.retain(|m| m.query_id != query_id);
+    if marked {
+        let gold = gold.filter(|g| !g.trim().is_empty());
+        t.marks.push(Mark { query_id, gold });
+    }
+    recompute(t, &parsed);
+    reselect(s, keep.as_deref());
+}
+
+fn selected_query(s: &PageState) -> Option<String> {
+    let t = s.current_trace()?;
+    t.trace
+        .cases
+        .get(s.selection.case?)
+        .map(|c| c.query_id.clone())
+}
+
+/// Selects the case of this question again (its index may have moved), else none.
+fn reselect(s: &mut PageState, query_id: Option<&str>) {
+    let case = s.current_trace().and_then(|t| {
+        let q = query_id?;
+        t.trace.cases.iter().position(|c| c.query_id == q)
+    });
+    if s.selection.case != case {
+        s.selection.case = case;
+        s.selection.node = None;
+        s.selection.expanded.clear();
+        s.fit_requests = s.fit_requests.wrapping_add(1);
+    }
+}
+
+/// One question of the trace, failed or not.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuestionRow {
+    pub query_id: String,
+    pub text: String,
+    /// Its index in `trace.cases` when it failed.
+    pub case: Option<usize>,
+    pub marked: bool,
+}
+
+/// Every question (query variable) of a trace, in file order, plus failed questions the
+/// question finder did not list (annotated ones named otherwise).
+pub fn question_rows(trace: &Trace, marks: &[Mark]) -> Vec<QuestionRow> {
+    let row = |query_id: String, text: String| QuestionRow {
+        case: trace.cases.iter().position(|c| c.query_id == query_id),
+        marked: marks.iter().any(|m| m.query_id == query_id),
+        query_id,
+        text,
+    };
+    let mut rows: Vec<QuestionRow> = trace
+        .questions()
+        .into_iter()
+        .map(|q| {
+            let v = trace.var(q);
+            row(
+                v.full_node_id.clone(),
+                memtrace::model::pyrepr::display(&v.value),
+            )
+        })
+        .collect();
+    for c in &trace.cases {
+        if !rows.iter().any(|r| r.query_id == c.query_id) {
+            rows.push(row(c.query_id.clone(), c.query.clone()));
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{Action, Settings};
+
+    const UNNAMED: &[u8] = include_bytes!("../../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl");
+
+    fn loaded() -> PageState {
+        PageState::default().reduce(Action::Load {
+            name: "run.jsonl".into(),
+            bytes: UNNAMED.into(),
+        })
+    }
+
+    #[test]
+    fn a_rule_in_the_settings_finds_the_failure_and_survives_a_reload() {
+        let s = loaded();
+        assert_eq!(s.current_trace().unwrap().trace.cases.len(), 0);
+        let s = s.reduce(Action::SetRules(vec![
+            "span=check_answer output~WRONG".into(),
+            "span=x outptu~y".into(),
+        ]));
+        let t = s.current_trace().unwrap();
+        assert_eq!(t.trace.cases.len(), 1, "the bad rule is skipped");
+        assert_eq!(t.summary.failures, 1);
+        assert_eq!(t.trace.cases[0].query, "Where does Alice live now?");
+        let (_, errors) = parse_rules(&s.rules);
+        assert_eq!(errors.len(), 1);
+        let saved: Settings =
+            serde_json::from_str(&serde_json::to_string(&s.settings()).unwrap()).unwrap();
+        let again = loaded().reduce(Action::Restore(saved));
+        assert_eq!(again.current_trace().unwrap().trace.cases.len(), 1);
+    }
+
+    #[test]
+    fn marking_a_question_makes_it_a_case_saved_with_the_project() {
+        let s = loaded();
+        let t = s.current_trace().unwrap();
+        let rows = question_rows(&t.trace, &t.marks);
+        assert_eq!(rows.len(), 2);
+        assert!(rows.iter().all(|r| r.case.is_none() && !r.marked));
+        let job = rows
+            .iter()
+            .find(|r| r.text == "What is Alice's job?")
+            .unwrap();
+        let s = s.reduce(Action::SetMark {
+            query_id: job.query_id.clone(),
+            gold: Some("nurse at a children's hospital".into()),
+            marked: true,
+        });
+        let t = s.current_trace().unwrap();
+        assert_eq!(t.trace.cases.len(), 1);
+        assert_eq!(t.trace.cases[0].prediction, "Alice is a nurse.");
+        assert_eq!(s.selection.case, Some(0), "the marked question is selected");
+        let rows = question_rows(&t.trace, &t.marks);
+        assert!(rows.iter().any(|r| r.marked && r.case == Some(0)));
+        let saved = s.settings();
+        assert_eq!(saved.marks["run.jsonl"].len(), 1);
+        let again = loaded().reduce(Action::Restore(saved));
+        assert_eq!(again.current_trace().unwrap().trace.cases.len(), 1);
+        let s = s.reduce(Action::SetMark {
+            query_id: job.query_id.clone(),
+            gold: None,
+            marked: false,
+        });
+        assert!(s.current_trace().unwrap().trace.cases.is_empty());
+        assert_eq!(s.selection.case, None);
+    }
+}

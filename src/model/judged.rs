@@ -1,0 +1,260 @@
+//! What a judging op judged: the question, the answer and the gold answers around it, found
+//! from the graph's structure (what it reads, who produced that), with names as hints.
+
+use aho_corasick::AhoCorasick;
+use serde_json::Value;
+
+use super::verdict::{self, Verdict};
+use super::{pyrepr, OpIx, Trace, VarIx};
+
+/// One judgement: an op said the answer to `query` passed or failed.
+#[derive(Debug, Clone)]
+pub(super) struct Judged {
+    pub op: OpIx,
+    pub verdict: Verdict,
+    pub query: VarIx,
+    pub prediction: Option<VarIx>,
+    pub gold: Vec<String>,
+    pub answer_op: Option<OpIx>,
+}
+
+/// `class_name`, else `name`, lower case.
+pub(super) fn class_or_name(t: &Trace, v: VarIx) -> String {
+    let r = t.var(v);
+    r.class_name
+        .clone()
+        .unwrap_or_else(|| r.name.clone())
+        .to_ascii_lowercase()
+}
+
+fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
+    let c = class_or_name(t, v);
+    needles.iter().any(|n| c.contains(n))
+}
+
+/// Which variables are questions: named so (class or name holds `query` / `question`, or the
+/// category is `query`), or read, never written, by a retrieval op (the question a search ran
+/// for). A value some op wrote earlier, inside a longer output (a search for a fact an
+/// extraction just wrote), is not a question.
+pub(super) fn question_set(t: &Trace) -> Vec<bool> {
+    let candidates: Vec<VarIx> = (0..t.vars.len())
+        .map(|i| VarIx(i as u32))
+        .filter(|&v| {
+            let rec = t.var(v);
+            let named = hinted(t, v, &["query", "question"])
+                || rec.category.split([' ', '&']).any(|w| w == "query");
+            let searched = t.flow.producers[v.get()].is_empty()
+                && t.flow.consumers[v.get()]
+                    .iter()
+                    .any(|&o| is_retrieval(t, o));
+            // A prompt about questions ("question-answering-prompt") is not one.
+            let prompt = rec.category.contains("prompt")
+                || super::verdict::words(&class_or_name(t, v))
+                    .iter()
+                    .any(|w| w == "prompt" || w == "template");
+            rec.category != "sentinel" && !prompt && !rec.value.is_empty() && (named || searched)
+        })
+        .collect();
+    let mut out = vec![false; t.vars.len()];
+    for &v in &candidates {
+        out[v.get()] = true;
+    }
+    // One pass over every written value finds the candidates it contains.
+    let long: Vec<VarIx> = candidates
+        .iter()
+        .copied()
+        .filter(|&v| t.var(v).value.len() >= 8)
+        .collect();
+    let Ok(matcher) = AhoCorasick::new(long.iter().map(|&v| t.var(v).value.as_str())) else {
+        return out;
+    };
+    for (x, rec) in t.vars.iter().enumerate() {
+        if t.flow.producers[x].is_empty() {
+            continue;
+        }
+        for hit in matcher.find_overlapping_iter(&rec.value) {
+            let v = long[hit.pattern().as_usize()];
+            if v.get() != x && rec.created_at < t.var(v).created_at {
+                out[v.get()] = false;
+            }
+        }
+    }
+    out
+}
+
+fn is_retrieval(t: &Trace, o: OpIx) -> bool {
+    let c = t.op(o).category.to_ascii_lowercase();
+    c.contains("retriev") || c.contains("search")
+}
+
+/// The question an op judged: an input named like a question, else an input that is one.
+pub(super) fn query_of(t: &Trace, op: OpIx, questions: &[bool]) -> Option<VarIx> {
+    let inputs = &t.flow.op_inputs[op.get()];
+    let named = inputs
+        .iter()
+        .copied()
+        .find(|&v| questions[v.get()] && hinted(t, v, &["query", "question"]));
+    named.or_else(|| inputs.iter().copied().find(|&v| questions[v.get()]))
+}
+
+/// Keys of a JSON output that hold the system's answer.
+const ANSWER_KEYS: [&str; 5] = [
+    "answer",
+    "prediction",
+    "response",
+    "generated_answer",
+    "output",
+];
+/// Keys of a JSON output (or prefixes of a prompt line) that hold the gold answer.
+const GOLD_KEYS: [&str; 7] = [
+    "golden_answers",
+    "golden_answer",
+    "gold_answer",
+    "gold",
+    "expected",
+    "expected_output",
+    "reference",
+];
+
+/// The answer that was judged: an input named `prediction` / `answer`; else the value of an
+/// answer key in the op's JSON output that some op wrote; else the latest input written by an
+/// op that read the question.
+pub(super) fn prediction_of(
+    t: &Trace,
+    op: OpIx,
+    query: VarIx,
+    json: Option<&Value>,
+) -> Option<VarIx> {
+    let inputs = &t.flow.op_inputs[op.get()];
+    let named = inputs
+        .iter()
+        .copied()
+        .find(|&v| hinted(t, v, &["prediction", "answer"]) && !hinted(t, v, &["golden", "judge"]));
+    let from_json = || {
+        let o = json?.as_object()?;
+        let text = ANSWER_KEYS
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Value::as_str))?;
+        let found = t.vars.iter().enumerate().rev().find(|(i, r)| {
+            r.value == text && !t.flow.producers[*i].is_empty() && *i != query.get()
+        });
+        found.map(|(i, _)| VarIx(i as u32))
+    };
+    let answered = || {
+        inputs.iter().copied().rev().find(|&v| {
+            t.flow.producers[v.get()]
+                .iter()
+                .any(|&p| p != op && t.flow.op_inputs[p.get()].contains(&query))
+        })
+    };
+    named.or_else(from_json).or_else(answered)
+}
+
+/// The producer of a prediction that read the query (identical predictions of two questions are
+/// one variable with two producers), else its first producer.
+pub(super) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -> Option<OpIx> {
+    let producers = &t.flow.producers[prediction.get()];
+    query
+        .and_then(|q| {
+            producers
+                .iter()
+                .copied()
+                .find(|&o| t.flow.op_inputs[o.get()].contains(&q))
+        })
+        .or_else(|| producers.first().copied())
+}
+
+/// The gold answers: an input named `golden` / `gold` / `expected`; else a gold key of the
+/// JSON output; else a `Gold answer: …` line in an input (a judge prompt).
+pub(super) fn gold_of(t: &Trace, op: OpIx, json: Option<&Value>) -> Vec<String> {
+    let inputs = &t.flow.op_inputs[op.get()];
+    if let Some(g) = inputs
+        .iter()
+        .copied()
+        .find(|&v| hinted(t, v, &["golden", "gold_", "expected"]))
+    {
+        return answers_of(&pyrepr::to_json(&t.var(g).value));
+    }
+    if let Some(o) = json.and_then(Value::as_object) {
+        if let Some(g) = GOLD_KEYS.iter().find_map(|k| o.get(*k)) {
+            return answers_of(g);
+        }
+    }
+    for &v in inputs {
+        for line in t.var(v).value.lines() {
+            let Some((key, rest)) = line.split_once(':') else {
+                continue;
+            };
+            let key = key.trim().to_ascii_lowercase().replace(' ', "_");
+            if GOLD_KEYS.contains(&key.as_str()) && !rest.trim().is_empty() {
+                return vec![rest.trim().to_owned()];
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// A judgement of `op` with this verdict, when the question it judged is found.
+pub(super) fn judged(
+    t: &Trace,
+    op: OpIx,
+    verdict: Verdict,
+    questions: &[bool],
+    json: Option<&Value>,
+) -> Option<Judged> {
+    let query = query_of(t, op, questions)?;
+    let prediction = prediction_of(t, op, query, json);
+    Some(Judged {
+        op,
+        verdict,
+        query,
+        prediction,
+        gold: gold_of(t, op, json),
+        answer_op: prediction.and_then(|p| answer_op_of(t, p, Some(query))),
+    })
+}
+
+/// The verdict in any output of an op, with the output's JSON when it is one.
+pub(super) fn output_verdict(t: &Trace, op: OpIx) -> Option<(Verdict, Option<Value>)> {
+    t.flow.op_outputs[op.get()].iter().find_map(|&v| {
+        let text = pyrepr::display(&t.var(v).value);
+        verdict::verdict_in(&text).map(|vd| (vd, verdict::json_object_in(&text)))
+    })
+}
+
+/// Gold answers from a JSON value: a list of strings, or one string or number.
+pub(super) fn answers_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(a) => a.iter().map(scalar_text).collect(),
+        Value::Null => Vec::new(),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(inner @ Value::Array(_)) => answers_of(&inner),
+            _ => vec![s.clone()],
+        },
+        other => vec![scalar_text(other)],
+    }
+}
+
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// True when the op's name or metadata (keys, short string values) says it judges answers.
+pub(super) fn judge_hint(t: &Trace, op: OpIx) -> Option<String> {
+    let rec = t.op(op);
+    if verdict::words(&rec.op_name)
+        .iter()
+        .any(|w| verdict::is_judge_word(w))
+    {
+        return Some(format!("its name {:?}", rec.op_name));
+    }
+    let meta = rec.metadata.as_object()?;
+    meta.iter().find_map(|(k, v)| {
+        let short = v.as_str().filter(|s| s.len() <= 64).unwrap_or_default();
+        let says = |s: &str| verdict::words(s).iter().any(|w| verdict::is_judge_word(w));
+        (says(k) || says(short)).then(|| format!("its metadata {k:?}"))
+    })
+}
