@@ -55,23 +55,24 @@ const verdictOf = (page) => page.evaluate(() => {
 const TYPE = { extraction: 'ExtractionError', update: 'UpdateError', deletion: 'DeletionError',
   retrieval: 'RetrievalError', response: 'ResponseError' };
 
-test('NaiveRAG: failures listed and attributed, roles inferred from structure, an override changes the verdict', async () => {
-  const file = generated('naiverag');
-  const { page, problems } = await openPage(browser);
+/** Drops `file`, checks its `cases` failures are listed, attributes them all, opens the roles
+ *  panel from the keyboard and overrides the role of one verdict's op (the extraction step's, if
+ *  a verdict blames it): the verdict is retyped at once. Screenshots as `shot`-panel / -override. */
+async function attributeAndOverride(page, file, cases, shot) {
   await drop(page, file);
-  // Every annotated question is listed as a failure.
+  // Every failed question is listed.
   await page.waitForFunction((n) => document.querySelectorAll('#failures .failure').length === n,
-    file.annotations.length, { timeout: 15000 });
-  assert.ok(file.annotations.length >= 3, `${file.annotations.length} cases`);
+    cases, { timeout: 15000 });
+  assert.ok(cases >= 3, `${cases} cases`);
 
   // Attribute all: every failure gets a verdict.
   await page.click('#attribute-all');
   await page.waitForFunction((n) => document.querySelectorAll('#failures .badge.verdict').length === n,
-    file.annotations.length, { timeout: 20000 });
+    cases, { timeout: 20000 });
 
   // The roles panel, opened from the keyboard (L), lists every op name with a role and a reason.
   await page.click('#summary');
-  await page.keyboard.press('Shift+L');
+  if (await page.getAttribute('#roles-toggle', 'aria-pressed') !== 'true') await page.keyboard.press('Shift+L');
   await page.waitForSelector('#roles .role-row');
   assert.equal(await page.getAttribute('#roles-toggle', 'aria-pressed'), 'true');
   const roles = await rolesOf(page);
@@ -83,11 +84,11 @@ test('NaiveRAG: failures listed and attributed, roles inferred from structure, a
   for (const want of ['retrieval', 'response', 'judge']) {
     assert.ok(Object.values(roles).some((r) => r.role === want && !r.overridden), `${want}: ${JSON.stringify(roles)}`);
   }
-  await screenshot(page, 'roles-panel');
+  await screenshot(page, `${shot}-panel`);
 
   // A case with a verdict (one blaming the extraction step, if any): its op's role is shown with it.
   let pick = 0;
-  for (let i = 0; i < file.annotations.length; i += 1) {
+  for (let i = 0; i < cases; i += 1) {
     await page.click(`#failures .failure[data-case="${i}"]`);
     await page.waitForSelector('#verdict[data-op]');
     if ((await verdictOf(page)).role === 'extraction') { pick = i; break; }
@@ -115,7 +116,14 @@ test('NaiveRAG: failures listed and attributed, roles inferred from structure, a
   assert.match(after.text, /\(yours\)/);
   assert.match(await page.textContent(row), new RegExp(`verdict: ${TYPE[to]}`));
   assert.match(await page.textContent('#roles [data-field="roles-count"]'), /1 overridden/);
-  await screenshot(page, 'roles-override');
+  await screenshot(page, `${shot}-override`);
+  return { before, to, row, select };
+}
+
+test('NaiveRAG: failures listed and attributed, roles inferred from structure, an override changes the verdict', async () => {
+  const file = generated('naiverag');
+  const { page, problems } = await openPage(browser);
+  const { before, to, row, select } = await attributeAndOverride(page, file, file.annotations.length, 'roles');
 
   // The override survives a reload (IndexedDB) ...
   await page.waitForTimeout(400);
@@ -149,5 +157,26 @@ test('NaiveRAG: failures listed and attributed, roles inferred from structure, a
   await page.waitForSelector(`#roles .role-row[data-op-name="${before.name}"][data-overridden="false"]`);
   await page.waitForFunction((t) => document.querySelector('#verdict')?.dataset.type === t, before.type, { timeout: 10000 });
   assert.equal((await verdictOf(page)).role, before.role);
+  assert.deepStrictEqual(problems, []);
+});
+
+test('OTLP with an LLM-as-judge span: failures found without a rule, attributed, roles shown, an override changes the verdict', async () => {
+  const dir = path.join(traces, 'naiverag-otlp');
+  const names = fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
+  assert.ok(names.length > 0, `no OTLP trace in ${dir}: run tests/e2e/gen-traces`);
+  // The file with the most wrong answers, by its sidecar ground truth (not dropped: the page must
+  // find them from the judge span alone).
+  const files = names.map((n) => {
+    const sidecar = path.join(dir, n.replace(/\.jsonl$/, '.annotations.json'));
+    assert.ok(fs.existsSync(sidecar), `no sidecar ${sidecar}`);
+    const truth = JSON.parse(fs.readFileSync(sidecar, 'utf8'));
+    return { name: `otlp-${n}`, bytes: fs.readFileSync(path.join(dir, n)), cases: (Array.isArray(truth) ? truth : truth.annotations).length };
+  });
+  const file = files.reduce((a, b) => (b.cases > a.cases ? b : a));
+  const text = file.bytes.toString('utf8');
+  assert.doesNotMatch(text, /"EVALUATOR"/, 'judged by an LLM span, not an evaluator');
+  const { page, problems } = await openPage(browser);
+  await attributeAndOverride(page, file, file.cases, 'roles-otlp');
+  assert.equal(await page.textContent('#summary [data-field="format"]'), 'otlp');
   assert.deepStrictEqual(problems, []);
 });
