@@ -29,7 +29,7 @@ fn first_verdict(s: &PageState) -> (String, Verdict) {
     let t = s.current_trace().expect("a trace on screen");
     let q = &t.trace.cases[0].query_id;
     let v = t.verdicts.get(q).expect("a verdict on case 0").clone();
-    let name = crate::exports::op_name(&t.trace, &v.op_id).to_owned();
+    let name = crate::exports::op_name(&t.trace, &v.op_id).clone();
     (name, v)
 }
 
@@ -93,7 +93,7 @@ fn overriding_the_blamed_op_recomputes_the_infoflow_verdict_and_reset_restores_i
     let t = &s.current_trace().unwrap().trace;
     let (role, _) = op_role(t, &Roles::infer(t, &RoleConfig::default()), &v.op_id).unwrap();
     assert_eq!(
-        role.error_type().map(|e| e.as_str()),
+        role.error_type().map(memtrace::model::ErrorType::as_str),
         Some(v.error_type.as_str())
     );
     // Another role that can be at fault.
@@ -116,7 +116,7 @@ fn overriding_the_blamed_op_recomputes_the_infoflow_verdict_and_reset_restores_i
     let roles = Roles::infer(&lt.trace, &config(&lt.role_overrides));
     let (now, basis) = op_role(&lt.trace, &roles, &after.op_id).unwrap();
     assert_eq!(
-        now.error_type().map(|e| e.as_str()),
+        now.error_type().map(memtrace::model::ErrorType::as_str),
         Some(after.error_type.as_str())
     );
     if after.op_id == v.op_id {
