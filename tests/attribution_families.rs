@@ -19,7 +19,8 @@ const HELD_OUT_SEED: u64 = 11;
 
 /// (op-id accuracy, error-type accuracy, cases) of info-flow on a generated bench.
 fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
-    let dir = common::locomo_dir().expect("needs the LoCoMo conversations in ../shared/data/locomo");
+    let dir =
+        common::locomo_dir().expect("needs the LoCoMo conversations in ../shared/data/locomo");
     let convs = common::conversations(&dir);
     let opts = BenchOptions {
         per_type: 20,
@@ -27,7 +28,8 @@ fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
         system,
         ..BenchOptions::default()
     };
-    let report = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
+    let report =
+        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
     let infoflow = InfoFlow::default();
     let (mut op, mut ty, mut n) = (0usize, 0usize, 0usize);
     for f in &report.files {

@@ -18,7 +18,8 @@ use memtrace::model::{ErrorType, Trace};
 use memtrace::provider::simulated::SimulatedLlm;
 
 fn first_file(system: System) -> Trace {
-    let dir = common::locomo_dir().expect("needs the LoCoMo conversations in ../shared/data/locomo");
+    let dir =
+        common::locomo_dir().expect("needs the LoCoMo conversations in ../shared/data/locomo");
     let convs = common::conversations(&dir);
     let opts = BenchOptions {
         per_type: 2,
@@ -26,7 +27,8 @@ fn first_file(system: System) -> Trace {
         system,
         ..BenchOptions::default()
     };
-    let report = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
+    let report =
+        futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate");
     let f = report.files.first().expect("a file");
     load(&f.bytes, LoadOptions::default()).unwrap().trace
 }
@@ -44,8 +46,14 @@ fn naiverag_roles_from_structure() {
     let t = first_file(System::NaiveRag);
     let roles = by_name(&t, &RoleConfig::default());
     println!("{roles:?}");
-    assert_eq!(roles["memory_system.add"], (OpRole::Extraction, Basis::Structure));
-    assert_eq!(roles["memory_system.message_buffer_update"].0, OpRole::Other);
+    assert_eq!(
+        roles["memory_system.add"],
+        (OpRole::Extraction, Basis::Structure)
+    );
+    assert_eq!(
+        roles["memory_system.message_buffer_update"].0,
+        OpRole::Other
+    );
     assert_eq!(roles["memory_system.retrieve"].0, OpRole::Retrieval);
     assert_eq!(roles["question-answering"].0, OpRole::Response);
     assert_eq!(roles["llm-judge"].0, OpRole::Judge);
@@ -70,7 +78,13 @@ fn mem0_roles_survive_meaningless_names() {
         assert_eq!(before[old].0, after[new].0, "{old} became {new}");
     }
     let roles: Vec<OpRole> = before.values().map(|r| r.0).collect();
-    for want in [OpRole::Extraction, OpRole::Update, OpRole::Retrieval, OpRole::Response, OpRole::Judge] {
+    for want in [
+        OpRole::Extraction,
+        OpRole::Update,
+        OpRole::Retrieval,
+        OpRole::Response,
+        OpRole::Judge,
+    ] {
         assert!(roles.contains(&want), "{want} missing: {before:?}");
     }
 }
@@ -92,7 +106,10 @@ fn an_override_wins_and_changes_the_type() {
     let mut cfg = RoleConfig::default();
     cfg.add_override("memory_system.add=update").unwrap();
     let roles = Roles::infer(&t, &cfg);
-    assert_eq!(by_name(&t, &cfg)["memory_system.add"], (OpRole::Update, Basis::User));
+    assert_eq!(
+        by_name(&t, &cfg)["memory_system.add"],
+        (OpRole::Update, Basis::User)
+    );
     let a = infoflow.attribute_with(&t, &roles, case).unwrap();
     assert_eq!(a.error_type, ErrorType::UpdateError, "{}", a.reason);
     assert!(cfg.add_override("x=writer").unwrap_err().contains("roles:"));

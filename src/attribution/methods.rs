@@ -139,7 +139,12 @@ pub async fn attribute_case_with<L: Llm>(
                 .attribute_with(llm, trace, roles, case)
                 .await
         }
-        Method::ObsTrace => settings.obstrace.attribute_with(llm, trace, roles, case).await,
+        Method::ObsTrace => {
+            settings
+                .obstrace
+                .attribute_with(llm, trace, roles, case)
+                .await
+        }
         Method::Baseline(b) => attribute_baseline_with(b, llm, trace, roles, case).await,
     }
 }

@@ -130,7 +130,9 @@ impl Runner {
                         CliLlm::Simulated(_) => {
                             check_with(&SimulatedLlm, trace, roles, case, &a.op_id).await
                         }
-                        llm @ CliLlm::Http(_) => check_with(llm, trace, roles, case, &a.op_id).await,
+                        llm @ CliLlm::Http(_) => {
+                            check_with(llm, trace, roles, case, &a.op_id).await
+                        }
                     }
                     .unwrap_or_else(|e| Check {
                         outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,

@@ -54,7 +54,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             n.op_name,
             n.role.as_str(),
             n.count,
-            format!("[{}]", serde_json::to_value(n.basis)?.as_str().unwrap_or("")),
+            format!(
+                "[{}]",
+                serde_json::to_value(n.basis)?.as_str().unwrap_or("")
+            ),
             n.reason,
         );
     }

@@ -172,6 +172,7 @@ impl<'a> GraphTools<'a> {
     }
 
     /// Shows each op's pipeline role next to it.
+    #[must_use]
     pub fn with_roles(mut self, roles: &'a Roles) -> Self {
         self.roles = Some(roles);
         self

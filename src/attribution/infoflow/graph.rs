@@ -91,8 +91,7 @@ pub(crate) fn lineage(
         let memory = is_memory(v);
         for &o in &t.flow.consumers[v.get()] {
             for w in t.flow.op_produced(o) {
-                let follow =
-                    (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
+                let follow = (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
                 if follow && !std::mem::replace(&mut seen[w.get()], true) {
                     queue.push_back(w);
                 }

@@ -188,7 +188,10 @@ impl InfoFlow {
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
         // A verbatim copy of the evidence (a buffer, a stored chunk) carries what it carries.
-        let texts: Vec<String> = evidence.iter().filter_map(|&e| verbatim_text(t, e)).collect();
+        let texts: Vec<String> = evidence
+            .iter()
+            .filter_map(|&e| verbatim_text(t, e))
+            .collect();
         let copies = |w: VarIx| !texts.is_empty() && texts.iter().all(|x| holds_verbatim(t, x, w));
         let carries = |v: VarIx| key.carry(&var_text(t.var(v))) >= bar || copies(v);
         let result =

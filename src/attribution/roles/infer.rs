@@ -98,7 +98,12 @@ fn anchors(t: &Trace) -> Anchors {
 /// Every string in a value, whitespace-collapsed and lowercased.
 fn leaves(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(s) => out.push(s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()),
+        Value::String(s) => out.push(
+            s.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase(),
+        ),
         Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
         Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
         _ => {}
@@ -167,6 +172,7 @@ struct Found {
     weak: bool,
 }
 
+#[allow(clippy::unnecessary_wraps)] // every structural rule returns `Option<Found>`
 fn found(role: OpRole, reason: String) -> Option<Found> {
     Some(Found {
         role,
@@ -198,7 +204,10 @@ impl Walk<'_> {
         let t = self.t;
         let name = &t.op(o).op_name;
         if self.a.judges.contains(&o) {
-            return found(OpRole::Judge, "reads a question's prediction and scores it".into());
+            return found(
+                OpRole::Judge,
+                "reads a question's prediction and scores it".into(),
+            );
         }
         if self.a.answers.contains(&o) {
             self.responses[o.get()] = true;
@@ -241,12 +250,19 @@ impl Walk<'_> {
         let reads_messages = inputs.iter().any(|&v| self.message_like[v.get()]);
         if !written.is_empty() {
             let later = |v: &&VarIx| t.var(**v).version > 1;
-            let tombs = written.iter().filter(later).filter(|v| is_tombstone(t, **v)).count();
+            let tombs = written
+                .iter()
+                .filter(later)
+                .filter(|v| is_tombstone(t, **v))
+                .count();
             let changed = written.iter().filter(later).count() - tombs;
             if tombs == written.len() {
                 return found(
                     OpRole::Deletion,
-                    format!("tombstones {tombs} memory unit(s) ({})", t.var(written[0]).full_name),
+                    format!(
+                        "tombstones {tombs} memory unit(s) ({})",
+                        t.var(written[0]).full_name
+                    ),
                 );
             }
             let raw_before = |v: &VarIx| {
@@ -271,7 +287,10 @@ impl Walk<'_> {
                 let v = written.iter().find(later).copied().unwrap_or(written[0]);
                 return found(
                     OpRole::Update,
-                    format!("writes a new version of an existing memory unit ({})", t.var(v).full_node_id),
+                    format!(
+                        "writes a new version of an existing memory unit ({})",
+                        t.var(v).full_node_id
+                    ),
                 );
             }
             let kind = &t.var(written[0]).category;
@@ -366,7 +385,11 @@ fn assign(
         reason,
     };
     if let Some(&role) = cfg.overrides.get(&op.op_name) {
-        return make(role, Basis::User, format!("set by the user for {}", op.op_name));
+        return make(
+            role,
+            Basis::User,
+            format!("set by the user for {}", op.op_name),
+        );
     }
     let hint = RoleHints::hint(&cfg.hints, op);
     match f {
@@ -378,7 +401,10 @@ fn assign(
             make(
                 h,
                 Basis::Hint,
-                format!("name or category says {h}; structure only says it {}", f.reason),
+                format!(
+                    "name or category says {h}; structure only says it {}",
+                    f.reason
+                ),
             )
         }
         None => {
@@ -391,14 +417,20 @@ fn assign(
                 return make(
                     role,
                     Basis::Name,
-                    format!("{n} other {} op(s) are {role} by what they read and write", op.op_name),
+                    format!(
+                        "{n} other {} op(s) are {role} by what they read and write",
+                        op.op_name
+                    ),
                 );
             }
             match hint {
                 Some(h) => make(
                     h,
                     Basis::Hint,
-                    format!("its name or category ({} [{}]) suggests {h}", op.op_name, op.category),
+                    format!(
+                        "its name or category ({} [{}]) suggests {h}",
+                        op.op_name, op.category
+                    ),
                 ),
                 None => make(
                     OpRole::Other,

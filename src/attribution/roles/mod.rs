@@ -71,7 +71,9 @@ impl OpRole {
     /// What an op of this role does, in a few words (for prompts and listings).
     pub fn meaning(self) -> &'static str {
         match self {
-            OpRole::Extraction => "creates memory units (or the facts stored as them) from messages",
+            OpRole::Extraction => {
+                "creates memory units (or the facts stored as them) from messages"
+            }
             OpRole::Update => "writes new or changed memory units from already extracted content",
             OpRole::Deletion => "removes or tombstones memory units",
             OpRole::Retrieval => "reads the query and returns memory units",
@@ -122,7 +124,12 @@ impl Default for RoleHints {
         RoleHints {
             deletion: v(&["delet", "remove", "forget", "evict"]),
             retrieval: v(&[
-                "retriev", "search", "recall", "lookup", "rerank", "query_memory",
+                "retriev",
+                "search",
+                "recall",
+                "lookup",
+                "rerank",
+                "query_memory",
             ]),
             response: v(&[
                 "question-answering",
@@ -132,10 +139,22 @@ impl Default for RoleHints {
                 "generate_reply",
                 "send_message",
             ]),
-            extraction: v(&["extract", "summar", "distill", "ingest", "memcell", "episod"]),
+            extraction: v(&[
+                "extract", "summar", "distill", "ingest", "memcell", "episod",
+            ]),
             update: v(&[
-                "update", "upsert", "add", "write", "store", "insert", "merge", "mutation",
-                "append", "replace", "consolidat", "profile",
+                "update",
+                "upsert",
+                "add",
+                "write",
+                "store",
+                "insert",
+                "merge",
+                "mutation",
+                "append",
+                "replace",
+                "consolidat",
+                "profile",
             ]),
             judge: v(&["judge", "grade", "score", "eval_", "evaluator"]),
         }
@@ -282,8 +301,13 @@ impl Roles {
                 for a in g {
                     *counts.entry(a.role).or_default() += 1;
                 }
-                let (&role, _) = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
-                let best = g.iter().filter(|a| a.role == role).min_by_key(|a| a.basis)?;
+                let (&role, _) = counts
+                    .iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
+                let best = g
+                    .iter()
+                    .filter(|a| a.role == role)
+                    .min_by_key(|a| a.basis)?;
                 Some(NameRole {
                     op_name: name.to_owned(),
                     role,
