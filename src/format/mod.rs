@@ -7,6 +7,7 @@ mod inference;
 pub mod langfuse;
 pub mod limits;
 pub mod otlp;
+pub mod sidecar;
 pub mod smartcomment;
 mod span_graph;
 pub mod spans;

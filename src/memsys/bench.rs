@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
+use super::bench_otlp::{self, Picked};
 use super::fault::Fault;
 use super::locomo::Conversation;
 use super::record::pair_of;
@@ -35,6 +36,8 @@ pub struct BenchOptions {
     pub source: String,
     /// Which memory system runs.
     pub system: System,
+    /// What the files hold.
+    pub format: BenchFormat,
 }
 
 impl Default for BenchOptions {
@@ -47,6 +50,7 @@ impl Default for BenchOptions {
             categories: vec![1, 2, 3, 4],
             source: "memtrace bench gen".into(),
             system: System::Mem0,
+            format: BenchFormat::Smartcomment,
         }
     }
 }
@@ -54,12 +58,24 @@ impl Default for BenchOptions {
 /// One generated file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchFile {
-    /// File name, e.g. `locomo_locomo-1-s1-3.json`.
+    /// File name, e.g. `locomo_locomo-1-s1-3.json` (`.jsonl` for OTLP).
     pub name: String,
-    /// smartcomment JSON with `data.annotations`.
+    /// smartcomment JSON with `data.annotations`, or OTLP JSON Lines.
     pub bytes: Vec<u8>,
     /// `(error type, op id, query id)` of each annotation.
     pub cases: Vec<(ErrorType, String, String)>,
+    /// OTLP only: the annotations sidecar (`<stem>.annotations.json`).
+    pub sidecar: Option<Vec<u8>>,
+}
+
+/// What a generated file holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BenchFormat {
+    /// MemTraceBench smartcomment JSON with `data.annotations`.
+    #[default]
+    Smartcomment,
+    /// OTLP JSON Lines as an instrumented app emits them, plus an annotations sidecar.
+    Otlp,
 }
 
 /// What a generation produced.
@@ -247,8 +263,7 @@ pub async fn build_file<L: Llm>(
     final_qs.sort_unstable();
     let rec = recorder_for(conv, cfg, true);
     let result = run(llm, conv, prompts, cfg, &faults, &final_qs, &rec).await?;
-    let mut annotations = Vec::new();
-    let mut cases = Vec::new();
+    let mut picked = Vec::new();
     for (k, f) in faults.iter().enumerate() {
         let (Some(Some(op_id)), Some(qid)) = (result.applied.get(k), target(conv, f, &targets, k))
         else {
@@ -264,13 +279,55 @@ pub async fn build_file<L: Llm>(
         let Some(q) = conv.questions.get(r.index) else {
             continue;
         };
-        annotations.push(annotation(r, &q.text, &q.answer, f, op_id));
-        cases.push((f.error_type(), op_id.clone(), r.query_id.clone()));
+        picked.push(Picked {
+            fault: f,
+            op_id,
+            question: q,
+            result: r,
+        });
     }
     let failures = result.results.iter().filter(|r| !r.correct).count();
-    if failures != annotations.len() || annotations.is_empty() {
+    if failures != picked.len() || picked.is_empty() {
         return Ok(None);
     }
+    if cfg.record_spans {
+        let name = name.replace(".json", ".jsonl");
+        let (bytes, sidecar, ids) =
+            bench_otlp::export(conv, &result, &picked, cfg.system.name(), &name)?;
+        let cases = picked
+            .iter()
+            .zip(ids)
+            .map(|(p, (op, q))| (p.fault.error_type(), op, q))
+            .collect();
+        return Ok(Some(BenchFile {
+            name,
+            bytes,
+            cases,
+            sidecar: Some(sidecar),
+        }));
+    }
+    let annotations: Vec<Value> = picked
+        .iter()
+        .map(|p| {
+            annotation(
+                p.result,
+                &p.question.text,
+                &p.question.answer,
+                p.fault,
+                p.op_id,
+            )
+        })
+        .collect();
+    let cases = picked
+        .iter()
+        .map(|p| {
+            (
+                p.fault.error_type(),
+                p.op_id.to_owned(),
+                p.result.query_id.clone(),
+            )
+        })
+        .collect();
     let Some(mut graph) = rec.export() else {
         return Ok(None);
     };
@@ -288,6 +345,7 @@ pub async fn build_file<L: Llm>(
         name: name.to_owned(),
         bytes,
         cases,
+        sidecar: None,
     }))
 }
 
@@ -343,6 +401,7 @@ pub async fn generate<L: Llm>(
         }
         let cfg = Config {
             system: opts.system,
+            record_spans: opts.format == BenchFormat::Otlp,
             seed: opts.seed ^ ((ci as u64) << 32) ^ from as u64,
             source: opts.source.clone(),
             ..Config::default()

@@ -56,6 +56,12 @@ pub async fn evaluate<L: Llm>(
             continue;
         };
         let query = query_var(&search, conv, q);
+        run.spans.open_kept(
+            &q.id,
+            "answer_question",
+            &json!(q.text),
+            &json!({"question_id": q.id, "category": q.category}),
+        );
         let units = match cfg.system {
             System::Mem0 => search_vector_store(&search, cfg, faults, q, &query, run),
             System::NaiveRag => super::naiverag::retrieve(&search, cfg, faults, q, &query, run),
@@ -95,9 +101,8 @@ pub async fn evaluate<L: Llm>(
             .map(|u| (u.text.replace('\n', " "), u.timestamp.clone()))
             .collect();
         let context = prompts::build_context(&pairs);
-        let resp = llm
-            .chat(&prompts::answer_request(prompts, &q.text, &context))
-            .await?;
+        let req = prompts::answer_request(prompts, &q.text, &context);
+        let resp = llm.chat(&req).await?;
         run.usage += resp.usage;
         let mut prediction = resp.content.trim().to_owned();
         for (k, f) in faults.iter().enumerate() {
@@ -108,6 +113,15 @@ pub async fn evaluate<L: Llm>(
                 }
             }
         }
+        run.spans.resume(&q.id);
+        let span = run.spans.llm(
+            "question_answering",
+            &req,
+            &prediction,
+            &resp.model,
+            resp.usage,
+        );
+        run.spans.tie(op.id(), &span);
         let ctx = op.var(
             VarSpec::named(&q.id, json!(context))
                 .class_name("context")
@@ -137,19 +151,22 @@ pub async fn evaluate<L: Llm>(
         let judge = eval.op(OpSpec::new("llm-judge", "evaluation")
             .comment("The judge model judges the prediction against the golden answers."));
         let correct = if cfg.judge_with_llm {
-            let resp = llm
-                .chat(&prompts::judge_request(
-                    prompts,
-                    &q.text,
-                    &q.answer,
-                    &prediction,
-                ))
-                .await?;
+            let req = prompts::judge_request(prompts, &q.text, &q.answer, &prediction);
+            let resp = llm.chat(&req).await?;
             run.usage += resp.usage;
+            run.spans
+                .llm("llm_judge", &req, &resp.content, &resp.model, resp.usage);
             label_is_correct(&resp.content)
         } else {
             judge_rule(&prediction, &q.answer)
         };
+        let label = if correct { "CORRECT" } else { "WRONG" };
+        run.spans.close(Some(&json!({
+            "question_id": q.id,
+            "prediction": prediction,
+            "label": label,
+            "score": if correct { 1.0 } else { 0.0 },
+        })));
         let gold = judge.var(
             VarSpec::named(&q.id, json!([q.answer]))
                 .class_name("golden_answers")
@@ -157,7 +174,7 @@ pub async fn evaluate<L: Llm>(
                 .comment("The golden answers for the question."),
         );
         let response = judge.var(
-            VarSpec::named(&q.id, json!(if correct { "CORRECT" } else { "WRONG" }))
+            VarSpec::named(&q.id, json!(label))
                 .class_name("judge_response")
                 .category("llm_response")
                 .comment("The judge model's response."),
@@ -187,6 +204,7 @@ pub async fn evaluate<L: Llm>(
             golden_answers_id: gold.full_node_id(),
             evidence_ids: evidence_ids(conv, q),
             retrieved: s.units.iter().map(|u| u.id.clone()).collect(),
+            answer_span: span,
         });
     }
     Ok(())
@@ -275,6 +293,18 @@ fn search_vector_store(
     );
     let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
     let hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
+    link_hits(run, &op, "mem0.vector_store.search", query, &q.text, hits)
+}
+
+/// Records the retrieved units as the op's outputs (and as a retriever span); returns them.
+pub(super) fn link_hits(
+    run: &mut Run,
+    op: &Scope,
+    span_name: &str,
+    query: &Var,
+    text: &str,
+    hits: Vec<(Unit, f64)>,
+) -> Vec<Unit> {
     if hits.is_empty() {
         op.io(&[query], &[], "No memory is retrieved.");
     }
@@ -286,7 +316,17 @@ fn search_vector_store(
             &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
         );
     }
+    let docs = span_docs(&hits);
+    let span = run.spans.retriever(span_name, text, &docs);
+    run.spans.tie(op.id(), &span);
     hits.into_iter().map(|(u, _)| u).collect()
+}
+
+/// `(id, content, score)` of retrieved units, for spans.
+pub(super) fn span_docs(hits: &[(Unit, f64)]) -> Vec<(String, String, f64)> {
+    hits.iter()
+        .map(|(u, s)| (u.id.clone(), u.text.clone(), (s * 1000.0).round() / 1000.0))
+        .collect()
 }
 
 fn evidence_ids(conv: &Conversation, q: &Question) -> Vec<String> {

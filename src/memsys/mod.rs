@@ -14,12 +14,14 @@
 //! one wrong operation per target question; [`bench`] turns that into MemTraceBench files.
 
 pub mod bench;
+mod bench_otlp;
 pub mod demo;
 mod evaluate;
 mod evermemos;
 pub mod fault;
 pub mod locomo;
 mod naiverag;
+pub mod otlp;
 mod pipeline;
 pub mod prompts;
 mod record;
@@ -120,6 +122,9 @@ pub struct Config {
     /// (MemBase's deferred buffer; a token is counted as 4 characters).
     #[serde(default = "default_chunk_tokens")]
     pub chunk_tokens: usize,
+    /// Also record the run as OTLP spans ([`Run::spans`]).
+    #[serde(default)]
+    pub record_spans: bool,
     /// Units retrieved per question.
     pub top_k: usize,
     /// Similar units looked up per new fact.
@@ -143,6 +148,7 @@ impl Default for Config {
         Self {
             system: System::Mem0,
             chunk_tokens: default_chunk_tokens(),
+            record_spans: false,
             top_k: 10,
             similar_k: 5,
             seed: 0,
@@ -168,6 +174,9 @@ pub struct QuestionResult {
     pub evidence_ids: Vec<String>,
     /// Ids of the retrieved units, best first.
     pub retrieved: Vec<String>,
+    /// The answering LLM span (empty unless spans are recorded).
+    #[serde(default)]
+    pub answer_span: String,
 }
 
 /// The state and results of a run.
@@ -180,6 +189,8 @@ pub struct Run {
     /// Message pairs whose extraction gave at least one fact.
     pub pairs_with_facts: BTreeSet<usize>,
     pub usage: Usage,
+    /// The run as OTLP spans (empty unless [`Config::record_spans`]).
+    pub spans: otlp::SpanLog,
 }
 
 impl Run {
@@ -235,6 +246,11 @@ pub async fn run<L: Llm>(
 ) -> Result<Run, MemsysError> {
     let mut run = Run {
         applied: vec![None; faults.len()],
+        spans: otlp::SpanLog::new(
+            cfg.record_spans && rec.is_enabled(),
+            cfg.seed,
+            &cfg.start_time,
+        ),
         ..Run::default()
     };
     match cfg.system {

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
-use super::evaluate::top_k_with_faults;
+use super::evaluate::{link_hits, top_k_with_faults};
 use super::fault::{garble, holds, Fault};
 use super::locomo::{Conversation, Question, Turn};
 use super::record::{
@@ -109,6 +109,15 @@ impl Builder<'_> {
             .category("memory_entry")
             .comment("A memory unit in the memory system."),
         );
+        let doc_text: Vec<&str> = chunk.iter().map(|b| b.text.as_str()).collect();
+        run.spans
+            .embedding("embed_documents", "bm25-lexical", &doc_text.join("\n"));
+        let span = run.spans.write(
+            "InMemoryStore.put",
+            &json!({"namespace": ["memories", self.conv.user_id()], "key": id, "value": {"content": content}}),
+            &[json!({"id": id, "memory": content, "event": "ADD"})],
+        );
+        run.spans.tie(op.id(), &span);
         op.io(
             &[doc_var],
             &[&var],
@@ -233,11 +242,20 @@ pub fn construct(
     for (session, pairs) in conv.sessions.iter().zip(turn_pairs(conv)) {
         let scope = construction_session(rec, conv, session);
         for (t, pair) in session.turns.iter().zip(pairs) {
+            let msg = json!({"role": role_of(conv, t), "name": t.speaker, "content": t.text, "timestamp": session.timestamp});
+            run.spans.open(
+                "NaiveRAGLayer.add_message",
+                &json!({ "messages": [msg] }),
+                &Value::Null,
+            );
             b.message(&scope, t, pair, &session.timestamp, run);
         }
     }
     let fin = finalization_session(rec);
+    run.spans
+        .open("NaiveRAGLayer.flush", &Value::Null, &Value::Null);
     b.flush(&fin, run);
+    run.spans.close(None);
 }
 
 /// NaiveRAG's `memory_system.retrieve`: the top-k units by similarity to the question.
@@ -258,19 +276,5 @@ pub fn retrieve(
         .meta("embedding_model", json!("bm25-lexical")));
     let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
     let hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
-    if hits.is_empty() {
-        op.io(&[query], &[], "No memory is retrieved.");
-    }
-    for (u, score) in &hits {
-        op.link_as(
-            query,
-            &u.var,
-            "operation",
-            &format!(
-                "One memory '{}' is retrieved from the memory store. Its score is {score:.3}.",
-                u.id
-            ),
-        );
-    }
-    hits.into_iter().map(|(u, _)| u).collect()
+    link_hits(run, &op, "InMemoryStore.search", query, &q.text, hits)
 }

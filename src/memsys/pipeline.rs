@@ -65,6 +65,15 @@ pub async fn construct<L: Llm>(
             let end = (i + 2).min(session.turns.len());
             let turns = &session.turns[i..end];
             let earlier = i.checked_sub(1).and_then(|k| session.turns.get(k));
+            let msgs: Vec<Value> = turns
+                .iter()
+                .map(|t| json!({"role": role_of(conv, t), "name": t.speaker, "content": t.text}))
+                .collect();
+            run.spans.open(
+                "mem0.Memory.add",
+                &json!({"messages": msgs, "user_id": conv.user_id()}),
+                &Value::Null,
+            );
             step(
                 llm,
                 conv,
@@ -80,6 +89,7 @@ pub async fn construct<L: Llm>(
                 run,
             )
             .await?;
+            run.spans.close_with_results();
             pair_no += 1;
             i = end;
         }
@@ -109,11 +119,8 @@ async fn step<L: Llm>(
         .map(|t| (t.speaker.as_str(), t.text.as_str()))
         .collect();
     let context = earlier.map(|t| (t.speaker.as_str(), t.text.as_str()));
-    let resp = llm
-        .chat(&prompts::extraction_request(
-            prompts, date, &speakers, context, &msgs,
-        ))
-        .await?;
+    let req = prompts::extraction_request(prompts, date, &speakers, context, &msgs);
+    let resp = llm.chat(&req).await?;
     run.usage += resp.usage;
     let mut raw_text = resp.content.clone();
     let mut cleaned = prompts::strip_code_block(&resp.content);
@@ -151,6 +158,14 @@ async fn step<L: Llm>(
             }
         }
     }
+    let span = run.spans.llm(
+        "mem0.extract_facts",
+        &req,
+        &raw_text,
+        &resp.model,
+        resp.usage,
+    );
+    run.spans.tie(op.id(), &span);
     let msg_vars: Vec<Var> = earlier
         .into_iter()
         .chain(turns)
@@ -258,7 +273,8 @@ async fn step<L: Llm>(
         .map(|(k, u)| json!({"id": k.to_string(), "text": u.text}))
         .collect();
     let task = prompts::update_task(&Value::from(old_json), &facts);
-    let resp = llm.chat(&prompts::update_request(prompts, &task)).await?;
+    let req = prompts::update_request(prompts, &task);
+    let resp = llm.chat(&req).await?;
     run.usage += resp.usage;
     let mut raw_text = resp.content.clone();
     let mut cleaned = prompts::strip_code_block(&resp.content);
@@ -290,6 +306,14 @@ async fn step<L: Llm>(
             cleaned.clone_from(&raw_text);
         }
     }
+    let span = run.spans.llm(
+        "mem0.update_memory_decision",
+        &req,
+        &raw_text,
+        &resp.model,
+        resp.usage,
+    );
+    run.spans.tie(op.id(), &span);
     let listed: Vec<Value> = old_units
         .iter()
         .enumerate()
@@ -389,6 +413,11 @@ async fn step<L: Llm>(
                     &var,
                     &format!("A new memory entry '{id}' is created."),
                 );
+                run.spans.write(
+                    "mem0.vector_store.insert",
+                    &json!({"id": id, "data": text}),
+                    &[json!({"id": id, "memory": text, "event": "ADD"})],
+                );
                 run.store.add(Unit {
                     id,
                     text: text.to_owned(),
@@ -408,6 +437,11 @@ async fn step<L: Llm>(
                     &[&action],
                     &format!("An existing memory unit '{}' is updated.", u.id),
                 );
+                run.spans.write(
+                    "mem0.vector_store.update",
+                    &json!({"id": u.id, "data": text}),
+                    &[json!({"id": u.id, "memory": text, "event": "UPDATE", "previous_memory": u.text})],
+                );
                 run.store.update(&u.id, text, var);
             }
             _ => {}
@@ -415,7 +449,8 @@ async fn step<L: Llm>(
     }
 
     // 3. Deletion check.
-    let resp = llm.chat(&prompts::delete_request(prompts, &task)).await?;
+    let del_req = prompts::delete_request(prompts, &task);
+    let resp = llm.chat(&del_req).await?;
     run.usage += resp.usage;
     let mut doomed: Vec<(Unit, String)> = Vec::new();
     for e in parse_list(&prompts::strip_code_block(&resp.content), "memory") {
@@ -448,6 +483,24 @@ async fn step<L: Llm>(
             }
         }
     }
+    let said: Vec<Value> = doomed
+        .iter()
+        .enumerate()
+        .map(|(k, (_, t))| json!({"id": k.to_string(), "text": t, "event": "DELETE"}))
+        .collect();
+    let reply = if fault_ix.is_empty() {
+        resp.content.clone()
+    } else {
+        // The fault is the LLM's: its reply is what it would have said.
+        json!({ "memory": said }).to_string()
+    };
+    let span = run.spans.llm(
+        "mem0.delete_memory",
+        &del_req,
+        &reply,
+        &resp.model,
+        resp.usage,
+    );
     if doomed.is_empty() {
         return Ok(());
     }
@@ -456,16 +509,12 @@ async fn step<L: Llm>(
             .comment("Decide with an LLM whether an existing memory is retracted by the new facts, and delete it from the memory store.")
             .meta("llm_model", json!(resp.model)),
     );
+    run.spans.tie(op.id(), &span);
     for k in fault_ix {
         run.applied[k] = Some(op.id().to_owned());
     }
-    let listed: Vec<Value> = doomed
-        .iter()
-        .enumerate()
-        .map(|(k, (_, t))| json!({"id": k.to_string(), "text": t, "event": "DELETE"}))
-        .collect();
     let del = op.var(
-        VarSpec::content("delete_action", json!({"memory": listed}))
+        VarSpec::content("delete_action", json!({"memory": said}))
             .render(Render::Json)
             .category("llm_response")
             .comment("A memory deletion decision generated by an LLM."),
@@ -492,6 +541,11 @@ async fn step<L: Llm>(
             &u.var,
             &marker,
             &format!("The memory unit '{}' is deleted successfully.", u.id),
+        );
+        run.spans.write(
+            "mem0.vector_store.delete",
+            &json!({"id": u.id}),
+            &[json!({"id": u.id, "memory": u.text, "event": "DELETE"})],
         );
         run.store.delete(&u.id, var);
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::bench::{generate, BenchFormat, BenchOptions};
 use memtrace::memsys::{demo, locomo, Conversation, System};
 use memtrace::provider::simulated::SimulatedLlm;
 
@@ -40,9 +40,21 @@ pub struct GenArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// File format: smartcomment (MemTraceBench JSON) or otlp (OTLP JSON Lines as an
+    /// instrumented app emits them, plus `<name>.annotations.json` ground truth).
+    #[arg(long, default_value = "smartcomment", value_parser = parse_format)]
+    format: BenchFormat,
     /// Memory system: mem0, naiverag or evermemos.
     #[arg(long, default_value = "mem0", value_parser = parse_system)]
     system: System,
+}
+
+fn parse_format(s: &str) -> Result<BenchFormat, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "smartcomment" | "memtracebench" | "json" => Ok(BenchFormat::Smartcomment),
+        "otlp" | "jsonl" => Ok(BenchFormat::Otlp),
+        _ => Err(format!("unknown format {s:?}; use smartcomment or otlp")),
+    }
 }
 
 fn parse_system(s: &str) -> Result<System, String> {
@@ -101,6 +113,7 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         seed: a.seed,
         sessions_per_file: a.sessions_per_file,
         system: a.system,
+        format: a.format,
         source: "memtrace bench gen: reference memory system over LoCoMo with the SIMULATED provider (rule-based stand-in, not an LLM)".into(),
         ..BenchOptions::default()
     };
@@ -117,6 +130,11 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let path = a.out.join(&f.name);
         std::fs::write(&path, &f.bytes)
             .with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some(sidecar) = &f.sidecar {
+            let path = a.out.join(memtrace::format::sidecar::sidecar_name(&f.name));
+            std::fs::write(&path, sidecar)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
     println!(
         "{} files, {} annotated cases ({} faults planned) in {}",

@@ -1,5 +1,5 @@
 //! `memtrace eval DIR --method M [--limit N] [--json] [--cache FILE]`: accuracy against
-//! annotations, cost per case, and recall@k of the start points. `--method A,B` runs both on the
+//! annotations (in the file, or in a `<name>.annotations.json` sidecar beside it), cost per case, and recall@k of the start points. `--method A,B` runs both on the
 //! same cases and adds a per-case table of tokens and calls with the input-token ratio A / B.
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use anyhow::Context;
 use memtrace::algo::{evaluate_start_points, StartPointOptions};
 use memtrace::attribution::eval::{markdown, run_file, score, token_table, Scored};
 use memtrace::attribution::Attribution;
-use memtrace::format::{load, LoadOptions};
+use memtrace::format::{load, sidecar, LoadOptions};
 use memtrace::model::FailureCase;
 
 use crate::attribute::MethodArgs;
@@ -44,7 +44,11 @@ fn files_of(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| sidecar::is_sidecar(&n.to_string_lossy()))
+        })
         .collect();
     files.sort();
     Ok(files)
@@ -99,9 +103,15 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .unwrap_or_default();
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let trace = load(&bytes, LoadOptions::default())
+        let mut trace = load(&bytes, LoadOptions::default())
             .with_context(|| path.display().to_string())?
             .trace;
+        let side = path.with_file_name(sidecar::sidecar_name(&name));
+        if side.is_file() {
+            let bytes =
+                std::fs::read(&side).with_context(|| format!("cannot read {}", side.display()))?;
+            sidecar::attach(&mut trace, &bytes).with_context(|| side.display().to_string())?;
+        }
         names.push(name.clone());
         let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
         let cases: Vec<FailureCase> = trace

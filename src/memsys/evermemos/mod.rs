@@ -32,7 +32,7 @@ use super::locomo::{Conversation, Turn};
 use super::prompts::{self, Prompts};
 use super::record::{
     buffer_var, construction_session, finalization_session, llm_var, message_var_as, parse_list,
-    prompt_var, turn_pairs,
+    prompt_var, role_of, turn_pairs,
 };
 use super::store::Unit;
 use super::text::Date;
@@ -336,6 +336,14 @@ impl<L: Llm> Builder<'_, L> {
             "A raw episode extraction response from an LLM.",
         );
         op.link(&filled, &raw, "The LLM extracts the episode.");
+        let span = run.spans.llm(
+            "episode_extraction",
+            &req,
+            &raw_text,
+            &resp.model,
+            resp.usage,
+        );
+        run.spans.tie(op.id(), &span);
         let episode = events.join(" ");
         let subject = events
             .first()
@@ -357,6 +365,11 @@ impl<L: Llm> Builder<'_, L> {
         }
         let var = op.mutate(&var, &unit, Render::Json, &[], "The raw original data is removed: the final memory unit is placed into the memory store.");
         let text = format!("{subject}: {episode}");
+        run.spans.write(
+            "memcell_store.save",
+            &json!({"event_id": event_id, "subject": subject, "episode": episode}),
+            &[json!({"id": event_id, "memory": text, "event": "ADD"})],
+        );
         run.store.add(Unit {
             id: event_id,
             text,
@@ -403,7 +416,14 @@ pub async fn construct<L: Llm>(
                 timestamp: session.timestamp.clone(),
                 date: date.clone(),
             };
+            let msg = json!({"role": role_of(conv, t), "name": t.speaker, "content": t.text, "timestamp": session.timestamp});
+            run.spans.open(
+                "EverMemOSLayer.add_message",
+                &json!({ "messages": [msg] }),
+                &Value::Null,
+            );
             b.message(&scope, item, run).await?;
+            run.spans.close(None);
         }
     }
     let fin = finalization_session(rec);
@@ -430,7 +450,10 @@ pub async fn construct<L: Llm>(
             &[],
             "The message buffer is cleared.",
         );
+        run.spans
+            .open("EverMemOSLayer.flush", &Value::Null, &Value::Null);
         b.segment(&fin, &seg, &temp, run).await?;
+        run.spans.close(None);
     }
     Ok(())
 }

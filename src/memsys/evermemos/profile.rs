@@ -74,10 +74,12 @@ impl<L: Llm> Builder<'_, L> {
                 update_decision: PROFILE_PROMPT.to_owned(),
                 ..Prompts::default()
             };
-            let resp = self.llm.chat(&prompts::update_request(&p, &task)).await?;
+            let req = prompts::update_request(&p, &task);
+            let resp = self.llm.chat(&req).await?;
             run.usage += resp.usage;
             let mut events = parse_list(&prompts::strip_code_block(&resp.content), "memory");
             let mut raw_text = resp.content.clone();
+            let mut faulted = false;
             for &(k, answer) in &forced {
                 let wrong = mine.iter().find(|x| !holds(x, answer)).cloned();
                 for (local, item) in old
@@ -96,9 +98,16 @@ impl<L: Llm> Builder<'_, L> {
                         None => events.push(event),
                     }
                     run.applied[k] = Some(op.id().to_owned());
+                    faulted = true;
                     // The fault is the LLM's: its reply is what it would have said.
                     raw_text = json!({ "memory": events }).to_string();
                 }
+            }
+            let span = run
+                .spans
+                .llm("profile_update", &req, &raw_text, &resp.model, resp.usage);
+            if faulted || run.spans.span_of(op.id()).is_none() {
+                run.spans.tie(op.id(), &span);
             }
             let mut new = old.clone();
             for e in &events {
@@ -142,6 +151,16 @@ impl<L: Llm> Builder<'_, L> {
             );
             op.link(&task_var, &raw, "The LLM decides how the profile changes.");
             let text = new.items.join(" ");
+            let event = if old.items.is_empty() {
+                "ADD"
+            } else {
+                "UPDATE"
+            };
+            run.spans.write(
+                "profile_store.save",
+                &json!({"user_name": new.speaker, "profile": new.items}),
+                &[json!({"id": new.id(), "memory": text, "event": event})],
+            );
             if let Some(u) = run.store.get(&new.id()).cloned() {
                 op.io(
                     &[&u.var, episode, &template],

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::super::evaluate::top_k_with_faults;
+use super::super::evaluate::{span_docs, top_k_with_faults};
 use super::super::fault::Fault;
 use super::super::locomo::Question;
 use super::super::store::Unit;
@@ -32,7 +32,7 @@ pub fn retrieve(
 ) -> Vec<Unit> {
     const RRF_K: f64 = 60.0;
     let pool = cfg.top_k * 5;
-    let op = search.op(
+    let first = search.op(
         OpSpec::new("memory_system.hybrid_retrieval", "retrieval")
             .comment(&format!("A task query searches the memory store: BM25 and dense retrieval, fused by reciprocal rank, give {pool} candidates."))
             .meta("mode", json!("hybrid_retrieval"))
@@ -68,30 +68,30 @@ pub fn retrieve(
     }
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     fused.truncate(pool);
-    let sv = op.var(
+    let sv = first.var(
         VarSpec::content("sparse_retrieval_results", candidates(&sparse, run))
             .render(Render::Json)
             .category("sparse_retrieval_results")
             .comment("BM25 retrieval results."),
     );
-    let dv = op.var(
+    let dv = first.var(
         VarSpec::content("dense_retrieval_results", candidates(&dense, run))
             .render(Render::Json)
             .category("dense_retrieval_results")
             .comment("Dense retrieval results."),
     );
-    let hv = op.var(
+    let hv = first.var(
         VarSpec::content("hybrid_retrieval_results", candidates(&fused, run))
             .render(Render::Json)
             .category("hybrid_retrieval_results")
             .comment("The fused candidates."),
     );
-    op.io(
+    first.io(
         &[query],
         &[&sv, &dv],
         "The query is matched against the memory store.",
     );
-    op.io(
+    first.io(
         &[&sv, &dv],
         &[&hv],
         "Reciprocal rank fusion merges the two lists.",
@@ -142,6 +142,25 @@ pub fn retrieve(
         &[&fv],
         "The reranker scores each candidate against the query.",
     );
+    let pool_docs: Vec<(String, String, f64)> = fused
+        .iter()
+        .filter_map(|&(i, f)| {
+            run.store
+                .units()
+                .get(i)
+                .map(|u| (u.id.clone(), u.text.clone(), (f * 1e4).round() / 1e4))
+        })
+        .collect();
+    let span = run.spans.retriever("hybrid_retrieval", &q.text, &pool_docs);
+    run.spans.tie(first.id(), &span);
+    let span = run.spans.reranker(
+        "rerank",
+        "term-recall (reranker stand-in)",
+        &q.text,
+        &pool_docs,
+        &span_docs(&hits),
+    );
+    run.spans.tie(op.id(), &span);
     for (u, score) in &hits {
         op.link(&fv, &u.var, &format!("The reranked results select memory '{}' as a final retrieved memory unit. Its reranking score is {score:.3}.", u.id));
     }
