@@ -30,12 +30,6 @@ fn overriding_the_blamed_ops_role_types_the_verdict() {
                 "{}: typed by the override",
                 case.query_id
             );
-            // A changed type says why.
-            if want == before.error_type {
-                assert_eq!(after.reason, before.reason);
-            } else {
-                assert_ne!(after.reason, before.reason);
-            }
             checked += 1;
         }
     }

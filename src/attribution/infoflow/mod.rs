@@ -365,10 +365,10 @@ impl InfoFlow {
                 .copied()
                 .find(|&o| Some(o) != stage.retrieval_op && o != stage.answer_op);
             let Some(writer) = writer else { continue };
-            let role = if is_tombstone(t, next) || roles.role(writer) == OpRole::Deletion {
-                OpRole::Deletion
-            } else {
-                OpRole::Update
+            let role = match roles.role(writer) {
+                _ if is_tombstone(t, next) => OpRole::Deletion,
+                r @ (OpRole::Deletion | OpRole::Extraction) => r,
+                _ => OpRole::Update,
             };
             let verb = if role == OpRole::Deletion {
                 "deleted"

@@ -3,12 +3,13 @@
 //! retrieval ([`find_retrieval`]) and the kinds of memory units it returns
 //! ([`memory_kinds_near`]). Then each op, in time order, by what it reads and writes:
 //!
-//! - writes memory-unit versions: all tombstones → deletion; a later version of a unit →
+//! - reads a query → retrieval (what it writes is not memory);
+//! - writes memory-unit versions: all tombstones → deletion; a later version of a unit that
+//!   held messages verbatim (a raw unit) → extraction; a later version of another unit →
 //!   update; only first versions → extraction when it read messages (directly or through a
 //!   buffer), else update (it stores what another op derived from the messages);
 //! - reads messages and passes them on verbatim (a buffer, a chunker) → other, and what it
 //!   writes counts as messages; reads messages and writes something else → extraction;
-//! - reads a query and returns memory units → retrieval;
 //! - reads a response's output → judge.
 //!
 //! Ops that structure says nothing about take the role other ops of their name got by
@@ -171,7 +172,7 @@ struct Found {
     weak: bool,
 }
 
-#[allow(clippy::unnecessary_wraps)] // the `return found(..)` of functions giving Option
+#[allow(clippy::unnecessary_wraps)] // every structural rule returns `Option<Found>`
 fn found(role: OpRole, reason: String) -> Option<Found> {
     Some(Found {
         role,
@@ -226,6 +227,21 @@ impl Walk<'_> {
         }) {
             return found(OpRole::Judge, "reads what a response op wrote".into());
         }
+        let anchored = |set: &BTreeSet<OpIx>| set.iter().any(|&x| t.op(x).op_name == *name);
+        if anchored(&self.a.answers) || anchored(&self.a.judges) {
+            // Another question's answer or judge: its name's anchored ops decide.
+            return None;
+        }
+        if self.reads_query(o) {
+            // Before memory writes: what a retrieval stage writes (candidates, reranked lists)
+            // is not memory.
+            let returns = t.flow.op_produced(o).next().is_some();
+            return returns.then(|| Found {
+                role: OpRole::Retrieval,
+                reason: "reads a query and hands on what it found".into(),
+                weak: false,
+            });
+        }
         let written: Vec<VarIx> = t
             .flow
             .op_produced(o)
@@ -249,6 +265,24 @@ impl Walk<'_> {
                     ),
                 );
             }
+            let raw_before = |v: &VarIx| {
+                let name = &t.var(*v).full_name;
+                t.flow.versions.get(name).is_some_and(|vs| {
+                    vs.iter()
+                        .take_while(|&&x| x != *v)
+                        .last()
+                        .is_some_and(|&p| self.message_like[p.get()])
+                })
+            };
+            if let Some(&v) = written.iter().filter(later).find(|v| raw_before(v)) {
+                return found(
+                    OpRole::Extraction,
+                    format!(
+                        "turns a memory unit that held messages verbatim into extracted memory ({})",
+                        t.var(v).full_node_id
+                    ),
+                );
+            }
             if changed > 0 {
                 let v = written.iter().find(later).copied().unwrap_or(written[0]);
                 return found(
@@ -260,6 +294,12 @@ impl Walk<'_> {
                 );
             }
             let kind = &t.var(written[0]).category;
+            if reads_messages && passes_on_verbatim(t, o, &self.message_like) {
+                // A raw unit: the op that later rewrites it decides what is kept.
+                for &v in &written {
+                    self.message_like[v.get()] = true;
+                }
+            }
             return if reads_messages {
                 found(
                     OpRole::Extraction,
@@ -271,14 +311,6 @@ impl Walk<'_> {
                     format!("creates memory units ({kind}) from content another op derived, not from messages"),
                 )
             };
-        }
-        if self.reads_query(o) {
-            let returns_memory = t.flow.op_produced(o).any(|v| self.is_memory(v));
-            return returns_memory.then(|| Found {
-                role: OpRole::Retrieval,
-                reason: "reads a query and returns memory units".into(),
-                weak: false,
-            });
         }
         if reads_messages {
             if passes_on_verbatim(t, o, &self.message_like) {
