@@ -30,10 +30,34 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use graph::{find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
-use super::roles::{holds_verbatim, verbatim_text, OpRole, RoleConfig, Roles};
+use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
 use super::text::{content_tokens, var_text, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
+
+/// The finding's error type and reason; the user's role for the blamed op, when they set one
+/// that can be at fault, gives the type (a fault at an op they call an update is an
+/// `UpdateError`).
+fn user_typed(t: &Trace, roles: &Roles, f: &Finding) -> (ErrorType, String) {
+    let found = f.role.error_type().unwrap_or(ErrorType::ResponseError);
+    let user = roles
+        .get(f.op)
+        .filter(|a| a.basis == Basis::User)
+        .and_then(|a| a.role.error_type().map(|e| (a.role, e)));
+    match user {
+        Some((role, e)) if e != found => (
+            e,
+            format!(
+                "{} Typed {} by your role for {}: {role} (the trace alone says {}).",
+                f.reason,
+                e.as_str(),
+                t.op(f.op).op_name,
+                found.as_str()
+            ),
+        ),
+        _ => (found, f.reason.clone()),
+    }
+}
 
 /// Settings of the information-flow attributor.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -158,12 +182,13 @@ impl InfoFlow {
         let mut evidence_path = ev_ids;
         evidence_path.extend(f.path.iter().map(|&v| t.var(v).full_node_id.clone()));
         evidence_path.push(t.op(f.op).op_id.clone());
+        let (error_type, reason) = user_typed(t, roles, f);
         Ok(Attribution {
             case_id: case.query_id.clone(),
             op_id: t.op(f.op).op_id.clone(),
             op_name: t.op(f.op).op_name.clone(),
-            error_type: f.role.error_type().unwrap_or(ErrorType::ResponseError),
-            reason: f.reason.clone(),
+            error_type,
+            reason,
             evidence_path,
             confidence: if from_start_points {
                 f.confidence * 0.7
