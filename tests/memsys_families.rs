@@ -20,7 +20,7 @@ use memtrace::memsys::{self, Config, Conversation, Prompts, System};
 use memtrace::model::{ErrorType, Trace};
 use memtrace::provider::simulated::SimulatedLlm;
 
-const OTHERS: [System; 2] = [System::NaiveRag, System::EverMemOs];
+const OTHERS: [System; 3] = [System::NaiveRag, System::EverMemOs, System::AMem];
 
 fn convs() -> Vec<Conversation> {
     let dir = common::locomo_dir().expect("the LoCoMo conversations in ../shared/data/locomo");
