@@ -248,7 +248,12 @@ fn notes(system: &str, user: &str) -> Value {
                 .find(|s| !s.is_empty() && fact.contains(*s))
                 .copied()
                 .unwrap_or("the speakers");
-            let topic = keywords.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+            let topic = keywords
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
             let mut tags = vec![who.to_lowercase()];
             tags.extend(keywords.first().cloned());
             json!({"content": fact, "keywords": keywords,

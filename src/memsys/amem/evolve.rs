@@ -38,7 +38,11 @@ fn neighbour_units(
         if p != pair {
             continue;
         }
-        let live = run.store.units().iter().filter(|u| !u.deleted && !new.contains(&u.id));
+        let live = run
+            .store
+            .units()
+            .iter()
+            .filter(|u| !u.deleted && !new.contains(&u.id));
         for u in live.filter(|u| holds(&u.text, answer)) {
             if !out.iter().any(|o| o.id == u.id) {
                 out.push(u.clone());
@@ -116,7 +120,11 @@ impl<L: Llm> Builder<'_, L> {
                 continue;
             }
             let wrong = contents.iter().find(|x| !holds(x, answer)).cloned();
-            for (local, u) in old.iter().enumerate().filter(|(_, u)| holds(&u.text, answer)) {
+            for (local, u) in old
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| holds(&u.text, answer))
+            {
                 let text = wrong.clone().unwrap_or_else(|| garble(&u.text, answer));
                 let event = json!({"id": local.to_string(), "text": text, "event": "UPDATE", "old_memory": u.text});
                 match events
@@ -131,9 +139,13 @@ impl<L: Llm> Builder<'_, L> {
                 raw_text = json!({ "memory": events }).to_string();
             }
         }
-        let span = run
-            .spans
-            .llm("amem.process_memory", &req, &raw_text, &resp.model, resp.usage);
+        let span = run.spans.llm(
+            "amem.process_memory",
+            &req,
+            &raw_text,
+            &resp.model,
+            resp.usage,
+        );
         run.spans.tie(op.id(), &span);
         let template = self
             .evolution_prompt
@@ -150,7 +162,9 @@ impl<L: Llm> Builder<'_, L> {
         let task_var = op.var(
             VarSpec::content("evolution_task", json!(task))
                 .category("prompt")
-                .comment("The new notes and their neighbour notes, inserted into the evolution prompt."),
+                .comment(
+                    "The new notes and their neighbour notes, inserted into the evolution prompt.",
+                ),
         );
         let mut inputs: Vec<&Var> = old.iter().map(|u| &u.var).collect();
         let new_vars: Vec<Var> = new
@@ -159,21 +173,33 @@ impl<L: Llm> Builder<'_, L> {
             .collect();
         inputs.extend(new_vars.iter());
         inputs.push(&template);
-        op.io(&inputs, &[&task_var], "The new notes and their neighbours form the evolution task.");
+        op.io(
+            &inputs,
+            &[&task_var],
+            "The new notes and their neighbours form the evolution task.",
+        );
         let raw = llm_var(
             &op,
             "raw_evolution_response",
             json!(raw_text),
             "A raw memory evolution decision from an LLM.",
         );
-        op.link(&task_var, &raw, "The LLM decides how the neighbours evolve.");
+        op.link(
+            &task_var,
+            &raw,
+            "The LLM decides how the neighbours evolve.",
+        );
         let actions = op.var(
             VarSpec::content("evolution_actions", json!({"memory": events}))
                 .render(Render::Json)
                 .category("llm_response")
                 .comment("The neighbour notes to evolve, parsed from the response."),
         );
-        op.link(&raw, &actions, "The response is parsed into evolution actions.");
+        op.link(
+            &raw,
+            &actions,
+            "The response is parsed into evolution actions.",
+        );
         let first_new = new.first().cloned().unwrap_or_default();
         let (context, tags) = self
             .notes
@@ -213,7 +239,10 @@ impl<L: Llm> Builder<'_, L> {
                 &value,
                 Render::Json,
                 &[&actions],
-                &format!("The neighbour note '{}' evolves: its content, context and tags are rewritten.", u.id),
+                &format!(
+                    "The neighbour note '{}' evolves: its content, context and tags are rewritten.",
+                    u.id
+                ),
             );
             run.spans.write(
                 "amem.memories.update",
@@ -280,9 +309,13 @@ impl<L: Llm> Builder<'_, L> {
             // The fault is the LLM's: its reply is what it would have said.
             json!({ "memory": said }).to_string()
         };
-        let span = run
-            .spans
-            .llm("amem.consolidate_memories", &req, &reply, &resp.model, resp.usage);
+        let span = run.spans.llm(
+            "amem.consolidate_memories",
+            &req,
+            &reply,
+            &resp.model,
+            resp.usage,
+        );
         if doomed.is_empty() {
             return Ok(());
         }
@@ -307,14 +340,21 @@ impl<L: Llm> Builder<'_, L> {
             .collect();
         let mut inputs: Vec<&Var> = old.iter().map(|u| &u.var).collect();
         inputs.extend(new_vars.iter());
-        op.io(&inputs, &[&decision], "The LLM compares the new notes with their neighbours.");
+        op.io(
+            &inputs,
+            &[&decision],
+            "The LLM compares the new notes with their neighbours.",
+        );
         for u in doomed {
             let var = op.mutate(
                 &u.var,
                 &json!({"id": u.id, "content": null, "deleted": true, "superseded_by": new}),
                 Render::Json,
                 &[&decision],
-                &format!("The superseded note '{}' is removed (tombstone version).", u.id),
+                &format!(
+                    "The superseded note '{}' is removed (tombstone version).",
+                    u.id
+                ),
             );
             run.spans.write(
                 "amem.memories.delete",

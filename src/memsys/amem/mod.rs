@@ -67,7 +67,12 @@ impl Note {
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -95,7 +100,9 @@ impl<L: Llm> Builder<'_, L> {
         pair: usize,
         run: &mut Run,
     ) -> Result<(), MemsysError> {
-        let new = self.construct(scope, turns, timestamp, date, pair, run).await?;
+        let new = self
+            .construct(scope, turns, timestamp, date, pair, run)
+            .await?;
         if new.is_empty() {
             return Ok(());
         }
@@ -158,8 +165,10 @@ impl<L: Llm> Builder<'_, L> {
                         let list = |v: &Value| -> Vec<String> {
                             strings(v).iter().map(|s| garble(s, answer)).collect()
                         };
-                        Some(json!({"content": gb(&d["content"]), "keywords": list(&d["keywords"]),
-                            "context": gb(&d["context"]), "tags": list(&d["tags"])}))
+                        Some(
+                            json!({"content": gb(&d["content"]), "keywords": list(&d["keywords"]),
+                            "context": gb(&d["context"]), "tags": list(&d["tags"])}),
+                        )
                     } else {
                         None
                     }
@@ -169,9 +178,13 @@ impl<L: Llm> Builder<'_, L> {
             raw_text = json!({ "notes": drafts }).to_string();
             run.applied[k] = Some(op.id().to_owned());
         }
-        let span = run
-            .spans
-            .llm("amem.analyze_content", &req, &raw_text, &resp.model, resp.usage);
+        let span = run.spans.llm(
+            "amem.analyze_content",
+            &req,
+            &raw_text,
+            &resp.model,
+            resp.usage,
+        );
         run.spans.tie(op.id(), &span);
         let msg_vars: Vec<Var> = turns
             .iter()
@@ -206,14 +219,22 @@ impl<L: Llm> Builder<'_, L> {
         );
         let mut inputs: Vec<&Var> = msg_vars.iter().collect();
         inputs.push(&template);
-        op.io(&inputs, &[&raw], "The LLM analyses the messages into notes.");
+        op.io(
+            &inputs,
+            &[&raw],
+            "The LLM analyses the messages into notes.",
+        );
         let parsed = llm_var(
             &op,
             "note_attributes",
             Value::from(drafts.clone()),
             "The notes' content, keywords, context and tags parsed from the response.",
         );
-        op.link(&raw, &parsed, "The response is parsed into note attributes.");
+        op.link(
+            &raw,
+            &parsed,
+            "The response is parsed into note attributes.",
+        );
         let mut ids = Vec::new();
         for d in &drafts {
             let content = d["content"].as_str().unwrap_or_default().to_owned();
@@ -239,7 +260,11 @@ impl<L: Llm> Builder<'_, L> {
                     .category("memory_note")
                     .comment("A memory note of the agentic memory."),
             );
-            op.link(&parsed, &var, &format!("A new memory note '{id}' is constructed."));
+            op.link(
+                &parsed,
+                &var,
+                &format!("A new memory note '{id}' is constructed."),
+            );
             run.spans.write(
                 "amem.memories.add",
                 &json!({"id": id, "document": content, "metadata": {"keywords": note.keywords, "context": note.context, "tags": note.tags}}),
@@ -276,9 +301,12 @@ impl<L: Llm> Builder<'_, L> {
                 .filter(|n| !fresh.contains(&n.id))
                 .take(MAX_LINKS)
                 .collect();
-            let docs: Vec<(String, String, f64)> =
-                near.iter().map(|n| (n.id.clone(), n.text.clone(), 0.0)).collect();
-            run.spans.retriever("amem.find_related_memories", &u.text, &docs);
+            let docs: Vec<(String, String, f64)> = near
+                .iter()
+                .map(|n| (n.id.clone(), n.text.clone(), 0.0))
+                .collect();
+            run.spans
+                .retriever("amem.find_related_memories", &u.text, &docs);
             if near.is_empty() {
                 continue;
             }
@@ -299,7 +327,10 @@ impl<L: Llm> Builder<'_, L> {
                 &value,
                 Render::Json,
                 &vars,
-                &format!("The note '{id}' is linked to {} nearest notes.", links.len()),
+                &format!(
+                    "The note '{id}' is linked to {} nearest notes.",
+                    links.len()
+                ),
             );
             run.store.update(id, &u.text, var);
             run.links.insert(id.clone(), links.clone());
@@ -381,9 +412,7 @@ pub fn retrieve(
         .iter()
         .enumerate()
         .filter_map(|(k, f)| match f {
-            Fault::Retrieval { question, answer } if *question == q.id => {
-                Some((k, answer.clone()))
-            }
+            Fault::Retrieval { question, answer } if *question == q.id => Some((k, answer.clone())),
             _ => None,
         })
         .collect();
