@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use memtrace::attribution::Method;
+use memtrace::attribution::{Method, RoleConfig};
 use memtrace::provider::ApiKey;
 use memtrace::{load, LoadOptions};
 use memtrace_web::llm_run::ProviderSettings;
@@ -55,6 +55,7 @@ async fn the_scripted_case_finishes_with_transcript_and_cost() {
         Method::GraphTrace,
         vec![0],
         settings(&model),
+        RoleConfig::default(),
         Some(ApiKey::new("sk-runner")),
         Stopper::new().unwrap(),
         report,
@@ -117,6 +118,7 @@ async fn cancel_stops_the_batch() {
         Method::GraphTrace,
         all,
         settings(&model),
+        RoleConfig::default(),
         None,
         stopper,
         report,
