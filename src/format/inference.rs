@@ -22,6 +22,9 @@ use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
 /// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
 pub const MIN_LINK_CHARS: usize = 8;
 
+/// How many of a pattern's latest owners are searched for the one it is the whole value of.
+const OWNER_SCAN: usize = 64;
+
 struct Var {
     ident: usize,
     text: String,
@@ -272,12 +275,25 @@ impl<'a> Builder<'a> {
         for hit in m.find_overlapping_iter(text) {
             let p = hit.pattern().as_usize();
             if seen.insert(p) {
-                if let Some(&v) = self.owners.get(p).and_then(|o| o.last()) {
+                if let Some(v) = self.owner(p) {
                     out.push(v);
                 }
             }
         }
         out
+    }
+
+    /// The variable a matched pattern stands for: the latest visible one whose whole value it
+    /// is (where the value came from), else the latest one holding it as a JSON leaf (a list
+    /// that merely repeats it).
+    fn owner(&self, p: usize) -> Option<usize> {
+        let owners = self.owners.get(p)?;
+        let whole = owners
+            .iter()
+            .rev()
+            .take(OWNER_SCAN)
+            .find(|&&v| self.vars[v].patterns.first() == Some(&(p as u32)));
+        whole.or_else(|| owners.last()).copied()
     }
 
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
@@ -355,9 +371,12 @@ impl<'a> Builder<'a> {
                 inputs.push((v, link));
             }
         };
-        for port in &s.inputs {
+        // What the inputs contain is looked up before they become variables themselves: an
+        // input is not where its own parts came from.
+        let found: Vec<Vec<usize>> = s.inputs.iter().map(|p| self.contained(&p.text)).collect();
+        for (port, found) in s.inputs.iter().zip(found) {
             push(self.input_var(port, s, session), "");
-            for c in self.contained(&port.text) {
+            for c in found {
                 push(c, "inferred: its value occurs in this input");
             }
         }
