@@ -15,7 +15,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::{Map, Value};
 
 use super::smartcomment::Parts;
-use super::spans::{json_in, Port, Span};
+use super::spans::{json_in, Kind, Port, Span};
 use super::time::format_nanos;
 use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
 
@@ -296,6 +296,35 @@ impl<'a> Builder<'a> {
         whole.or_else(|| owners.last()).copied()
     }
 
+    /// The model reply a memory write carries out: the latest LLM output made after the unit's
+    /// current version `prev` that names that version's whole value (Mem0's update prompt
+    /// lists the unit under a short id of its own, so the write's id alone does not link them).
+    fn decision_naming(
+        &self,
+        prev: usize,
+        s: &Span,
+        inputs: &[(usize, &'static str)],
+    ) -> Option<(usize, &'static str)> {
+        if s.kind == Kind::Llm {
+            return None;
+        }
+        let p = *self.vars[prev].patterns.first()?;
+        let d = self
+            .owners
+            .get(p as usize)?
+            .iter()
+            .rev()
+            .take(OWNER_SCAN)
+            .copied()
+            .find(|&v| {
+                v != prev
+                    && self.vars[v].category == "llm_output"
+                    && self.vars[v].created_ns >= self.vars[prev].created_ns
+            })?;
+        (!inputs.iter().any(|&(x, _)| x == d))
+            .then_some((d, "inferred: the model reply naming the unit it writes"))
+    }
+
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
     pub(super) fn op(&mut self, s: &Span, session: &str) {
         let op = self.ops.len();
@@ -328,6 +357,14 @@ impl<'a> Builder<'a> {
             port.metadata
                 .insert("event".into(), Value::String(w.event.clone()));
             let v = self.new_var(ident, Some(&port), text, s, session, s.end_ns);
+            if let Some((d, link)) = prev.and_then(|p| self.decision_naming(p, s, &inputs)) {
+                self.edges.push(Edge {
+                    from: d,
+                    to: v,
+                    op,
+                    link,
+                });
+            }
             if let Some(p) = prev.filter(|p| !inputs.iter().any(|(x, _)| x == p)) {
                 self.edges.push(Edge {
                     from: p,

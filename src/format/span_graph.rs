@@ -1,6 +1,6 @@
 //! Spans → smartcomment records: the bipartite graph of the span-based formats.
 //!
-//! - every leaf span (and every evaluator) with inputs or outputs is an **operation**;
+//! - every leaf span (and every evaluator) that writes something, or failed, is an **operation**;
 //!   spans with children are scopes: a root span becomes a **session**, and the inputs of a
 //!   scope become variables its children can read;
 //! - every input / output value is a **variable**; an output is always a new version, so each
@@ -61,11 +61,16 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let io = !(s.inputs.is_empty()
-                && s.outputs.is_empty()
-                && s.documents.is_empty()
-                && s.memory_writes.is_empty());
-            io && (!has_children[i] || s.kind == Kind::Evaluator)
+            // A chain span that read something but wrote nothing and did not fail (a message
+            // buffered for a later chunk) is where values come in,
+            // not an op: making its status an output would make it the first reader of them.
+            let writes =
+                !(s.outputs.is_empty() && s.documents.is_empty() && s.memory_writes.is_empty());
+            // A retriever, model or tool call that returned nothing did return: still an op.
+            let call = !matches!(s.kind, Kind::Chain | Kind::Agent | Kind::Unknown);
+            let failed = s.status.starts_with("ERROR");
+            (writes || ((call || failed) && !s.inputs.is_empty()))
+                && (!has_children[i] || s.kind == Kind::Evaluator)
         })
         .collect();
 
