@@ -416,4 +416,47 @@ mod tests {
         assert!(!reads(&t, "b", "a"), "\"assistant\" is a single word");
         assert!(reads(&t, "c", "a"), "a sentence leaf links");
     }
+
+    #[test]
+    fn an_input_is_not_the_source_of_its_own_parts() {
+        let t = trace(vec![
+            span(
+                "decide",
+                None,
+                (0, 10),
+                "facts",
+                r#"{"memory":[{"id":"0","text":"Alice moved to Paris in 2020","event":"ADD"}]}"#,
+            ),
+            span(
+                "insert",
+                None,
+                (20, 30),
+                r#"{"id":"u-1234567","data":"Alice moved to Paris in 2020"}"#,
+                "stored",
+            ),
+        ]);
+        assert!(
+            reads(&t, "insert", "decide"),
+            "the stored text came from the reply"
+        );
+    }
+
+    #[test]
+    fn a_chain_span_that_writes_nothing_is_not_an_op() {
+        let t = trace(vec![
+            span("buffer", None, (0, 10), "Alice moved to Paris in 2020", ""),
+            span(
+                "put",
+                None,
+                (20, 30),
+                "chunk: Alice moved to Paris in 2020",
+                "ok",
+            ),
+        ]);
+        assert!(
+            t.op_by_id("op-buffer").is_none(),
+            "nothing written, nothing failed"
+        );
+        assert!(t.op_by_id("op-put").is_some());
+    }
 }
