@@ -12,8 +12,8 @@ mod common {
 use std::collections::BTreeMap;
 
 use futures_executor::block_on;
-use memtrace::attribution::counterfactual::{check, Outcome};
-use memtrace::attribution::{OpRole, RoleHints};
+use memtrace::attribution::counterfactual::{check, check_with, Outcome};
+use memtrace::attribution::{OpRole, RoleConfig, RoleHints, Roles};
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
 use memtrace::model::{FailureCase, OpIx, Trace};
@@ -162,8 +162,8 @@ fn injected_ops_are_verified_and_correct_upstream_ops_refuted() {
     );
 }
 
-/// A trace whose memory ops do not show the reference layout (here: no op reads as an
-/// extraction) keeps "not replayable" for a memory op, with a detail saying why.
+/// A trace whose memory ops do not show the reference layout (here: the user's roles say no op
+/// is an extraction) keeps "not replayable" for a memory op, with a detail saying why.
 #[test]
 fn other_layouts_stay_not_replayable() {
     let bytes = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json");
@@ -178,6 +178,9 @@ fn other_layouts_stay_not_replayable() {
         }
     }
     assert!(renamed > 0);
+    let mut cfg = RoleConfig::default();
+    cfg.add_override("stage=other").unwrap();
+    let roles = Roles::infer(&t, &cfg);
     let mut seen = 0;
     for case in &t.cases {
         let ann = case.annotation.clone().unwrap();
@@ -185,7 +188,7 @@ fn other_layouts_stay_not_replayable() {
         if !matches!(role, Some(OpRole::Update | OpRole::Deletion)) {
             continue;
         }
-        let c = block_on(check(&SimulatedLlm, &t, case, &ann.op_id)).unwrap();
+        let c = block_on(check_with(&SimulatedLlm, &t, &roles, case, &ann.op_id)).unwrap();
         println!(
             "{} {}: {} ({})",
             case.query_id,

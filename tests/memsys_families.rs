@@ -20,7 +20,7 @@ use memtrace::memsys::{self, Config, Conversation, Prompts, System};
 use memtrace::model::{ErrorType, Trace};
 use memtrace::provider::simulated::SimulatedLlm;
 
-const OTHERS: [System; 2] = [System::NaiveRag, System::EverMemOs];
+const OTHERS: [System; 3] = [System::NaiveRag, System::EverMemOs, System::AMem];
 
 fn convs() -> Vec<Conversation> {
     let dir = common::locomo_dir().expect("the LoCoMo conversations in ../shared/data/locomo");
@@ -304,4 +304,48 @@ fn heldout_baseline() {
             }
         }
     }
+}
+
+#[test]
+fn amem_faults_sit_on_the_op_that_did_the_work() {
+    let report = bench(&convs(), System::AMem, BenchFormat::Smartcomment, 3, 7);
+    let expected = [
+        (ErrorType::ExtractionError, "amem.add_note"),
+        (ErrorType::UpdateError, "amem.process_memory"),
+        (ErrorType::DeletionError, "amem.consolidate_memories"),
+        (ErrorType::RetrievalError, "amem.search_agentic"),
+        (ErrorType::ResponseError, "question-answering"),
+    ];
+    let mut seen: BTreeMap<ErrorType, usize> = BTreeMap::new();
+    let mut tombstones = 0;
+    for f in &report.files {
+        let t = trace_of(f);
+        for c in &t.cases {
+            let a = c.annotation.as_ref().expect("annotated");
+            let op = t.op(t.op_by_id(&a.op_id).expect("the op exists"));
+            let want = expected
+                .iter()
+                .find(|(k, _)| *k == a.error_type)
+                .map(|e| e.1);
+            assert_eq!(Some(op.op_name.as_str()), want, "{}: {}", f.name, a.op_id);
+            *seen.entry(a.error_type).or_insert(0) += 1;
+            if a.error_type == ErrorType::DeletionError {
+                tombstones += t
+                    .edges
+                    .iter()
+                    .filter(|e| e.op_id == a.op_id)
+                    .filter_map(|e| t.var_by_id(&e.target_full_node_id))
+                    .filter(|&v| {
+                        memtrace::model::pyrepr::display(&t.var(v).value).contains("deleted")
+                    })
+                    .count();
+            }
+        }
+    }
+    println!("A-Mem: {seen:?}");
+    assert_eq!(seen.len(), 5, "every error type: {seen:?}");
+    assert!(
+        tombstones >= 3,
+        "the consolidation writes tombstone versions"
+    );
 }

@@ -10,7 +10,8 @@ use super::agent::{
     attribution_of, fence, json_in_text, validate_verdict, AgentRun, Verdict, DATA_CLOSE,
 };
 use super::obstrace::FlatLog;
-use super::prompts::{baseline_system, case_task};
+use super::prompts::{baseline_system, case_task, roles_note};
+use super::roles::{RoleConfig, Roles};
 use super::transcript::{ids_in, Step, MAX_NODES};
 use super::{Attribution, AttributionError};
 use crate::model::{ErrorType, FailureCase, Trace};
@@ -142,8 +143,23 @@ pub async fn attribute_baseline<L: Llm>(
     trace: &Trace,
     case: &FailureCase,
 ) -> Result<(Attribution, AgentRun), AttributionError> {
-    let log = FlatLog::build(trace);
-    let task = case_task(case);
+    let roles = Roles::infer(trace, &RoleConfig::default());
+    attribute_baseline_with(baseline, llm, trace, &roles, case).await
+}
+
+/// As [`attribute_baseline`], with the ops' roles (listed in the task, shown in the log).
+///
+/// # Errors
+/// As [`attribute_baseline`].
+pub async fn attribute_baseline_with<L: Llm>(
+    baseline: Baseline,
+    llm: &L,
+    trace: &Trace,
+    roles: &Roles,
+    case: &FailureCase,
+) -> Result<(Attribution, AgentRun), AttributionError> {
+    let log = FlatLog::build_with(trace, Some(roles));
+    let task = format!("{}{}", case_task(case), roles_note(trace, roles));
     let purpose = baseline.as_str();
     let id = case.query_id.as_str();
     let mut run = AgentRun::default();

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::roles::{RoleConfig, Roles};
 use super::text::{content_tokens, var_text, Key};
 use crate::algo::answer_op;
 use crate::memsys::label_is_correct;
@@ -94,6 +95,21 @@ pub async fn check<L: Llm>(
     case: &FailureCase,
     op_id: &str,
 ) -> Result<Check, ProviderError> {
+    let roles = Roles::infer(trace, &RoleConfig::default());
+    check_with(llm, trace, &roles, case, op_id).await
+}
+
+/// As [`check`], with the ops' roles (the user's overrides applied) for the replay.
+///
+/// # Errors
+/// The provider's error during a replay.
+pub async fn check_with<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    roles: &Roles,
+    case: &FailureCase,
+    op_id: &str,
+) -> Result<Check, ProviderError> {
     let Some(op) = trace.op_by_id(op_id) else {
         return Ok(Check::new(
             Outcome::NotReplayable,
@@ -149,7 +165,7 @@ pub async fn check<L: Llm>(
             .get(op.get())
             .is_some_and(|ins| ins.iter().any(|v| Some(*v) == query));
     if !feeds_answer {
-        return upstream(llm, trace, case, op, as_recorded, usage).await;
+        return upstream(llm, trace, roles, case, op, as_recorded, usage).await;
     }
     if as_recorded {
         let mut c = Check::new(
@@ -233,6 +249,7 @@ pub(super) async fn answer_and_judge<L: Llm>(
 async fn upstream<L: Llm>(
     llm: &L,
     trace: &Trace,
+    roles: &Roles,
     case: &FailureCase,
     op: OpIx,
     as_recorded: bool,
@@ -246,7 +263,7 @@ async fn upstream<L: Llm>(
         c.usage = usage;
         return Ok(c);
     }
-    let Some(r) = super::replay::upstream(llm, trace, case, op).await? else {
+    let Some(r) = super::replay::upstream(llm, trace, roles, case, op).await? else {
         return Ok(Check::new(
             Outcome::NotReplayable,
             "the op lies upstream of retrieval and the trace is not in the reference memory system's layout (extraction → facts → update task → memory units), so the memory pipeline after it cannot be replayed",

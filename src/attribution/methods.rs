@@ -7,9 +7,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::agent::AgentRun;
-use super::{
-    attribute_baseline, Attribution, AttributionError, Baseline, GraphTrace, InfoFlow, ObsTrace,
-};
+use super::baselines::attribute_baseline_with;
+use super::roles::{RoleConfig, Roles};
+use super::{Attribution, AttributionError, Baseline, GraphTrace, InfoFlow, ObsTrace};
 use crate::model::{FailureCase, Trace};
 use crate::provider::Llm;
 
@@ -75,6 +75,9 @@ impl FromStr for Method {
 /// Settings of every method.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MethodSettings {
+    /// How op roles are inferred, with the user's overrides: used by every method.
+    #[serde(default)]
+    pub roles: RoleConfig,
     pub infoflow: InfoFlow,
     pub graphtrace: GraphTrace,
     pub obstrace: ObsTrace,
@@ -108,14 +111,41 @@ pub async fn attribute_case_run<L: Llm>(
     trace: &Trace,
     case: &FailureCase,
 ) -> Result<(Attribution, AgentRun), AttributionError> {
+    let roles = Roles::infer(trace, &settings.roles);
+    attribute_case_with(method, settings, &roles, llm, trace, case).await
+}
+
+/// As [`attribute_case_run`], with the trace's roles computed once by the caller
+/// (`Roles::infer(trace, &settings.roles)`) for many cases.
+///
+/// # Errors
+/// The method's [`AttributionError`].
+pub async fn attribute_case_with<L: Llm>(
+    method: Method,
+    settings: &MethodSettings,
+    roles: &Roles,
+    llm: &L,
+    trace: &Trace,
+    case: &FailureCase,
+) -> Result<(Attribution, AgentRun), AttributionError> {
     match method {
         Method::InfoFlow => settings
             .infoflow
-            .attribute(trace, case)
+            .attribute_with(trace, roles, case)
             .map(|a| (a, AgentRun::default())),
-        Method::GraphTrace => settings.graphtrace.attribute(llm, trace, case).await,
-        Method::ObsTrace => settings.obstrace.attribute(llm, trace, case).await,
-        Method::Baseline(b) => attribute_baseline(b, llm, trace, case).await,
+        Method::GraphTrace => {
+            settings
+                .graphtrace
+                .attribute_with(llm, trace, roles, case)
+                .await
+        }
+        Method::ObsTrace => {
+            settings
+                .obstrace
+                .attribute_with(llm, trace, roles, case)
+                .await
+        }
+        Method::Baseline(b) => attribute_baseline_with(b, llm, trace, roles, case).await,
     }
 }
 

@@ -24,12 +24,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::ErrorType;
 
-pub use baselines::{attribute_baseline, Baseline};
+pub use baselines::{attribute_baseline, attribute_baseline_with, Baseline};
 pub use graphtrace::GraphTrace;
 pub use infoflow::InfoFlow;
-pub use methods::{attribute_case, attribute_case_run, Method, MethodSettings};
+pub use methods::{
+    attribute_case, attribute_case_run, attribute_case_with, Method, MethodSettings,
+};
 pub use obstrace::ObsTrace;
-pub use roles::{OpRole, RoleHints};
+pub use roles::{Assigned, Basis, NameRole, OpRole, RoleConfig, RoleHints, Roles};
 
 /// What an attribution cost. Wall time is filled in by the caller (the core has no clock).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

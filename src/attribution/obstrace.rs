@@ -11,7 +11,8 @@ use super::agent::{
     attribute_with_agent, fence, object_schema, spec, validate_verdict, verdict_schema,
     AgentLimits, AgentRun, ToolOutcome, Toolbox,
 };
-use super::prompts::{case_task, obstrace_system, DEFAULT_PRIOR};
+use super::prompts::{case_task, obstrace_system, roles_note, DEFAULT_PRIOR};
+use super::roles::{RoleConfig, Roles};
 use super::{Attribution, AttributionError};
 use crate::algo::render::flat_log::op_block;
 use crate::algo::search::{compile, RegexOptions};
@@ -34,6 +35,12 @@ impl FlatLog {
     /// # Complexity
     /// O(n log n + total value length).
     pub fn build(trace: &Trace) -> FlatLog {
+        Self::build_with(trace, None)
+    }
+
+    /// As [`FlatLog::build`], each block's head naming the op's pipeline role when `roles` is
+    /// given.
+    pub fn build_with(trace: &Trace, roles: Option<&Roles>) -> FlatLog {
         let mut log = FlatLog::default();
         let mut chars = 0usize;
         for (i, o) in filter_ops(trace, &Filter::default())
@@ -41,7 +48,10 @@ impl FlatLog {
             .enumerate()
         {
             let block = op_block(trace, o).unwrap_or_default();
-            let head = format!("[#{i}] {}\n", trace.op(o).op_id);
+            let role = roles
+                .map(|r| format!(" — {}", r.describe(o)))
+                .unwrap_or_default();
+            let head = format!("[#{i}] {}{role}\n", trace.op(o).op_id);
             log.ops.push((o, chars));
             chars += head.chars().count() + block.chars().count();
             log.text.push_str(&head);
@@ -95,12 +105,31 @@ impl ObsTrace {
         trace: &Trace,
         case: &FailureCase,
     ) -> Result<(Attribution, AgentRun), AttributionError> {
+        let roles = Roles::infer(trace, &RoleConfig::default());
+        self.attribute_with(llm, trace, &roles, case).await
+    }
+
+    /// As [`ObsTrace::attribute`], with the ops' roles (listed in the task, shown in the log).
+    ///
+    /// # Errors
+    /// As [`ObsTrace::attribute`].
+    pub async fn attribute_with<L: Llm>(
+        &self,
+        llm: &L,
+        trace: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+    ) -> Result<(Attribution, AgentRun), AttributionError> {
         let mut tools = ObsTools {
             trace,
-            log: FlatLog::build(trace),
+            log: FlatLog::build_with(trace, Some(roles)),
             budget: self.limits.render_budget_chars,
         };
-        let task = format!("{}\nStart with inspect_trace.", case_task(case));
+        let task = format!(
+            "{}{}\nStart with inspect_trace.",
+            case_task(case),
+            roles_note(trace, roles)
+        );
         attribute_with_agent(
             llm,
             trace,

@@ -66,6 +66,7 @@ pub async fn evaluate<L: Llm>(
             System::Mem0 => search_vector_store(&search, cfg, faults, q, &query, run),
             System::NaiveRag => super::naiverag::retrieve(&search, cfg, faults, q, &query, run),
             System::EverMemOs => super::evermemos::retrieve(&search, cfg, faults, q, &query, run),
+            System::AMem => super::amem::retrieve(&search, cfg, faults, q, &query, run),
         };
         searched.push((qi, Searched { query, units }));
     }

@@ -5,6 +5,9 @@
 //! - **NaiveRAG** ([`naiverag`]): raw message chunks become memory units as they are.
 //! - **EverMemOS** ([`evermemos`]): episodes segmented from the messages plus a user profile
 //!   updated over time; hybrid retrieval with a reranker.
+//! - **A-Mem** ([`amem`]): LLM-written notes linked to their neighbours, which new notes evolve
+//!   and consolidation removes; retrieval follows the links. A family attribution is never
+//!   tuned on (held out).
 //!
 //! Per question every system retrieves the top-k units, answers (LLM) and judges against the
 //! gold answer (LLM or the normalized-token rule).
@@ -13,6 +16,7 @@
 //! [`crate::provider::simulated`] provider makes it work offline. [`fault`] injects exactly
 //! one wrong operation per target question; [`bench`] turns that into MemTraceBench files.
 
+mod amem;
 pub mod bench;
 mod bench_otlp;
 pub mod demo;
@@ -66,18 +70,27 @@ pub enum System {
     /// Episodes segmented from messages, a user profile updated over time, hybrid retrieval
     /// with a reranker (EverMemOS).
     EverMemOs,
+    /// Agentic memory (A-Mem): LLM-constructed notes, links to the nearest notes, memory
+    /// evolution of neighbours, consolidation; retrieval with linked neighbours.
+    AMem,
 }
 
 impl System {
     /// All systems.
-    pub const ALL: [System; 3] = [System::Mem0, System::NaiveRag, System::EverMemOs];
+    pub const ALL: [System; 4] = [
+        System::Mem0,
+        System::NaiveRag,
+        System::EverMemOs,
+        System::AMem,
+    ];
 
-    /// The CLI name: `mem0`, `naiverag`, `evermemos`.
+    /// The CLI name: `mem0`, `naiverag`, `evermemos`, `amem`.
     pub fn name(self) -> &'static str {
         match self {
             System::Mem0 => "mem0",
             System::NaiveRag => "naiverag",
             System::EverMemOs => "evermemos",
+            System::AMem => "amem",
         }
     }
 
@@ -87,15 +100,17 @@ impl System {
             System::Mem0 => "Mem0",
             System::NaiveRag => "NaiveRAG",
             System::EverMemOs => "EverMemOS",
+            System::AMem => "A-Mem",
         }
     }
 
-    /// The system named `name` (case-insensitive; `rag` and `naive_rag` are accepted too).
+    /// The system named `name` (case-insensitive; `rag`, `naive_rag`, `a-mem` are accepted too).
     pub fn parse(name: &str) -> Option<System> {
         match name.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
             "mem0" => Some(System::Mem0),
             "naiverag" | "rag" => Some(System::NaiveRag),
             "evermemos" => Some(System::EverMemOs),
+            "amem" | "agenticmemory" => Some(System::AMem),
             _ => None,
         }
     }
@@ -105,7 +120,7 @@ impl System {
     pub fn error_types(self) -> Vec<ErrorType> {
         use ErrorType::{ExtractionError, ResponseError, RetrievalError, UpdateError};
         match self {
-            System::Mem0 => ErrorType::MEMORY.to_vec(),
+            System::Mem0 | System::AMem => ErrorType::MEMORY.to_vec(),
             System::NaiveRag => vec![ExtractionError, RetrievalError, ResponseError],
             System::EverMemOs => vec![ExtractionError, UpdateError, RetrievalError, ResponseError],
         }
@@ -191,6 +206,8 @@ pub struct Run {
     pub usage: Usage,
     /// The run as OTLP spans (empty unless [`Config::record_spans`]).
     pub spans: otlp::SpanLog,
+    /// A-Mem: each note's links (note id → linked note ids).
+    pub links: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl Run {
@@ -259,6 +276,7 @@ pub async fn run<L: Llm>(
         System::EverMemOs => {
             evermemos::construct(llm, conv, cfg, faults, rec, &mut run).await?;
         }
+        System::AMem => amem::construct(llm, conv, cfg, faults, rec, &mut run).await?,
     }
     evaluate::evaluate(llm, conv, prompts, cfg, faults, questions, rec, &mut run).await?;
     Ok(run)

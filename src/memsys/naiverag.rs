@@ -91,7 +91,11 @@ impl Builder<'_> {
             } else {
                 kept
             };
-            run.applied[k] = Some(op.id().to_owned());
+            // A pair split over two chunks is corrupted in both: the first is the earliest
+            // decisive fault.
+            if run.applied[k].is_none() {
+                run.applied[k] = Some(op.id().to_owned());
+            }
         }
         let content = texts.join("\n");
         let id = unit_id(self.cfg.seed, self.chunks, &content);

@@ -24,6 +24,8 @@
 //!   `Earlier message (context only): Name: text`, then `Conversation:` and one `Name: text`
 //!   line per message. Reply `{"facts": [...]}`. A fact answering a question asked just
 //!   before ends with `(in reply to: …)`.
+//! - note: as extract; reply `{"notes": [{content, keywords, context, tags}]}`, one note per
+//!   fact (keywords: its first five content words; tags: the speaker and its first keyword).
 //! - update / delete: system = instructions; user = `Old memory:` + a JSON list of
 //!   `{id, text}`, then `New facts:` + a JSON list of strings. Reply `{"memory": [{id, text,
 //!   event, old_memory?}]}` (Mem0's format).
@@ -41,6 +43,9 @@ use crate::memsys::text::{self, Date};
 
 /// `purpose` of a fact-extraction request.
 pub const EXTRACT: &str = "memsys.extract";
+/// `purpose` of an A-Mem note construction (extraction, each fact a note with keywords,
+/// context and tags).
+pub const NOTE: &str = "memsys.note";
 /// `purpose` of a memory-update decision.
 pub const UPDATE: &str = "memsys.update";
 /// `purpose` of a deletion check.
@@ -85,13 +90,14 @@ impl SimulatedLlm {
             .join("\n");
         let content = match req.purpose.as_str() {
             EXTRACT => extract(&system, &user).to_string(),
+            NOTE => notes(&system, &user).to_string(),
             UPDATE => update(&system, &user).to_string(),
             DELETE => delete(&system, &user).to_string(),
             ANSWER => answer(&system, &user),
             JUDGE => judge(&user).to_string(),
             other => {
                 return Err(ProviderError::BadResponse(format!(
-                    "the simulated provider only does {EXTRACT}, {UPDATE}, {DELETE}, {ANSWER} and {JUDGE}; this request's purpose is {other:?}. Use a real provider for it."
+                    "the simulated provider only does {EXTRACT}, {NOTE}, {UPDATE}, {DELETE}, {ANSWER} and {JUDGE}; this request's purpose is {other:?}. Use a real provider for it."
                 )))
             }
         };
@@ -214,6 +220,48 @@ fn extract(system: &str, user: &str) -> Value {
         }
     }
     json!({ "facts": facts })
+}
+
+/// A-Mem's note construction: each extracted fact becomes a note's content, with keywords
+/// (its first five distinct content words), a one-line context and tags.
+fn notes(system: &str, user: &str) -> Value {
+    let speakers: Vec<&str> = line_after(user, "Speakers:")
+        .map(|s| s.split(',').map(str::trim).collect())
+        .unwrap_or_default();
+    let facts = extract(system, user)["facts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let notes: Vec<Value> = facts
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|fact| {
+            let mut keywords: Vec<String> = Vec::new();
+            for t in text::tokens(fact) {
+                if t.len() > 3 && !text::is_stop(&t) && !keywords.contains(&t) {
+                    keywords.push(t);
+                }
+            }
+            keywords.truncate(5);
+            let who = speakers
+                .iter()
+                .find(|s| !s.is_empty() && fact.contains(*s))
+                .copied()
+                .unwrap_or("the speakers");
+            let topic = keywords
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut tags = vec![who.to_lowercase()];
+            tags.extend(keywords.first().cloned());
+            json!({"content": fact, "keywords": keywords,
+                "context": format!("A conversation in which {who} talks about {topic}."),
+                "tags": tags})
+        })
+        .collect();
+    json!({ "notes": notes })
 }
 
 /// Splits after `.`, `!` or `?` followed by a space.

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use memtrace::attribution::counterfactual::{check, Check};
+use memtrace::attribution::counterfactual::{check_with, Check};
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
-use memtrace::attribution::{attribute_case, Attribution, Method, MethodSettings};
+use memtrace::attribution::{attribute_case_with, Attribution, Method, MethodSettings, Roles};
 use memtrace::format::{load, LoadOptions};
 use memtrace::model::FailureCase;
 use memtrace::provider::run_bounded;
@@ -37,6 +37,11 @@ pub struct MethodArgs {
     /// Agents: summarize older turns when the history passes this many (estimated) tokens.
     #[arg(long, value_name = "N", default_value_t = 60_000)]
     pub history_budget_tokens: usize,
+    /// Set an op name's pipeline role, over what its reads and writes say (repeatable):
+    /// extraction, update, deletion, retrieval, response, judge, other. `memtrace roles FILE`
+    /// lists the inferred ones.
+    #[arg(long = "role", value_name = "NAME=ROLE")]
+    pub roles: Vec<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
 }
@@ -78,6 +83,12 @@ impl MethodArgs {
             None => DEFAULT_PRIOR.to_owned(),
         };
         let mut settings = MethodSettings::default();
+        for spec in &self.roles {
+            settings
+                .roles
+                .add_override(spec)
+                .map_err(|e| anyhow::anyhow!(e))?;
+        }
         for limits in [
             &mut settings.graphtrace.limits,
             &mut settings.obstrace.limits,
@@ -101,9 +112,13 @@ impl Runner {
     /// Attributes `cases` of `trace`, `concurrency` cases at a time, in order; with `verify`,
     /// runs the counterfactual check of each verdict.
     pub fn attribute(&self, trace: &Trace, cases: &[FailureCase], verify: bool) -> Vec<CaseResult> {
+        let roles = &Roles::infer(trace, &self.settings.roles);
         let work = run_bounded(cases, self.concurrency, |case| async move {
             let started = Instant::now();
-            let result = attribute_case(self.method, &self.settings, &self.llm, trace, case).await;
+            let result =
+                attribute_case_with(self.method, &self.settings, roles, &self.llm, trace, case)
+                    .await
+                    .map(|(a, _)| a);
             let result = result.map(|mut a| {
                 a.cost.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 a
@@ -112,8 +127,12 @@ impl Runner {
                 (Ok(a), true) => Some(
                     match &self.llm {
                         // The echo stand-in cannot answer; the simulated memory-system model can.
-                        CliLlm::Simulated(_) => check(&SimulatedLlm, trace, case, &a.op_id).await,
-                        llm @ CliLlm::Http(_) => check(llm, trace, case, &a.op_id).await,
+                        CliLlm::Simulated(_) => {
+                            check_with(&SimulatedLlm, trace, roles, case, &a.op_id).await
+                        }
+                        llm @ CliLlm::Http(_) => {
+                            check_with(llm, trace, roles, case, &a.op_id).await
+                        }
                     }
                     .unwrap_or_else(|e| Check {
                         outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,

@@ -44,7 +44,7 @@ pub struct GenArgs {
     /// instrumented app emits them, plus `<name>.annotations.json` ground truth).
     #[arg(long, default_value = "smartcomment", value_parser = parse_format)]
     format: BenchFormat,
-    /// Memory system: mem0, naiverag or evermemos.
+    /// Memory system: mem0, naiverag, evermemos or amem.
     #[arg(long, default_value = "mem0", value_parser = parse_system)]
     system: System,
 }

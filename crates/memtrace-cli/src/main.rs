@@ -8,6 +8,7 @@ mod gen;
 mod info;
 mod optimize;
 mod report;
+mod roles;
 mod rules;
 mod search;
 mod start_points;
@@ -55,6 +56,8 @@ enum Command {
     Optimize(Box<optimize::Args>),
     /// Write the diagnostic report (HTML and Markdown) of the failures in trace files.
     Report(report::Args),
+    /// Print each op name's pipeline role (inferred from what its ops read and write), count and reason.
+    Roles(roles::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => gen::run(&args),
         Command::Optimize(args) => optimize::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Roles(args) => roles::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -19,6 +19,7 @@ use crate::components::{
     optimize::OptimizeView,
     progress::ProgressBar,
     report::ReportView,
+    roles::RolesPanel,
     search::Search,
     summary::SummaryCard,
     Shared,
@@ -64,6 +65,7 @@ fn shortcut(e: &KeyboardEvent) -> Option<Action> {
         "w" => Action::ToggleWhole,
         "R" => Action::ToggleReport,
         "O" => Action::ToggleOptimize,
+        "L" => Action::ToggleRoles,
         _ => return None,
     })
 }
@@ -206,6 +208,19 @@ pub fn app() -> Html {
 
     let state = &store.0;
     let current = state.current_trace();
+    // The roles in force on screen: inferred once per trace and set of overrides.
+    let roles = use_memo(
+        current.map(|t| (Shared(t.trace.clone()), t.role_overrides.clone())),
+        |d| {
+            d.as_ref().map(|(t, o)| {
+                Rc::new(memtrace::attribution::Roles::infer(
+                    &t.0,
+                    &crate::roles::config(o),
+                ))
+            })
+        },
+    );
+    let roles = Shared((*roles).clone().unwrap_or_default());
     html! {
         <DropZone on_files={on_files.clone()}>
             <header class="topbar">
@@ -234,6 +249,9 @@ pub fn app() -> Html {
                 <button id="report-toggle" class="button" aria-pressed={state.report_open.to_string()}
                         disabled={state.traces.is_empty()} title="counts per error type and op (R)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleReport))}>{"Report"}</button>
+                <button id="roles-toggle" class="button" aria-pressed={state.roles_open.to_string()}
+                        disabled={state.traces.is_empty()} title="each op name's role; override one (L)"
+                        onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleRoles))}>{"Roles"}</button>
                 <button id="optimize-toggle" class="button" aria-pressed={state.optimize_open.to_string()}
                         title="the prompt optimizer's closed loop (O)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleOptimize))}>{"Optimize"}</button>
@@ -261,7 +279,16 @@ pub fn app() -> Html {
                     on_error={d.reform(|message| Action::ReadFailed { name: "export".into(), message })}
                     provider={state.provider.clone()}
                     on_provider={d.reform(Action::SetProvider)}
-                    on_highlight={d.reform(Action::Highlight)} />
+                    on_highlight={d.reform(Action::Highlight)}
+                    roles={roles.clone()}
+                    role_overrides={t.role_overrides.clone()} />
+                if state.roles_open {
+                    <RolesPanel
+                        trace={Shared(t.trace.clone())}
+                        overrides={t.role_overrides.clone()}
+                        on_role={d.reform(|(op_name, role)| Action::SetRole { op_name, role })}
+                        on_close={d.reform(|()| Action::ToggleRoles)} />
+                }
                 <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
                 if state.report_open {
                     <ReportView

@@ -2,7 +2,8 @@
 //!
 //! Pure parts, tested natively: [`state`] (the one reducer), [`failures`] (list filter/sort),
 //! [`viewport`] (zoom, pan, fit, culling grid), [`diff`] (side-by-side version diff),
-//! [`bundle`] (project export/import), [`report`] (counts per error type and op). The Yew components and browser services are wasm32-only.
+//! [`bundle`] (project export/import), [`report`] (counts per error type and op),
+//! [`roles`] (op roles with the user's overrides, info-flow recomputed). The Yew components and browser services are wasm32-only.
 
 pub mod annotations;
 pub mod bundle;
@@ -15,6 +16,7 @@ pub mod llm_run;
 pub mod optimize;
 pub mod raster;
 pub mod report;
+pub mod roles;
 pub mod state;
 pub mod viewport;
 

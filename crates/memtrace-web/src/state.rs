@@ -6,6 +6,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use memtrace::attribution::transcript::Step;
+use memtrace::attribution::OpRole;
 use memtrace::format::{load, LoadOptions};
 use memtrace::layout::NodeRef;
 use memtrace::model::{Mark, VarIx};
@@ -70,6 +71,8 @@ pub struct LoadedTrace {
     pub labels: BTreeMap<String, Label>,
     /// Separate annotation files merged into this trace (name, bytes), kept for storage/export.
     pub annotation_files: Vec<(String, Rc<[u8]>)>,
+    /// The user's op roles: op name → role, over what inference says (`crate::roles`).
+    pub role_overrides: BTreeMap<String, OpRole>,
     /// Questions the user marked as failed (`crate::fail_rules`).
     pub marks: Vec<Mark>,
 }
@@ -126,6 +129,8 @@ pub struct Settings {
     pub labels: BTreeMap<String, BTreeMap<String, Label>>,
     /// The LLM provider (no key).
     pub provider: ProviderSettings,
+    /// The user's op roles per trace name: op name → role.
+    pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
     /// Failure rules (`span=NAME output~REGEX`), one per entry.
     pub rules: Vec<String>,
     /// Questions marked as failed, per trace name.
@@ -134,7 +139,7 @@ pub struct Settings {
 
 /// Everything the page shows.
 #[derive(Debug, Clone, PartialEq, Default)]
-#[allow(clippy::struct_excessive_bools)] // independent toggles: help, report, optimize, whole trace
+#[allow(clippy::struct_excessive_bools)] // independent toggles: help, report, optimize, roles, whole trace
 pub struct PageState {
     pub traces: Vec<LoadedTrace>,
     /// Index into `traces` of the one on screen.
@@ -149,6 +154,8 @@ pub struct PageState {
     pub report_open: bool,
     /// The Optimize view (the prompt optimizer's closed loop) replaces the trace panels.
     pub optimize_open: bool,
+    /// The roles panel (each op name's role, with overrides) is shown.
+    pub roles_open: bool,
     /// Show the whole trace instead of the selected failure's slice.
     pub whole_trace: bool,
     /// Bumped to ask the graph to fit its content.
@@ -199,6 +206,14 @@ pub enum Action {
     ToggleReport,
     /// `O`: shows or hides the Optimize view.
     ToggleOptimize,
+    /// `L`: shows or hides the roles panel.
+    ToggleRoles,
+    /// Sets (`Some`) or resets (`None`) the role of the ops named `op_name` in the trace on
+    /// screen; its info-flow verdicts are recomputed at once.
+    SetRole {
+        op_name: String,
+        role: Option<OpRole>,
+    },
     /// `w`: whole trace ↔ the selected failure's slice.
     ToggleWhole,
     /// Escape: closes the help, then the diff, then the node selection.
@@ -287,6 +302,19 @@ impl PageState {
             Action::ToggleHelp => self.help_open = !self.help_open,
             Action::ToggleReport => self.report_open = !self.report_open,
             Action::ToggleOptimize => self.optimize_open = !self.optimize_open,
+            Action::ToggleRoles => self.roles_open = !self.roles_open,
+            Action::SetRole { op_name, role } => {
+                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
+                    let name = t.name.clone();
+                    for message in crate::roles::set_role(t, op_name, role) {
+                        self.errors.push(FileError {
+                            name: name.clone(),
+                            message,
+                            location: String::new(),
+                        });
+                    }
+                }
+            }
             Action::ToggleWhole => {
                 self.whole_trace = !self.whole_trace;
                 self.fit_requests = self.fit_requests.wrapping_add(1);
@@ -341,6 +369,9 @@ impl PageState {
                     if let Some(l) = s.labels.get(&t.name) {
                         t.labels.clone_from(l);
                     }
+                    if let Some(r) = s.roles.get(&t.name) {
+                        t.role_overrides.clone_from(r);
+                    }
                 }
                 if let Some(i) = s
                     .current
@@ -388,6 +419,7 @@ impl PageState {
                     verdicts: BTreeMap::new(),
                     labels: BTreeMap::new(),
                     annotation_files: Vec::new(),
+                    role_overrides: BTreeMap::new(),
                     marks: Vec::new(),
                 };
                 let mut t = t;
@@ -399,6 +431,8 @@ impl PageState {
                 }
                 // The same name again replaces the earlier one (a re-export of the same run).
                 let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
+                    // The same system: the user's roles still hold.
+                    t.role_overrides = std::mem::take(&mut self.traces[i].role_overrides);
                     self.traces[i] = t;
                     i
                 } else {
@@ -527,6 +561,12 @@ impl PageState {
                 .map(|t| (t.name.clone(), t.labels.clone()))
                 .collect(),
             provider: self.provider.clone(),
+            roles: self
+                .traces
+                .iter()
+                .filter(|t| !t.role_overrides.is_empty())
+                .map(|t| (t.name.clone(), t.role_overrides.clone()))
+                .collect(),
             rules: self.rules.clone(),
             marks: self
                 .traces

@@ -13,7 +13,8 @@ use super::agent::{
     attribute_with_agent, fence, object_schema, spec, validate_verdict, verdict_schema,
     AgentLimits, AgentRun, ToolOutcome, Toolbox,
 };
-use super::prompts::{case_task, graphtrace_system, DEFAULT_PRIOR};
+use super::prompts::{case_task, graphtrace_system, roles_note, DEFAULT_PRIOR};
+use super::roles::{RoleConfig, Roles};
 use super::{Attribution, AttributionError, InfoFlow};
 use crate::algo::render::{render_op_xml, render_preview, render_value, render_value_hits};
 use crate::algo::search::RegexOptions;
@@ -57,12 +58,28 @@ impl GraphTrace {
         trace: &Trace,
         case: &FailureCase,
     ) -> Result<(Attribution, AgentRun), AttributionError> {
+        let roles = Roles::infer(trace, &RoleConfig::default());
+        self.attribute_with(llm, trace, &roles, case).await
+    }
+
+    /// As [`GraphTrace::attribute`], with the ops' roles (listed in the task, shown per op).
+    ///
+    /// # Errors
+    /// As [`GraphTrace::attribute`].
+    pub async fn attribute_with<L: Llm>(
+        &self,
+        llm: &L,
+        trace: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+    ) -> Result<(Attribution, AgentRun), AttributionError> {
         let mut task = case_task(case);
+        task.push_str(&roles_note(trace, roles));
         if self.hint_infoflow {
-            task.push_str(&Self::hint(trace, case));
+            task.push_str(&Self::hint(trace, roles, case));
         }
         task.push_str("\nStart with initialize.");
-        let mut tools = GraphTools::new(trace, case, self);
+        let mut tools = GraphTools::new(trace, case, self).with_roles(roles);
         let (mut a, run) = attribute_with_agent(
             llm,
             trace,
@@ -85,9 +102,9 @@ impl GraphTrace {
     }
 
     /// The info-flow verdict and the ops of the failure slice, as a hint.
-    fn hint(trace: &Trace, case: &FailureCase) -> String {
+    fn hint(trace: &Trace, roles: &Roles, case: &FailureCase) -> String {
         let mut s = String::new();
-        match InfoFlow::default().attribute(trace, case) {
+        match InfoFlow::default().attribute_with(trace, roles, case) {
             Ok(a) => {
                 let _ = writeln!(
                     s,
@@ -138,6 +155,7 @@ pub struct GraphTools<'a> {
     trace: &'a Trace,
     case: &'a FailureCase,
     settings: &'a GraphTrace,
+    roles: Option<&'a Roles>,
     pub frontier: Frontier,
 }
 
@@ -148,8 +166,16 @@ impl<'a> GraphTools<'a> {
             trace,
             case,
             settings,
+            roles: None,
             frontier: Frontier::default(),
         }
+    }
+
+    /// Shows each op's pipeline role next to it.
+    #[must_use]
+    pub fn with_roles(mut self, roles: &'a Roles) -> Self {
+        self.roles = Some(roles);
+        self
     }
 
     fn var(&self, args: &Value, key: &str) -> Result<VarIx, String> {
@@ -286,11 +312,14 @@ impl<'a> GraphTools<'a> {
                 .collect();
             let _ = writeln!(
                 out,
-                "\n## op {} {} [{}] at {} — this node is its {role}; leaves: {}",
+                "\n## op {} {} [{}] at {}{} — this node is its {role}; leaves: {}",
                 t.op(*o).op_id,
                 t.op(*o).op_name,
                 t.op(*o).category,
                 t.op(*o).created_at,
+                self.roles
+                    .map(|r| format!(", {}", r.describe(*o)))
+                    .unwrap_or_default(),
                 succ.join(", ")
             );
             match render_op_xml(t, *o, share, page) {

@@ -9,7 +9,7 @@ use crate::model::{OpIx, Trace, VarIx};
 
 /// The retrieval op of a question: the latest op before the answer that read the query, preferring
 /// ops upstream of the answer (a retrieval that returned nothing is not upstream of it).
-pub(super) fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
+pub(crate) fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
     let (_, upstream) = ancestors(t, answer_op);
     let downstream: BTreeSet<VarIx> =
         descendants(t, &t.flow.op_produced(answer_op).collect::<Vec<_>>())
@@ -31,7 +31,7 @@ pub(super) fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option
 
 /// Categories of the variables `retrieval` reads or returns (or, with no retrieval, the answer op
 /// reads) that some other op wrote: what memory looks like in this system.
-pub(super) fn memory_kinds_near(
+pub(crate) fn memory_kinds_near(
     t: &Trace,
     query: VarIx,
     answer_op: OpIx,
@@ -54,7 +54,7 @@ pub(super) fn memory_kinds_near(
 }
 
 /// A memory version that says it is deleted or is empty.
-pub(super) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
+pub(crate) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
     let json = crate::model::pyrepr::to_json(&t.var(v).value);
     match &json {
         serde_json::Value::Object(m) => {
@@ -69,11 +69,17 @@ pub(super) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
 
 /// The evidence's lineage: variables reachable forward from `from`, sorted; from a memory
 /// variable only its own later versions are followed (what an op derives from a memory it merely
-/// read — a list of similar memories, a decision about another fact — is not the evidence).
+/// read — a list of similar memories, a decision about another fact — is not the evidence), and
+/// only what `keep` accepts of what an op produced.
 ///
 /// # Complexity
 /// O(V + E) over the reachable part.
-pub(super) fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bool) -> Vec<VarIx> {
+pub(crate) fn lineage(
+    t: &Trace,
+    from: &[VarIx],
+    is_memory: &dyn Fn(VarIx) -> bool,
+    keep: &dyn Fn(OpIx, VarIx) -> bool,
+) -> Vec<VarIx> {
     let mut seen = vec![false; t.vars.len()];
     let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
     for &v in from {
@@ -85,7 +91,7 @@ pub(super) fn lineage(t: &Trace, from: &[VarIx], is_memory: &dyn Fn(VarIx) -> bo
         let memory = is_memory(v);
         for &o in &t.flow.consumers[v.get()] {
             for w in t.flow.op_produced(o) {
-                let follow = !memory || t.var(w).full_name == t.var(v).full_name;
+                let follow = (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
                 if follow && !std::mem::replace(&mut seen[w.get()], true) {
                     queue.push_back(w);
                 }

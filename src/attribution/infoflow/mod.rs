@@ -24,21 +24,44 @@
 //! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
-mod graph;
+pub(crate) mod graph;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use graph::{find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
-use super::roles::{OpRole, RoleHints};
+use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
 use super::text::{content_tokens, var_text, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
+/// The finding's error type and reason; the user's role for the blamed op, when they set one
+/// that can be at fault, gives the type (a fault at an op they call an update is an
+/// `UpdateError`).
+fn user_typed(t: &Trace, roles: &Roles, f: &Finding) -> (ErrorType, String) {
+    let found = f.role.error_type().unwrap_or(ErrorType::ResponseError);
+    let user = roles
+        .get(f.op)
+        .filter(|a| a.basis == Basis::User)
+        .and_then(|a| a.role.error_type().map(|e| (a.role, e)));
+    match user {
+        Some((role, e)) if e != found => (
+            e,
+            format!(
+                "{} Typed {} by your role for {}: {role} (the trace alone says {}).",
+                f.reason,
+                e.as_str(),
+                t.op(f.op).op_name,
+                found.as_str()
+            ),
+        ),
+        _ => (found, f.reason.clone()),
+    }
+}
+
 /// Settings of the information-flow attributor.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InfoFlow {
-    pub hints: RoleHints,
     /// Share of the key a variable must hold to count as carrying the information.
     pub threshold: f64,
     /// Messages taken as evidence when a case names none.
@@ -48,7 +71,6 @@ pub struct InfoFlow {
 impl Default for InfoFlow {
     fn default() -> Self {
         InfoFlow {
-            hints: RoleHints::default(),
             threshold: 0.6,
             start_points: 3,
         }
@@ -77,7 +99,9 @@ struct Stage {
 }
 
 impl InfoFlow {
-    /// Attributes one failed case.
+    /// Attributes one failed case with the roles inferred from the default [`RoleConfig`]
+    /// (no overrides). Computes the roles each call: use [`InfoFlow::attribute_with`] for many
+    /// cases of one trace.
     ///
     /// # Errors
     /// [`AttributionError::Unresolvable`] when the case's query or prediction cannot be found
@@ -85,6 +109,19 @@ impl InfoFlow {
     pub fn attribute(
         &self,
         t: &Trace,
+        case: &FailureCase,
+    ) -> Result<Attribution, AttributionError> {
+        self.attribute_with(t, &Roles::infer(t, &RoleConfig::default()), case)
+    }
+
+    /// Attributes one failed case; the error type is the blamed op's role in `roles`.
+    ///
+    /// # Errors
+    /// As [`InfoFlow::attribute`].
+    pub fn attribute_with(
+        &self,
+        t: &Trace,
+        roles: &Roles,
         case: &FailureCase,
     ) -> Result<Attribution, AttributionError> {
         let stage = Self::stage(t, case)?;
@@ -100,7 +137,7 @@ impl InfoFlow {
             let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
             findings.push((
                 key.gold_is_literal.then_some(key.gold.clone()),
-                self.follow(t, &stage, case, &[e], &key)?,
+                self.follow(t, roles, &stage, case, &[e], &key)?,
             ));
         }
         // Gold words that reached the answer op through some evidence message.
@@ -145,12 +182,13 @@ impl InfoFlow {
         let mut evidence_path = ev_ids;
         evidence_path.extend(f.path.iter().map(|&v| t.var(v).full_node_id.clone()));
         evidence_path.push(t.op(f.op).op_id.clone());
+        let (error_type, reason) = user_typed(t, roles, f);
         Ok(Attribution {
             case_id: case.query_id.clone(),
             op_id: t.op(f.op).op_id.clone(),
             op_name: t.op(f.op).op_name.clone(),
-            error_type: f.role.error_type().unwrap_or(ErrorType::ResponseError),
-            reason: f.reason.clone(),
+            error_type,
+            reason,
             evidence_path,
             confidence: if from_start_points {
                 f.confidence * 0.7
@@ -167,13 +205,20 @@ impl InfoFlow {
     fn follow(
         &self,
         t: &Trace,
+        roles: &Roles,
         stage: &Stage,
         case: &FailureCase,
         evidence: &[VarIx],
         key: &Key,
     ) -> Result<Finding, AttributionError> {
         let bar = key.bar(self.threshold);
-        let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar;
+        // A verbatim copy of the evidence (a buffer, a stored chunk) carries what it carries.
+        let texts: Vec<String> = evidence
+            .iter()
+            .filter_map(|&e| verbatim_text(t, e))
+            .collect();
+        let copies = |w: VarIx| !texts.is_empty() && texts.iter().all(|x| holds_verbatim(t, x, w));
+        let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar || copies(v);
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -186,7 +231,16 @@ impl InfoFlow {
 
         let is_memory =
             |v: VarIx| v != stage.query && stage.memory_kinds.contains(&t.var(v).category);
-        let lineage = lineage(t, evidence, &is_memory);
+        // What a buffer or chunker (role other) produced is the evidence only where it copied
+        // the evidence verbatim, when it copied it anywhere (a chunk emitted as the evidence
+        // arrived holds the messages before it, not the evidence).
+        let keep = |o: OpIx, w: VarIx| {
+            roles.role(o) != OpRole::Other
+                || texts.is_empty()
+                || copies(w)
+                || !t.flow.op_produced(o).any(copies)
+        };
+        let lineage = lineage(t, evidence, &is_memory, &keep);
         let in_lineage = |v: VarIx| lineage.binary_search(&v).is_ok();
         // An answer input counts when it came from the evidence: it is in the lineage, or was
         // assembled (one op back) from something in it.
@@ -202,7 +256,7 @@ impl InfoFlow {
             .iter()
             .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
             .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
-            .filter(|&o| self.hints.hint(t.op(o)) != Some(OpRole::Other))
+            .filter(|&o| roles.role(o) != OpRole::Judge)
             .collect();
         let earliest =
             |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
@@ -311,12 +365,10 @@ impl InfoFlow {
                 .copied()
                 .find(|&o| Some(o) != stage.retrieval_op && o != stage.answer_op);
             let Some(writer) = writer else { continue };
-            let role = if is_tombstone(t, next)
-                || self.hints.hint(t.op(writer)) == Some(OpRole::Deletion)
-            {
-                OpRole::Deletion
-            } else {
-                OpRole::Update
+            let role = match roles.role(writer) {
+                _ if is_tombstone(t, next) => OpRole::Deletion,
+                r @ (OpRole::Deletion | OpRole::Extraction) => r,
+                _ => OpRole::Update,
             };
             let verb = if role == OpRole::Deletion {
                 "deleted"
@@ -350,22 +402,36 @@ impl InfoFlow {
             });
         };
         // Facts: what an evidence reader handed on, holding the information.
-        let facts: Vec<(OpIx, VarIx)> = readers
+        let mut facts: Vec<(OpIx, VarIx)> = readers
             .iter()
             .flat_map(|&x| t.flow.op_outputs[x.get()].iter().map(move |&f| (x, f)))
-            .filter(|&(_, f)| !is_memory(f) && carries(f))
+            .filter(|&(x, f)| !is_memory(f) && carries(f) && keep(x, f))
             .collect();
+        let passes_on = |o: OpIx| {
+            roles.role(o) == OpRole::Other && o != stage.answer_op && Some(o) != stage.retrieval_op
+        };
+        // What buffers and chunkers (role other) hand on is still the evidence.
+        let mut i = 0;
+        while let Some(&(_, f)) = facts.get(i) {
+            i += 1;
+            for &o in t.flow.consumers[f.get()].iter().filter(|&&o| passes_on(o)) {
+                for w in t.flow.op_produced(o) {
+                    let new = !facts.iter().any(|x| x.1 == w);
+                    if new && !is_memory(w) && carries(w) && keep(o, w) {
+                        facts.push((o, w));
+                    }
+                }
+            }
+        }
         let dropped_at = facts
             .iter()
             .flat_map(|&(_, f)| t.flow.consumers[f.get()].iter().map(move |&o| (o, f)))
             .filter(|&(o, _)| o != stage.answer_op && Some(o) != stage.retrieval_op)
+            .filter(|&(o, _)| !passes_on(o))
             .min_by(|a, b| earliest(&a.0, &b.0));
         if let Some((op, fact)) = dropped_at {
-            let role = match self.hints.hint(t.op(op)) {
-                Some(OpRole::Deletion) => OpRole::Deletion,
-                Some(OpRole::Extraction) if !Self::writes_memory(t, &stage, op) => {
-                    OpRole::Extraction
-                }
+            let role = match roles.role(op) {
+                r @ (OpRole::Deletion | OpRole::Extraction) => r,
                 _ => OpRole::Update,
             };
             let reason = format!(
@@ -551,12 +617,6 @@ impl InfoFlow {
             .then_some(first)
             .flatten()
     }
-
-    fn writes_memory(t: &Trace, stage: &Stage, op: OpIx) -> bool {
-        t.flow
-            .op_produced(op)
-            .any(|v| stage.memory_kinds.contains(&t.var(v).category))
-    }
 }
 
 /// Why a variable that keeps the answer's words does not hold it (" It changed the date …"),
@@ -571,9 +631,10 @@ fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> Strin
 pub fn attribute_all(
     t: &Trace,
     attributor: &InfoFlow,
+    roles: &Roles,
 ) -> BTreeMap<String, Result<Attribution, AttributionError>> {
     t.cases
         .iter()
-        .map(|c| (c.query_id.clone(), attributor.attribute(t, c)))
+        .map(|c| (c.query_id.clone(), attributor.attribute_with(t, roles, c)))
         .collect()
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::algo::answer_op;
-use crate::attribution::roles::{OpRole, RoleHints};
+use crate::attribution::roles::{OpRole, Roles};
 use crate::attribution::text::var_text;
 use crate::memsys::prompts::{extraction_request, Prompts};
 use crate::memsys::text::Date;
@@ -40,9 +40,8 @@ pub(super) fn str_list(v: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// Reads the layout; `None` when the trace is not the reference system's.
-pub(super) fn layout(trace: &Trace, case: &FailureCase) -> Option<Layout> {
-    let hints = RoleHints::default();
+/// Reads the layout with the ops' `roles`; `None` when the trace is not the reference system's.
+pub(super) fn layout(trace: &Trace, roles: &Roles, case: &FailureCase) -> Option<Layout> {
     let answer = answer_op(trace, case)?;
     let query = trace.var_by_id(&case.query_id)?;
     let answer_inputs = trace.flow.op_inputs.get(answer.get())?;
@@ -84,7 +83,7 @@ pub(super) fn layout(trace: &Trace, case: &FailureCase) -> Option<Layout> {
     let mut steps = Vec::new();
     let mut facts_of_extraction = BTreeSet::new();
     for o in order {
-        let role = hints.hint(trace.op(o)).unwrap_or(OpRole::Other);
+        let role = roles.role(o);
         let facts = match role {
             OpRole::Extraction => {
                 let f = trace.flow.op_outputs[o.get()]

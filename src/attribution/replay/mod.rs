@@ -13,7 +13,7 @@
 //! prompt and write a list of facts; update ops read those facts and write a `prompt` task
 //! (`Old memory:` / `New facts:`), the similar memories listed with their `memory_id`, and
 //! memory-unit versions (`{id, memory, timestamp}`); deletion ops read the facts and write
-//! tombstone versions (`memory: null`). Op roles come from [`super::RoleHints`]. Retrieval's
+//! tombstone versions (`memory: null`). Op roles come from [`super::Roles`]. Retrieval's
 //! `top_k` is read from its op's metadata; the similar-memory lookup uses the reference
 //! system's default `similar_k` (the trace does not record it).
 
@@ -27,7 +27,7 @@ use self::layout::{
     extraction_request_of, facts_time, layout, recorded_addition, recorded_facts, recorded_update,
     str_list, unit_version, Layout, MemOp,
 };
-use super::roles::OpRole;
+use super::roles::{OpRole, Roles};
 use crate::memsys::prompts::{
     build_context, delete_request, strip_code_block, update_request, update_task,
 };
@@ -231,10 +231,11 @@ impl Stores {
 pub async fn upstream<L: Llm>(
     llm: &L,
     trace: &Trace,
+    roles: &Roles,
     case: &FailureCase,
     blamed: OpIx,
 ) -> Result<Option<Replayed>, ProviderError> {
-    let Some(lay) = layout(trace, case) else {
+    let Some(lay) = layout(trace, roles, case) else {
         return Ok(None);
     };
     if !lay.steps.iter().any(|s| s.op == blamed) {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use memtrace::attribution::InfoFlow;
+use memtrace::attribution::{OpRole, Roles};
 use memtrace::layout::{failure_view, NodeRef};
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
@@ -18,6 +18,7 @@ use super::provider::ProviderForm;
 use super::Shared;
 use crate::exports::{labels_json, op_name, verdicts_csv, verdicts_json};
 use crate::llm_run::ProviderSettings;
+use crate::roles::{basis_label, config, infoflow_verdict, op_role};
 use crate::services::files;
 use crate::state::{Label, Verdict};
 
@@ -47,25 +48,14 @@ pub struct Props {
     pub on_provider: Callback<ProviderSettings>,
     /// Highlight these node and op ids in the graph.
     pub on_highlight: Callback<Vec<String>>,
+    /// The roles in force (inferred, with the user's overrides), for every method.
+    pub roles: Shared<Roles>,
+    /// The user's overrides behind `roles`, passed to the LLM runs.
+    pub role_overrides: BTreeMap<String, OpRole>,
 }
 
 /// Builds an export's bytes from (trace name, trace, verdicts, labels).
 type Maker = fn(&str, &Trace, &BTreeMap<String, Verdict>, &BTreeMap<String, Label>) -> Vec<u8>;
-
-/// Runs info-flow on one case: the verdict, or the reason it could not.
-fn run(t: &Trace, c: &FailureCase) -> Result<Verdict, String> {
-    let a = InfoFlow::default()
-        .attribute(t, c)
-        .map_err(|e| e.to_string())?;
-    Ok(Verdict {
-        error_type: a.error_type.as_str().to_owned(),
-        op_id: a.op_id,
-        reason: a.reason,
-        confidence: a.confidence,
-        method: a.method,
-        ..Verdict::default()
-    })
-}
 
 fn select_value(e: &Event) -> String {
     e.target()
@@ -92,8 +82,9 @@ pub fn attribution_panel(props: &Props) -> Html {
     };
     let ready = method.as_str() == "infoflow";
     let attribute_one = {
-        let (trace, on_verdict, problem) = (
+        let (trace, roles, on_verdict, problem) = (
             props.trace.clone(),
+            props.roles.clone(),
             props.on_verdict.clone(),
             problem.clone(),
         );
@@ -103,7 +94,7 @@ pub fn attribution_panel(props: &Props) -> Html {
             let Some(c) = case.and_then(|i| t.cases.get(i)) else {
                 return;
             };
-            match run(t, c) {
+            match infoflow_verdict(t, &roles.0, c) {
                 Ok(v) => {
                     problem.set(None);
                     on_verdict.emit((c.query_id.clone(), Some(v)));
@@ -113,8 +104,9 @@ pub fn attribution_panel(props: &Props) -> Html {
         })
     };
     let attribute_all = {
-        let (trace, on_verdict, problem) = (
+        let (trace, roles, on_verdict, problem) = (
             props.trace.clone(),
+            props.roles.clone(),
             props.on_verdict.clone(),
             problem.clone(),
         );
@@ -122,7 +114,7 @@ pub fn attribution_panel(props: &Props) -> Html {
             let t = &trace.0;
             let mut failed = Vec::new();
             for c in &t.cases {
-                match run(t, c) {
+                match infoflow_verdict(t, &roles.0, c) {
                     Ok(v) => on_verdict.emit((c.query_id.clone(), Some(v))),
                     Err(m) => failed.push(m),
                 }
@@ -194,6 +186,7 @@ pub fn attribution_panel(props: &Props) -> Html {
                 <ProviderForm settings={props.provider.clone()} on_change={props.on_provider.clone()} />
                 <RunPanel method={(*method).clone()} trace={props.trace.clone()} case={props.case}
                     verdicts={props.verdicts.clone()} provider={props.provider.clone()}
+                    roles={config(&props.role_overrides)}
                     on_verdict={props.on_verdict.clone()} on_highlight={props.on_highlight.clone()} />
             }
             if let Some(c) = case {
@@ -221,12 +214,18 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
         })
     };
     let ann = c.annotation.as_ref();
+    let role = op_role(t, &props.roles.0, &v.op_id);
     html! {
-        <div id="verdict" class="verdict" data-type={v.error_type.clone()} data-op={v.op_id.clone()}>
+        <div id="verdict" class="verdict" data-type={v.error_type.clone()} data-op={v.op_id.clone()}
+             data-role={role.map(|(r, _)| r.as_str())}>
             <div>
                 <strong class="verdict-type">{ v.error_type.clone() }</strong>
                 {" at "}<code class="verdict-op">{ v.op_id.clone() }</code>
                 {" "}<span class="verdict-op-name">{ op_name(t, &v.op_id) }</span>
+                if let Some((r, b)) = role {
+                    {" · role "}<span class="verdict-role" title={format!("{} — {}", r.meaning(), basis_label(b))}>{ r.as_str() }</span>
+                    if b == memtrace::attribution::Basis::User { <span class="muted">{" (yours)"}</span> }
+                }
                 {" · confidence "}<span class="verdict-confidence">{ format!("{:.2}", v.confidence) }</span>
                 {" · "}<span class="muted">{ v.method.clone() }</span>
                 {" "}<button id="jump-to-op" class="button" onclick={jump}

@@ -20,6 +20,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("w", "whole trace / the failure's slice"),
     ("R", "report: verdicts per error type and op name"),
     ("O", "optimize: the prompt optimizer's closed loop"),
+    ("L", "roles: each op name's role; override one"),
     ("Tab", "move between list, graph and inspector"),
     ("graph: arrows", "pan"),
     ("graph: + / - / 0", "zoom in / out / fit"),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use memtrace::attribution::transcript::Step;
-use memtrace::attribution::Method;
+use memtrace::attribution::{Method, RoleConfig};
 use memtrace::Trace;
 use yew::prelude::*;
 
@@ -27,6 +27,8 @@ pub struct Props {
     pub provider: ProviderSettings,
     pub on_verdict: Callback<(String, Option<Verdict>)>,
     pub on_highlight: Callback<Vec<String>>,
+    /// The op roles with the user's overrides: every run uses them.
+    pub roles: RoleConfig,
 }
 
 /// The run on screen.
@@ -118,8 +120,12 @@ pub fn run_panel(props: &Props) -> Html {
 
     let start = {
         let (state, stopper) = (state.clone(), stopper.clone());
-        let (t, provider, on_verdict) =
-            (t.clone(), props.provider.clone(), props.on_verdict.clone());
+        let (t, provider, on_verdict, roles) = (
+            t.clone(),
+            props.provider.clone(),
+            props.on_verdict.clone(),
+            props.roles.clone(),
+        );
         move |cases: Vec<usize>| {
             let Some(method) = method else { return };
             if cases.is_empty() || state.running {
@@ -141,6 +147,7 @@ pub fn run_panel(props: &Props) -> Html {
                 method,
                 cases,
                 provider.clone(),
+                roles.clone(),
                 key,
                 s,
                 report,

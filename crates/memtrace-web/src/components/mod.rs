@@ -15,6 +15,7 @@ pub mod overview;
 pub mod progress;
 pub mod provider;
 pub mod report;
+pub mod roles;
 pub mod search;
 pub mod summary;
 pub mod transcript;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use memtrace::attribution::counterfactual::{self, Check};
 use memtrace::attribution::transcript::{reply_steps, Step};
-use memtrace::attribution::{attribute_case_run, Method, MethodSettings};
+use memtrace::attribution::{attribute_case_with, Method, MethodSettings, RoleConfig, Roles};
 use memtrace::provider::{
     ApiKey, CancelToken, ChatMessage, ChatRequest, ChatResponse, ChatRole, HttpLlm, Llm,
     ProviderError, RetryPolicy, ToolCall, Usage,
@@ -164,13 +164,16 @@ pub fn provider(
     .map_err(|e| e.to_string())
 }
 
-/// Attributes `cases` (indexes into `trace.cases`) with `method`, one after another, reporting
-/// through `report`. Ends early when `stopper` stops.
+/// Attributes `cases` (indexes into `trace.cases`) with `method` and the op roles of `roles`
+/// (the user's overrides), one after another, reporting through `report`. Ends early when
+/// `stopper` stops.
+#[allow(clippy::too_many_arguments)] // one batch's inputs, passed once from the run panel
 pub async fn run_cases(
     trace: Rc<Trace>,
     method: Method,
     cases: Vec<usize>,
     settings: ProviderSettings,
+    roles: RoleConfig,
     key: Option<ApiKey>,
     stopper: Stopper,
     report: Rc<dyn Fn(RunEvent)>,
@@ -190,7 +193,11 @@ pub async fn run_cases(
             return;
         }
     };
-    let methods = MethodSettings::default();
+    let inferred = Roles::infer(&trace, &roles);
+    let methods = MethodSettings {
+        roles,
+        ..MethodSettings::default()
+    };
     for i in cases {
         let Some(case) = trace.cases.get(i) else {
             continue;
@@ -206,7 +213,7 @@ pub async fn run_cases(
                 break;
             }
             let llm = Reporting::new(&llm, &trace, &*report);
-            match attribute_case_run(method, &methods, &llm, &trace, case).await {
+            match attribute_case_with(method, &methods, &inferred, &llm, &trace, case).await {
                 Ok((a, run)) => {
                     verdict = Some(verdict_of(&a, &run, &settings));
                     break;

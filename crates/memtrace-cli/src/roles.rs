@@ -1,0 +1,65 @@
+//! `memtrace roles FILE [--json] [--role NAME=ROLE …]`: each op name's pipeline role, how many
+//! ops have it, and why (inferred from what the ops read and write; names only break ties).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use memtrace::attribution::{RoleConfig, Roles};
+use memtrace::format::{load, LoadOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A trace file (any readable format).
+    file: PathBuf,
+    /// One JSON object per op name.
+    #[arg(long)]
+    json: bool,
+    /// Set an op name's role, over what structure says (repeatable).
+    #[arg(long = "role", value_name = "NAME=ROLE")]
+    roles: Vec<String>,
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let trace = load(&bytes, LoadOptions::default())
+        .with_context(|| args.file.display().to_string())?
+        .trace;
+    let mut cfg = RoleConfig::default();
+    for spec in &args.roles {
+        cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
+    }
+    let names = Roles::infer(&trace, &cfg).by_name(&trace);
+    if args.json {
+        for n in &names {
+            println!("{}", serde_json::to_string(n)?);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = names.iter().map(|n| n.op_name.len()).max().unwrap_or(0);
+    for n in &names {
+        let others: Vec<String> = n
+            .other_roles
+            .iter()
+            .map(|(r, c)| format!("{r} ×{c}"))
+            .collect();
+        let others = if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {})", others.join(", "))
+        };
+        println!(
+            "{:width$}  {:10} ×{:<5} {:9} {}{others}",
+            n.op_name,
+            n.role.as_str(),
+            n.count,
+            format!(
+                "[{}]",
+                serde_json::to_value(n.basis)?.as_str().unwrap_or("")
+            ),
+            n.reason,
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

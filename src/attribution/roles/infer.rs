@@ -1,0 +1,443 @@
+//! Roles from structure. The anchors come from the failed cases: the query, the op that wrote
+//! the prediction (response), the ops that read the prediction (judge), the question's
+//! retrieval ([`find_retrieval`]) and the kinds of memory units it returns
+//! ([`memory_kinds_near`]). Then each op, in time order, by what it reads and writes:
+//!
+//! - reads a query → retrieval (what it writes is not memory);
+//! - writes memory-unit versions: all tombstones → deletion; a later version of a unit that
+//!   held messages verbatim (a raw unit) → extraction; a later version of another unit →
+//!   update; only first versions → extraction when it read messages (directly or through a
+//!   buffer), else update (it stores what another op derived from the messages);
+//! - reads messages and passes them on verbatim (a buffer, a chunker) → other, and what it
+//!   writes counts as messages; reads messages and writes something else → extraction;
+//! - reads a response's output → judge.
+//!
+//! Ops that structure says nothing about take the role other ops of their name got by
+//! structure, else the [`RoleHints`] match, else other. The user's overrides win over all.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
+use crate::algo::answer_op;
+use crate::attribution::infoflow::graph::{find_retrieval, is_tombstone, memory_kinds_near};
+use crate::model::{pyrepr, OpIx, Trace, VarIx};
+
+/// What the failed cases say about the pipeline.
+#[derive(Default)]
+struct Anchors {
+    queries: BTreeSet<VarIx>,
+    query_kinds: BTreeSet<String>,
+    answers: BTreeSet<OpIx>,
+    judges: BTreeSet<OpIx>,
+    retrievals: BTreeSet<OpIx>,
+    memory_kinds: BTreeSet<String>,
+    message_kinds: BTreeSet<String>,
+}
+
+fn anchors(t: &Trace) -> Anchors {
+    let mut a = Anchors::default();
+    for case in &t.cases {
+        let Some(q) = t.var_by_id(&case.query_id) else {
+            continue;
+        };
+        a.queries.insert(q);
+        a.query_kinds.insert(t.var(q).category.clone());
+        for e in case.evidence_ids.iter().filter_map(|id| t.var_by_id(id)) {
+            a.message_kinds
+                .insert(t.var(e).category.to_ascii_lowercase());
+        }
+        let Some(answer) = answer_op(t, case) else {
+            continue;
+        };
+        a.answers.insert(answer);
+        let retrieval = find_retrieval(t, q, answer);
+        a.retrievals.extend(retrieval);
+        a.memory_kinds
+            .extend(memory_kinds_near(t, q, answer, retrieval));
+        let prediction = case.prediction_id.as_deref().and_then(|p| t.var_by_id(p));
+        if let Some(p) = prediction {
+            a.judges.extend(
+                t.flow.consumers[p.get()]
+                    .iter()
+                    .copied()
+                    .filter(|&o| o != answer),
+            );
+        }
+        a.judges
+            .extend(case.judge_op.as_deref().and_then(|j| t.op_by_id(j)));
+    }
+    if a.memory_kinds.is_empty() {
+        // No retrieval to learn from: memory is what has several versions.
+        a.memory_kinds = t
+            .flow
+            .versions
+            .values()
+            .filter(|vs| vs.len() > 1)
+            .filter_map(|vs| vs.first())
+            .map(|&v| t.var(v).category.clone())
+            .filter(|c| !c.contains("prompt"))
+            .collect();
+    }
+    if a.message_kinds.is_empty() {
+        let words = ["message", "chunk", "turn", "dialog", "document"];
+        a.message_kinds = t
+            .vars
+            .iter()
+            .map(|v| v.category.to_ascii_lowercase())
+            .filter(|c| words.iter().any(|w| c.contains(w)))
+            .collect();
+    }
+    for k in a.query_kinds.iter().chain(&a.memory_kinds) {
+        a.message_kinds.remove(&k.to_ascii_lowercase());
+    }
+    a
+}
+
+/// Every string in a value, whitespace-collapsed and lowercased.
+fn leaves(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(
+            s.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase(),
+        ),
+        Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
+        Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
+        _ => {}
+    }
+}
+
+fn var_leaves(t: &Trace, v: VarIx) -> Vec<String> {
+    let mut out = Vec::new();
+    leaves(&pyrepr::to_json(&t.var(v).value), &mut out);
+    out
+}
+
+/// The text of a message-like variable that a verbatim copy keeps: its longest string (the
+/// content, not its speaker or timestamp), normalized; `None` when shorter than 20 chars.
+pub(crate) fn verbatim_text(t: &Trace, v: VarIx) -> Option<String> {
+    var_leaves(t, v)
+        .into_iter()
+        .max_by_key(String::len)
+        .filter(|s| s.len() >= 20)
+}
+
+/// True when `text` (from [`verbatim_text`]) appears verbatim in one of `v`'s strings.
+pub(crate) fn holds_verbatim(t: &Trace, text: &str, v: VarIx) -> bool {
+    var_leaves(t, v).iter().any(|l| l.contains(text))
+}
+
+/// True when every message-like input's text reappears verbatim in what `op` produced.
+fn passes_on_verbatim(t: &Trace, op: OpIx, message_like: &[bool]) -> bool {
+    let produced: Vec<VarIx> = t.flow.op_produced(op).collect();
+    let mut any = false;
+    for &v in &t.flow.op_inputs[op.get()] {
+        if !message_like[v.get()] {
+            continue;
+        }
+        // A message: its content; a buffer another op made: each message in it.
+        let texts: Vec<String> = if t.flow.producers[v.get()].is_empty() {
+            verbatim_text(t, v).into_iter().collect()
+        } else {
+            var_leaves(t, v)
+                .into_iter()
+                .filter(|s| s.len() >= 20)
+                .collect()
+        };
+        for text in texts {
+            any = true;
+            if !produced.iter().any(|&p| holds_verbatim(t, &text, p)) {
+                return false;
+            }
+        }
+    }
+    any
+}
+
+/// The earliest op that produced `v`.
+fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
+    t.flow.producers[v.get()]
+        .iter()
+        .copied()
+        .min_by(|a, b| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b)))
+}
+
+/// A structural role, `weak` when a conflicting hint should win.
+struct Found {
+    role: OpRole,
+    reason: String,
+    weak: bool,
+}
+
+#[allow(clippy::unnecessary_wraps)] // every structural rule returns `Option<Found>`
+fn found(role: OpRole, reason: String) -> Option<Found> {
+    Some(Found {
+        role,
+        reason,
+        weak: false,
+    })
+}
+
+struct Walk<'a> {
+    t: &'a Trace,
+    a: Anchors,
+    message_like: Vec<bool>,
+    responses: Vec<bool>,
+}
+
+impl Walk<'_> {
+    fn is_memory(&self, v: VarIx) -> bool {
+        !self.a.queries.contains(&v) && self.a.memory_kinds.contains(&self.t.var(v).category)
+    }
+
+    fn reads_query(&self, o: OpIx) -> bool {
+        self.t.flow.op_inputs[o.get()].iter().any(|&v| {
+            self.a.queries.contains(&v) || self.a.query_kinds.contains(&self.t.var(v).category)
+        })
+    }
+
+    /// The structural role of `o`, if structure says one.
+    fn structure(&mut self, o: OpIx) -> Option<Found> {
+        let t = self.t;
+        let name = &t.op(o).op_name;
+        if self.a.judges.contains(&o) {
+            return found(
+                OpRole::Judge,
+                "reads a question's prediction and scores it".into(),
+            );
+        }
+        if self.a.answers.contains(&o) {
+            self.responses[o.get()] = true;
+            return found(OpRole::Response, "writes a question's prediction".into());
+        }
+        if self.a.retrievals.contains(&o) {
+            return found(
+                OpRole::Retrieval,
+                "reads the question's query and returns the memory units the answer reads".into(),
+            );
+        }
+        let inputs = &t.flow.op_inputs[o.get()];
+        if inputs.iter().any(|&v| {
+            t.flow.producers[v.get()]
+                .iter()
+                .any(|p| self.responses[p.get()])
+        }) {
+            return found(OpRole::Judge, "reads what a response op wrote".into());
+        }
+        let anchored = |set: &BTreeSet<OpIx>| set.iter().any(|&x| t.op(x).op_name == *name);
+        if anchored(&self.a.answers) || anchored(&self.a.judges) {
+            // Another question's answer or judge: its name's anchored ops decide.
+            return None;
+        }
+        if self.reads_query(o) {
+            // Before memory writes: what a retrieval stage writes (candidates, reranked lists)
+            // is not memory.
+            let returns = t.flow.op_produced(o).next().is_some();
+            return returns.then(|| Found {
+                role: OpRole::Retrieval,
+                reason: "reads a query and hands on what it found".into(),
+                weak: false,
+            });
+        }
+        let written: Vec<VarIx> = t
+            .flow
+            .op_produced(o)
+            .filter(|&v| self.is_memory(v) && first_producer(t, v) == Some(o))
+            .collect();
+        let reads_messages = inputs.iter().any(|&v| self.message_like[v.get()]);
+        if !written.is_empty() {
+            let later = |v: &&VarIx| t.var(**v).version > 1;
+            let tombs = written
+                .iter()
+                .filter(later)
+                .filter(|v| is_tombstone(t, **v))
+                .count();
+            let changed = written.iter().filter(later).count() - tombs;
+            if tombs == written.len() {
+                return found(
+                    OpRole::Deletion,
+                    format!(
+                        "tombstones {tombs} memory unit(s) ({})",
+                        t.var(written[0]).full_name
+                    ),
+                );
+            }
+            let raw_before = |v: &VarIx| {
+                let name = &t.var(*v).full_name;
+                t.flow.versions.get(name).is_some_and(|vs| {
+                    vs.iter()
+                        .take_while(|&&x| x != *v)
+                        .last()
+                        .is_some_and(|&p| self.message_like[p.get()])
+                })
+            };
+            if let Some(&v) = written.iter().filter(later).find(|v| raw_before(v)) {
+                return found(
+                    OpRole::Extraction,
+                    format!(
+                        "turns a memory unit that held messages verbatim into extracted memory ({})",
+                        t.var(v).full_node_id
+                    ),
+                );
+            }
+            if changed > 0 {
+                let v = written.iter().find(later).copied().unwrap_or(written[0]);
+                return found(
+                    OpRole::Update,
+                    format!(
+                        "writes a new version of an existing memory unit ({})",
+                        t.var(v).full_node_id
+                    ),
+                );
+            }
+            let kind = &t.var(written[0]).category;
+            if reads_messages && passes_on_verbatim(t, o, &self.message_like) {
+                // A raw unit: the op that later rewrites it decides what is kept.
+                for &v in &written {
+                    self.message_like[v.get()] = true;
+                }
+            }
+            return if reads_messages {
+                found(
+                    OpRole::Extraction,
+                    format!("creates the first version of memory units ({kind}) from messages"),
+                )
+            } else {
+                found(
+                    OpRole::Update,
+                    format!("creates memory units ({kind}) from content another op derived, not from messages"),
+                )
+            };
+        }
+        if reads_messages {
+            if passes_on_verbatim(t, o, &self.message_like) {
+                for v in t.flow.op_produced(o) {
+                    self.message_like[v.get()] = true;
+                }
+                return found(
+                    OpRole::Other,
+                    "passes messages on verbatim (a buffer or chunker); decides nothing".into(),
+                );
+            }
+            return Some(Found {
+                role: OpRole::Extraction,
+                reason: format!("reads messages and hands on what it derived from them ({name} writes no memory unit itself)"),
+                weak: true,
+            });
+        }
+        None
+    }
+}
+
+pub(super) fn infer(t: &Trace, cfg: &RoleConfig) -> Vec<Assigned> {
+    let a = anchors(t);
+    let message_like: Vec<bool> = (0..t.vars.len())
+        .map(|i| {
+            let v = VarIx(i as u32);
+            t.flow.producers[i].is_empty()
+                && !a.queries.contains(&v)
+                && a.message_kinds
+                    .contains(&t.var(v).category.to_ascii_lowercase())
+        })
+        .collect();
+    let mut walk = Walk {
+        t,
+        a,
+        message_like,
+        responses: vec![false; t.ops.len()],
+    };
+    let mut order: Vec<OpIx> = (0..t.ops.len() as u32).map(OpIx).collect();
+    order.sort_by(|x, y| t.op(*x).created_at.cmp(&t.op(*y).created_at).then(x.cmp(y)));
+    let mut by_op: Vec<Option<Found>> = (0..t.ops.len()).map(|_| None).collect();
+    for o in order {
+        by_op[o.get()] = walk.structure(o);
+    }
+    // The role ops of a name got by structure, most frequent first.
+    let mut per_name: BTreeMap<&str, BTreeMap<OpRole, usize>> = BTreeMap::new();
+    for (op, f) in t.ops.iter().zip(&by_op) {
+        if let Some(f) = f.as_ref().filter(|f| !f.weak) {
+            *per_name
+                .entry(op.op_name.as_str())
+                .or_default()
+                .entry(f.role)
+                .or_default() += 1;
+        }
+    }
+    t.ops
+        .iter()
+        .zip(by_op)
+        .map(|(op, f)| assign(op, f, cfg, &per_name))
+        .collect()
+}
+
+fn assign(
+    op: &crate::model::OpRecord,
+    f: Option<Found>,
+    cfg: &RoleConfig,
+    per_name: &BTreeMap<&str, BTreeMap<OpRole, usize>>,
+) -> Assigned {
+    let make = |role, basis, reason: String| Assigned {
+        role,
+        basis,
+        reason,
+    };
+    if let Some(&role) = cfg.overrides.get(&op.op_name) {
+        return make(
+            role,
+            Basis::User,
+            format!("set by the user for {}", op.op_name),
+        );
+    }
+    let hint = RoleHints::hint(&cfg.hints, op);
+    match f {
+        Some(f) if !f.weak || hint.is_none_or(|h| h == f.role || h == OpRole::Update) => {
+            make(f.role, Basis::Structure, f.reason)
+        }
+        Some(f) => {
+            let h = hint.unwrap_or(OpRole::Other);
+            make(
+                h,
+                Basis::Hint,
+                format!(
+                    "name or category says {h}; structure only says it {}",
+                    f.reason
+                ),
+            )
+        }
+        None => {
+            let named = per_name.get(op.op_name.as_str()).and_then(|c| {
+                c.iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                    .map(|(r, n)| (*r, *n))
+            });
+            if let Some((role, n)) = named {
+                return make(
+                    role,
+                    Basis::Name,
+                    format!(
+                        "{n} other {} op(s) are {role} by what they read and write",
+                        op.op_name
+                    ),
+                );
+            }
+            match hint {
+                Some(h) => make(
+                    h,
+                    Basis::Hint,
+                    format!(
+                        "its name or category ({} [{}]) suggests {h}",
+                        op.op_name, op.category
+                    ),
+                ),
+                None => make(
+                    OpRole::Other,
+                    Basis::Default,
+                    "neither what it reads and writes nor its name says what it does".into(),
+                ),
+            }
+        }
+    }
+}
