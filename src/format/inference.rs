@@ -15,12 +15,15 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::{Map, Value};
 
 use super::smartcomment::Parts;
-use super::spans::{json_in, Port, Span};
+use super::spans::{json_in, Kind, Port, Span};
 use super::time::format_nanos;
 use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
 
 /// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
 pub const MIN_LINK_CHARS: usize = 8;
+
+/// How many of a pattern's latest owners are searched for the one it is the whole value of.
+const OWNER_SCAN: usize = 64;
 
 struct Var {
     ident: usize,
@@ -272,12 +275,54 @@ impl<'a> Builder<'a> {
         for hit in m.find_overlapping_iter(text) {
             let p = hit.pattern().as_usize();
             if seen.insert(p) {
-                if let Some(&v) = self.owners.get(p).and_then(|o| o.last()) {
+                if let Some(v) = self.owner(p) {
                     out.push(v);
                 }
             }
         }
         out
+    }
+
+    /// The variable a matched pattern stands for: the latest visible one whose whole value it
+    /// is (where the value came from), else the latest one holding it as a JSON leaf (a list
+    /// that merely repeats it).
+    fn owner(&self, p: usize) -> Option<usize> {
+        let owners = self.owners.get(p)?;
+        let whole = owners
+            .iter()
+            .rev()
+            .take(OWNER_SCAN)
+            .find(|&&v| self.vars[v].patterns.first() == Some(&(p as u32)));
+        whole.or_else(|| owners.last()).copied()
+    }
+
+    /// The model reply a memory write carries out: the latest LLM output made after the unit's
+    /// current version `prev` that names that version's whole value (Mem0's update prompt
+    /// lists the unit under a short id of its own, so the write's id alone does not link them).
+    fn decision_naming(
+        &self,
+        prev: usize,
+        s: &Span,
+        inputs: &[(usize, &'static str)],
+    ) -> Option<(usize, &'static str)> {
+        if s.kind == Kind::Llm {
+            return None;
+        }
+        let p = *self.vars[prev].patterns.first()?;
+        let d = self
+            .owners
+            .get(p as usize)?
+            .iter()
+            .rev()
+            .take(OWNER_SCAN)
+            .copied()
+            .find(|&v| {
+                v != prev
+                    && self.vars[v].category == "llm_output"
+                    && self.vars[v].created_ns >= self.vars[prev].created_ns
+            })?;
+        (!inputs.iter().any(|&(x, _)| x == d))
+            .then_some((d, "inferred: the model reply naming the unit it writes"))
     }
 
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
@@ -312,6 +357,14 @@ impl<'a> Builder<'a> {
             port.metadata
                 .insert("event".into(), Value::String(w.event.clone()));
             let v = self.new_var(ident, Some(&port), text, s, session, s.end_ns);
+            if let Some((d, link)) = prev.and_then(|p| self.decision_naming(p, s, &inputs)) {
+                self.edges.push(Edge {
+                    from: d,
+                    to: v,
+                    op,
+                    link,
+                });
+            }
             if let Some(p) = prev.filter(|p| !inputs.iter().any(|(x, _)| x == p)) {
                 self.edges.push(Edge {
                     from: p,
@@ -355,9 +408,12 @@ impl<'a> Builder<'a> {
                 inputs.push((v, link));
             }
         };
-        for port in &s.inputs {
+        // What the inputs contain is looked up before they become variables themselves: an
+        // input is not where its own parts came from.
+        let found: Vec<Vec<usize>> = s.inputs.iter().map(|p| self.contained(&p.text)).collect();
+        for (port, found) in s.inputs.iter().zip(found) {
             push(self.input_var(port, s, session), "");
-            for c in self.contained(&port.text) {
+            for c in found {
                 push(c, "inferred: its value occurs in this input");
             }
         }

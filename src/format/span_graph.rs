@@ -1,6 +1,6 @@
 //! Spans → smartcomment records: the bipartite graph of the span-based formats.
 //!
-//! - every leaf span (and every evaluator) with inputs or outputs is an **operation**;
+//! - every leaf span (and every evaluator) that writes something, or failed, is an **operation**;
 //!   spans with children are scopes: a root span becomes a **session**, and the inputs of a
 //!   scope become variables its children can read;
 //! - every input / output value is a **variable**; an output is always a new version, so each
@@ -61,11 +61,16 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let io = !(s.inputs.is_empty()
-                && s.outputs.is_empty()
-                && s.documents.is_empty()
-                && s.memory_writes.is_empty());
-            io && (!has_children[i] || s.kind == Kind::Evaluator)
+            // A chain span that read something but wrote nothing and did not fail (a message
+            // buffered for a later chunk) is where values come in,
+            // not an op: making its status an output would make it the first reader of them.
+            let writes =
+                !(s.outputs.is_empty() && s.documents.is_empty() && s.memory_writes.is_empty());
+            // A retriever, model or tool call that returned nothing did return: still an op.
+            let call = !matches!(s.kind, Kind::Chain | Kind::Agent | Kind::Unknown);
+            let failed = s.status.starts_with("ERROR");
+            (writes || ((call || failed) && !s.inputs.is_empty()))
+                && (!has_children[i] || s.kind == Kind::Evaluator)
         })
         .collect();
 
@@ -410,5 +415,48 @@ mod tests {
         ]);
         assert!(!reads(&t, "b", "a"), "\"assistant\" is a single word");
         assert!(reads(&t, "c", "a"), "a sentence leaf links");
+    }
+
+    #[test]
+    fn an_input_is_not_the_source_of_its_own_parts() {
+        let t = trace(vec![
+            span(
+                "decide",
+                None,
+                (0, 10),
+                "facts",
+                r#"{"memory":[{"id":"0","text":"Alice moved to Paris in 2020","event":"ADD"}]}"#,
+            ),
+            span(
+                "insert",
+                None,
+                (20, 30),
+                r#"{"id":"u-1234567","data":"Alice moved to Paris in 2020"}"#,
+                "stored",
+            ),
+        ]);
+        assert!(
+            reads(&t, "insert", "decide"),
+            "the stored text came from the reply"
+        );
+    }
+
+    #[test]
+    fn a_chain_span_that_writes_nothing_is_not_an_op() {
+        let t = trace(vec![
+            span("buffer", None, (0, 10), "Alice moved to Paris in 2020", ""),
+            span(
+                "put",
+                None,
+                (20, 30),
+                "chunk: Alice moved to Paris in 2020",
+                "ok",
+            ),
+        ]);
+        assert!(
+            t.op_by_id("op-buffer").is_none(),
+            "nothing written, nothing failed"
+        );
+        assert!(t.op_by_id("op-put").is_some());
     }
 }
