@@ -34,6 +34,10 @@ struct Anchors {
     retrievals: BTreeSet<OpIx>,
     memory_kinds: BTreeSet<String>,
     message_kinds: BTreeSet<String>,
+    /// Queries of other questions: unproduced variables of a query's kind read by an op of a
+    /// name that reads a failed case's query (a generic kind such as a span's `input` alone is
+    /// not enough).
+    query_like: BTreeSet<VarIx>,
 }
 
 fn anchors(t: &Trace) -> Anchors {
@@ -92,7 +96,28 @@ fn anchors(t: &Trace) -> Anchors {
     for k in a.query_kinds.iter().chain(&a.memory_kinds) {
         a.message_kinds.remove(&k.to_ascii_lowercase());
     }
+    a.query_like = query_like(t, &a);
     a
+}
+
+fn query_like(t: &Trace, a: &Anchors) -> BTreeSet<VarIx> {
+    let readers: BTreeSet<&str> = a
+        .queries
+        .iter()
+        .flat_map(|q| t.flow.consumers[q.get()].iter())
+        .map(|&o| t.op(o).op_name.as_str())
+        .collect();
+    (0..t.vars.len() as u32)
+        .map(VarIx)
+        .filter(|&v| {
+            a.queries.contains(&v)
+                || (t.flow.producers[v.get()].is_empty()
+                    && a.query_kinds.contains(&t.var(v).category)
+                    && t.flow.consumers[v.get()]
+                        .iter()
+                        .any(|&o| readers.contains(t.op(o).op_name.as_str())))
+        })
+        .collect()
 }
 
 /// Every string in a value, whitespace-collapsed and lowercased.
@@ -194,9 +219,9 @@ impl Walk<'_> {
     }
 
     fn reads_query(&self, o: OpIx) -> bool {
-        self.t.flow.op_inputs[o.get()].iter().any(|&v| {
-            self.a.queries.contains(&v) || self.a.query_kinds.contains(&self.t.var(v).category)
-        })
+        self.t.flow.op_inputs[o.get()]
+            .iter()
+            .any(|v| self.a.query_like.contains(v))
     }
 
     /// The structural role of `o`, if structure says one.
