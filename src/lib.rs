@@ -21,6 +21,7 @@ pub mod model;
 pub mod optimize;
 pub mod provider;
 pub mod report;
+pub mod story;
 
 pub use error::Error;
 pub use format::{load, Format, FormatError, LoadOptions, Loaded};
