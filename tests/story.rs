@@ -137,17 +137,23 @@ fn without_a_verdict_the_chain_still_runs_to_the_answer() {
 }
 
 #[test]
-#[ignore = "debug print"]
-fn print() {
-    let t = load(DEMO, LoadOptions::default()).unwrap().trace;
-    let roles = Roles::infer(&t, &RoleConfig::default());
-    for case in t.cases.iter().take(3) {
-        let v = InfoFlow::default()
-            .attribute_with(&t, &roles, case)
-            .unwrap();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&story(&t, case, Some(&v), &roles)).unwrap()
-        );
-    }
+fn a_change_across_words_reads_as_one_removed_and_one_added_run() {
+    use memtrace::story::word_diff;
+    let d = word_diff(
+        "Mom drinks chamomile tea at night",
+        "Mom drinks  black coffee at night",
+    );
+    let parts: Vec<(&str, &str)> = d.iter().map(|p| (p.change, p.text.as_str())).collect();
+    assert_eq!(
+        parts,
+        [
+            ("same", "Mom drinks "),
+            ("removed", "chamomile tea"),
+            ("added", "black coffee"),
+            ("same", " at night"),
+        ]
+    );
+    assert!(word_diff("same text", "same text")
+        .iter()
+        .all(|p| p.change == "same"));
 }
