@@ -5,9 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
-use memtrace::format::{load, LoadOptions};
+use memtrace::attribution::{InfoFlow, Roles};
 use memtrace::story::{story, Story};
 
 #[derive(clap::Args)]
@@ -26,15 +24,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let trace = load(&bytes, LoadOptions::default())
-        .with_context(|| args.file.display().to_string())?
-        .trace;
-    let mut cfg = RoleConfig::default();
-    for spec in &args.roles {
-        cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
-    }
+    let (trace, cfg) = crate::roles::load_with_roles(&args.file, &args.roles)?;
     let roles = Roles::infer(&trace, &cfg);
     let cases: Vec<_> = trace
         .cases
