@@ -11,8 +11,9 @@ use std::collections::BTreeSet;
 
 pub use parts::{Change, Parts};
 
-use crate::memsys::text::{stem, Date};
 use crate::model::{pyrepr, NodeRecord};
+use crate::text::stem;
+use crate::util::calendar::Date;
 
 /// Words too common to say anything about where a fact went.
 const STOPWORDS: &[&str] = &[
