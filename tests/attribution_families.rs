@@ -11,8 +11,8 @@ mod common {
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::System;
-use memtrace::provider::simulated::SimulatedLlm;
 
 /// Held out of tuning for every family.
 const HELD_OUT_SEED: u64 = 11;

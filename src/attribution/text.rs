@@ -11,100 +11,19 @@ use std::collections::BTreeSet;
 
 pub use parts::{Change, Parts};
 
-use crate::memsys::text::{stem, Date};
 use crate::model::{pyrepr, NodeRecord};
-
-/// Words too common to say anything about where a fact went.
-const STOPWORDS: &[&str] = &[
-    "a",
-    "an",
-    "and",
-    "are",
-    "as",
-    "at",
-    "be",
-    "been",
-    "but",
-    "by",
-    "did",
-    "do",
-    "does",
-    "for",
-    "from",
-    "had",
-    "has",
-    "have",
-    "he",
-    "her",
-    "his",
-    "how",
-    "i",
-    "in",
-    "is",
-    "it",
-    "its",
-    "me",
-    "my",
-    "of",
-    "on",
-    "or",
-    "our",
-    "she",
-    "so",
-    "that",
-    "the",
-    "their",
-    "them",
-    "they",
-    "this",
-    "to",
-    "was",
-    "we",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "who",
-    "why",
-    "will",
-    "with",
-    "you",
-    "your",
-    "yes",
-    "no",
-    "not",
-    "just",
-    "really",
-    "also",
-    "too",
-    "very",
-    "mentioned",
-    "memory",
-    "user",
-    "role",
-    "name",
-    "content",
-    "timestamp",
-    "speaker",
-    "below",
-    "message",
-    "s",
-    "t",
-    "metadata",
-];
+use crate::text::{is_stop, stem, StopList, Word};
+use crate::util::calendar::Date;
 
 /// Lower-cased `[a-z0-9_]+` tokens.
 pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
+    crate::text::tokens(text, Word::AlnumUnderscore)
 }
 
 /// Tokens that carry content: no stopwords.
 pub fn content_tokens(text: &str) -> BTreeSet<String> {
     tokens(text)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stop(w, StopList::Trace))
         .collect()
 }
 
@@ -112,7 +31,7 @@ pub fn content_tokens(text: &str) -> BTreeSet<String> {
 /// paraphrase that only changes a word's ending still counts.
 pub fn terms(text: &str) -> BTreeSet<String> {
     tokens(text)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stop(w, StopList::Trace))
         .map(|w| stem(&w))
         .collect()
 }
