@@ -57,6 +57,41 @@ pub fn var_text(v: &NodeRecord) -> String {
     }
 }
 
+/// The texts a variable's information sits in, each to be judged on its own: the readable text
+/// ([`var_text`]) of a message or memory; each string of a structured value without one (a
+/// profile's items, a unit's fields, each message of a segment), so words from unrelated items
+/// are not counted together.
+pub fn var_texts(v: &NodeRecord) -> Vec<String> {
+    fn leaves(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
+            serde_json::Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
+            _ => {}
+        }
+    }
+    let json = pyrepr::to_json(&v.value);
+    let readable = |m: &serde_json::Map<String, serde_json::Value>| {
+        ["content", "memory", "text", "data"].iter().any(|k| {
+            matches!(
+                m.get(*k),
+                Some(serde_json::Value::String(_) | serde_json::Value::Null)
+            )
+        })
+    };
+    let structured = match &json {
+        serde_json::Value::Object(m) => !readable(m),
+        serde_json::Value::Array(_) => true,
+        _ => false,
+    };
+    if !structured {
+        return vec![var_text(v)];
+    }
+    let mut out = Vec::new();
+    leaves(&json, &mut out);
+    out
+}
+
 /// What must survive for the answer to be right: the gold answer's content tokens, and the
 /// distinctive tokens of the evidence messages (minus the question's own words, which say
 /// what is asked, not the answer).
@@ -153,17 +188,22 @@ impl Key {
 
     /// As [`Key::carry`] for a variable: its readable text, dated by [`var_anchor`].
     pub fn carry_var(&self, v: &NodeRecord) -> f64 {
-        self.carry_at(&var_text(v), var_anchor(v))
+        let anchor = var_anchor(v);
+        var_texts(v)
+            .iter()
+            .map(|x| self.carry_at(x, anchor))
+            .fold(0.0, f64::max)
     }
 
     /// Why a variable does not carry the key although it keeps the gold answer's words: the
     /// discriminating part its best paragraph changed ("changed the date 27 March 2023 → 3
     /// April 2023"), if any.
     pub fn change(&self, v: &NodeRecord) -> Option<Change> {
-        let text = var_text(v);
+        let texts = var_texts(v);
         let anchor = var_anchor(v);
-        let best = paragraphs(&text)
-            .into_iter()
+        let best = texts
+            .iter()
+            .flat_map(|x| paragraphs(x))
             .map(|p| (self.base_one(p), p))
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .filter(|best| best.0 >= 0.5)?;
