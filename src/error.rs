@@ -5,4 +5,6 @@
 pub enum Error {
     #[error(transparent)]
     Format(#[from] crate::format::FormatError),
+    #[error(transparent)]
+    Graph(#[from] crate::model::GraphError),
 }

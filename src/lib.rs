@@ -21,6 +21,9 @@ pub mod model;
 pub mod optimize;
 pub mod provider;
 pub mod report;
+pub mod story;
+pub mod text;
+pub mod util;
 
 pub use error::Error;
 pub use format::{load, Format, FormatError, LoadOptions, Loaded};

@@ -12,7 +12,7 @@ mod common {
 use memtrace::algo::{failure_slice, GraphIndex};
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::provider::simulated::SimulatedLlm;
+use memtrace::memsys::simulated::SimulatedLlm;
 
 #[test]
 fn slices_reach_the_ops_that_wrote_the_memory() {

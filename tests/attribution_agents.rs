@@ -15,9 +15,9 @@ use memtrace::attribution::agent::{AgentLimits, AgentRun};
 use memtrace::attribution::counterfactual::{answers_gold, check, Outcome};
 use memtrace::attribution::{attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace};
 use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{locomo, Conversation};
 use memtrace::model::{ErrorType, FailureCase, Trace};
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::provider::{
     ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm, Usage,
 };

@@ -1,6 +1,6 @@
 //! Info-flow accuracy per memory-system family, on a generator seed held out of tuning: seed 11
-//! (tuning used seeds 1, 2, 3 of Mem0 and NaiveRAG only; EverMemOS was measured once, at the
-//! end). Each floor is what was measured minus a small margin, so a regression fails.
+//! (tuning used seeds 1, 2, 3 only; EverMemOS was tuned on seeds 1-3 in a second pass and
+//! measured 0.838 / 0.838 on seed 11). Each floor is what was measured minus a small margin, so a regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
@@ -11,8 +11,8 @@ mod common {
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::System;
-use memtrace::provider::simulated::SimulatedLlm;
 
 /// Held out of tuning for every family.
 const HELD_OUT_SEED: u64 = 11;
@@ -74,5 +74,5 @@ fn naiverag_held_out_seed() {
 /// from getting worse.
 #[test]
 fn evermemos_held_out_seed() {
-    check(System::EverMemOs, 0.52, 0.53);
+    check(System::EverMemOs, 0.80, 0.80);
 }

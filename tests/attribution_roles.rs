@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use memtrace::attribution::{Basis, InfoFlow, OpRole, RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::System;
 use memtrace::model::{ErrorType, Trace};
-use memtrace::provider::simulated::SimulatedLlm;
 
 fn first_file(system: System) -> Trace {
     let dir =

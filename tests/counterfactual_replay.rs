@@ -16,8 +16,8 @@ use memtrace::attribution::counterfactual::{check, check_with, Outcome};
 use memtrace::attribution::{OpRole, RoleConfig, RoleHints, Roles};
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::{FailureCase, OpIx, Trace};
-use memtrace::provider::simulated::SimulatedLlm;
 
 /// The memory ops (extraction, update, deletion) by role hint, in recorded order.
 fn memory_ops(t: &Trace) -> Vec<OpIx> {

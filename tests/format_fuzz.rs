@@ -7,6 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use memtrace::format::{detect, load, smartcomment, synth, Format, LoadOptions};
+use memtrace::util::rng::SplitMix64;
 use serde_json::Value;
 
 /// Mutants per fixture (10,000 in all), scaled by `MEMTRACE_FUZZ_SCALE` (a float) for longer
@@ -21,20 +22,7 @@ fn cases(base: usize) -> usize {
 }
 
 /// `SplitMix64`, seeded per case so a failure names a case that can be replayed alone.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+type Rng = SplitMix64;
 
 const TOKENS: [&str; 16] = [
     "{",
@@ -152,7 +140,7 @@ fn mutate_json(rng: &mut Rng, doc: &mut Value) {
 
 /// One mutated input: 1-3 edits, JSON-structure edits when the input parses.
 fn mutant(seed: u64, base: &[u8]) -> Vec<u8> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut bytes = base.to_vec();
     for _ in 0..=rng.below(3) {
         let parsed = if rng.below(2) == 0 {

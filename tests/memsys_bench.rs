@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions, BenchReport};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::ErrorType;
-use memtrace::provider::simulated::SimulatedLlm;
 
 #[test]
 fn twenty_verified_cases_of_each_type() {

@@ -5,7 +5,7 @@
 
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::demo;
-use memtrace::provider::simulated::SimulatedLlm;
+use memtrace::memsys::simulated::SimulatedLlm;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

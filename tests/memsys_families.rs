@@ -16,9 +16,9 @@ use std::collections::BTreeMap;
 
 use memtrace::format::{load, sidecar, Format, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions, BenchReport};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{self, Config, Conversation, Prompts, System};
 use memtrace::model::{ErrorType, Trace};
-use memtrace::provider::simulated::SimulatedLlm;
 
 const OTHERS: [System; 3] = [System::NaiveRag, System::EverMemOs, System::AMem];
 

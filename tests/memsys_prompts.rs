@@ -7,8 +7,8 @@ mod common {
     include!("common/locomo.rs");
 }
 
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{self, Config, Prompts};
-use memtrace::provider::simulated::SimulatedLlm;
 
 fn temporal_right(convs: &[memsys::Conversation], prompts: &Prompts) -> (usize, usize) {
     let (mut right, mut total) = (0, 0);

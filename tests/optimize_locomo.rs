@@ -9,9 +9,9 @@ mod common {
     include!("common/locomo.rs");
 }
 
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::Prompts;
 use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::provider::{Script, ScriptedLlm};
 
 #[test]

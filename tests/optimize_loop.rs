@@ -5,9 +5,9 @@
 //! training and the held-out conversation; the chart and the JSON series are printed.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
 use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::provider::{Script, ScriptedLlm};
 use serde_json::{json, Value};
 

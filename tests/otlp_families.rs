@@ -14,8 +14,8 @@ use std::collections::BTreeSet;
 
 use memtrace::format::{load, sidecar, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, System};
-use memtrace::provider::simulated::SimulatedLlm;
 
 const HELD_OUT: [u64; 2] = [11, 12];
 

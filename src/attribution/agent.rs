@@ -13,15 +13,12 @@ use crate::provider::{
     check_tool_call, ChatMessage, ChatRequest, ChatRole, Llm, ToolCall, ToolSpec, Usage,
 };
 
-/// Opening tag of trace text put into a prompt.
-pub const DATA_OPEN: &str = "<trace_data>";
-/// Closing tag; inside the data it is escaped so a payload cannot close the fence.
-pub const DATA_CLOSE: &str = "</trace_data>";
+pub use crate::text::{DATA_CLOSE, DATA_OPEN};
 
-/// Wraps trace text as data: `<trace_data>…</trace_data>` with any closing tag inside escaped.
+/// Wraps trace text as data: `<trace_data>…</trace_data>` with any closing tag inside escaped
+/// ([`crate::text::fence`]).
 pub fn fence(text: &str) -> String {
-    let safe = text.replace(DATA_CLOSE, "<\\/trace_data>");
-    format!("{DATA_OPEN}\n{safe}\n{DATA_CLOSE}")
+    crate::text::fence(crate::text::Fence::TraceData, text)
 }
 
 /// Limits of one agent run.

@@ -11,100 +11,19 @@ use std::collections::BTreeSet;
 
 pub use parts::{Change, Parts};
 
-use crate::memsys::text::{stem, Date};
 use crate::model::{pyrepr, NodeRecord};
-
-/// Words too common to say anything about where a fact went.
-const STOPWORDS: &[&str] = &[
-    "a",
-    "an",
-    "and",
-    "are",
-    "as",
-    "at",
-    "be",
-    "been",
-    "but",
-    "by",
-    "did",
-    "do",
-    "does",
-    "for",
-    "from",
-    "had",
-    "has",
-    "have",
-    "he",
-    "her",
-    "his",
-    "how",
-    "i",
-    "in",
-    "is",
-    "it",
-    "its",
-    "me",
-    "my",
-    "of",
-    "on",
-    "or",
-    "our",
-    "she",
-    "so",
-    "that",
-    "the",
-    "their",
-    "them",
-    "they",
-    "this",
-    "to",
-    "was",
-    "we",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "who",
-    "why",
-    "will",
-    "with",
-    "you",
-    "your",
-    "yes",
-    "no",
-    "not",
-    "just",
-    "really",
-    "also",
-    "too",
-    "very",
-    "mentioned",
-    "memory",
-    "user",
-    "role",
-    "name",
-    "content",
-    "timestamp",
-    "speaker",
-    "below",
-    "message",
-    "s",
-    "t",
-    "metadata",
-];
+use crate::text::{is_stop, stem, StopList, Word};
+use crate::util::calendar::Date;
 
 /// Lower-cased `[a-z0-9_]+` tokens.
 pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
+    crate::text::tokens(text, Word::AlnumUnderscore)
 }
 
 /// Tokens that carry content: no stopwords.
 pub fn content_tokens(text: &str) -> BTreeSet<String> {
     tokens(text)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stop(w, StopList::Trace))
         .collect()
 }
 
@@ -112,7 +31,7 @@ pub fn content_tokens(text: &str) -> BTreeSet<String> {
 /// paraphrase that only changes a word's ending still counts.
 pub fn terms(text: &str) -> BTreeSet<String> {
     tokens(text)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .filter(|w| !is_stop(w, StopList::Trace))
         .map(|w| stem(&w))
         .collect()
 }
@@ -136,6 +55,41 @@ pub fn var_text(v: &NodeRecord) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// The texts a variable's information sits in, each to be judged on its own: the readable text
+/// ([`var_text`]) of a message or memory; each string of a structured value without one (a
+/// profile's items, a unit's fields, each message of a segment), so words from unrelated items
+/// are not counted together.
+pub fn var_texts(v: &NodeRecord) -> Vec<String> {
+    fn leaves(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
+            serde_json::Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
+            _ => {}
+        }
+    }
+    let json = pyrepr::to_json(&v.value);
+    let readable = |m: &serde_json::Map<String, serde_json::Value>| {
+        ["content", "memory", "text", "data"].iter().any(|k| {
+            matches!(
+                m.get(*k),
+                Some(serde_json::Value::String(_) | serde_json::Value::Null)
+            )
+        })
+    };
+    let structured = match &json {
+        serde_json::Value::Object(m) => !readable(m),
+        serde_json::Value::Array(_) => true,
+        _ => false,
+    };
+    if !structured {
+        return vec![var_text(v)];
+    }
+    let mut out = Vec::new();
+    leaves(&json, &mut out);
+    out
 }
 
 /// What must survive for the answer to be right: the gold answer's content tokens, and the
@@ -234,17 +188,22 @@ impl Key {
 
     /// As [`Key::carry`] for a variable: its readable text, dated by [`var_anchor`].
     pub fn carry_var(&self, v: &NodeRecord) -> f64 {
-        self.carry_at(&var_text(v), var_anchor(v))
+        let anchor = var_anchor(v);
+        var_texts(v)
+            .iter()
+            .map(|x| self.carry_at(x, anchor))
+            .fold(0.0, f64::max)
     }
 
     /// Why a variable does not carry the key although it keeps the gold answer's words: the
     /// discriminating part its best paragraph changed ("changed the date 27 March 2023 → 3
     /// April 2023"), if any.
     pub fn change(&self, v: &NodeRecord) -> Option<Change> {
-        let text = var_text(v);
+        let texts = var_texts(v);
         let anchor = var_anchor(v);
-        let best = paragraphs(&text)
-            .into_iter()
+        let best = texts
+            .iter()
+            .flat_map(|x| paragraphs(x))
             .map(|p| (self.base_one(p), p))
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .filter(|best| best.0 >= 0.5)?;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::GraphError;
+
 /// A problem with a trace file. `Display` gives a sentence a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[serde(tag = "error", rename_all = "snake_case")]
@@ -54,6 +56,20 @@ impl FormatError {
             | FormatError::Cycle { path, .. }
             | FormatError::BadTimestamp { path, .. } => path.clone(),
             FormatError::Unknown { .. } | FormatError::TooLarge { .. } => String::new(),
+        }
+    }
+}
+
+/// The graph's own errors, as the reader reports them (same variants, same JSON shape).
+impl From<GraphError> for FormatError {
+    fn from(e: GraphError) -> FormatError {
+        match e {
+            GraphError::Field { path, message } => FormatError::Field { path, message },
+            GraphError::Dangling { path, id, kind } => FormatError::Dangling { path, id, kind },
+            GraphError::DuplicateId { path, id, first } => {
+                FormatError::DuplicateId { path, id, first }
+            }
+            GraphError::Cycle { path, id } => FormatError::Cycle { path, id },
         }
     }
 }

@@ -19,6 +19,7 @@ use super::smartcomment::Parts;
 use super::spans::{json_in, Kind, Port, Span};
 use super::time::format_nanos;
 use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
+use crate::util::hash::fnv1a;
 
 /// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
 pub const MIN_LINK_CHARS: usize = 8;
@@ -647,11 +648,4 @@ impl<'a> Builder<'a> {
         parts.ops = self.ops;
         parts
     }
-}
-
-/// FNV-1a, 64 bits: short stable names for content-addressed variables.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

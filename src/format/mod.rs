@@ -21,7 +21,7 @@ pub use validate::validate;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Trace;
+use crate::model::{GraphError, Trace};
 
 /// The file formats memtrace reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,14 +147,14 @@ pub fn load_with_limits(
     loop {
         match trace.reindex() {
             Ok(()) => break,
-            Err(FormatError::Cycle { path, id })
+            Err(GraphError::Cycle { path, id })
                 if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) =>
             {
                 // Cut the cycle at this variable: drop the edges that produce it.
                 trace.edges.retain(|e| e.target_full_node_id != id);
                 problems.push(FormatError::Cycle { path, id });
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(Loaded {

@@ -1,10 +1,9 @@
 //! Timestamps of the imported formats, converted to smartcomment's `YYYY-MM-DD HH:MM:SS.mmm` (UTC).
 //!
 //! Two small conversions (unix nanoseconds ↔ civil time, RFC 3339 parsing) written here instead
-//! of pulling a date crate into the wasm build; the calendar arithmetic is the recorder's
-//! (`memtrace_record::{days_from_civil, civil_from_days}`).
+//! of pulling a date crate into the wasm build, over [`crate::util::calendar`].
 
-use memtrace_record::{civil_from_days, days_from_civil};
+use crate::util::calendar::{civil_from_days, days_from_civil};
 
 /// Nanoseconds in one second.
 const NANOS_PER_SEC: i128 = 1_000_000_000;

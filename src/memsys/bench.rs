@@ -19,6 +19,7 @@ use super::record::pair_of;
 use super::{annotation, recorder_for, run, Config, MemsysError, Prompts, Run, System};
 use crate::model::ErrorType;
 use crate::provider::Llm;
+use crate::util::rng::SplitMix64;
 
 /// Settings of a generation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,37 +90,6 @@ pub struct BenchReport {
     pub kept: usize,
 }
 
-/// A small deterministic generator (`SplitMix64`).
-#[derive(Debug, Clone)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next_u64() % n as u64) as usize
-        }
-    }
-
-    /// Shuffles in place (Fisher–Yates).
-    pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, self.below(i + 1));
-        }
-    }
-}
-
 /// A fault of `kind` for the question at `qi`, placed after its evidence; `None` when the
 /// conversation gives no place for it (e.g. no later pair with facts).
 pub fn plan_fault(
@@ -127,7 +97,7 @@ pub fn plan_fault(
     conv: &Conversation,
     qi: usize,
     clean: &Run,
-    rng: &mut SplitMix,
+    rng: &mut SplitMix64,
 ) -> Option<Fault> {
     let q = conv.questions.get(qi)?;
     let answer = q.answer.clone();
@@ -360,7 +330,7 @@ pub async fn generate<L: Llm>(
     opts: &BenchOptions,
 ) -> Result<BenchReport, MemsysError> {
     let prompts = Prompts::default();
-    let mut rng = SplitMix(opts.seed);
+    let mut rng = SplitMix64::new(opts.seed);
     let mut report = BenchReport::default();
     let step = opts.sessions_per_file.max(1);
     let longest = conversations

@@ -3,11 +3,12 @@
 //! the simulated provider, with one injected and verified failure of each error type.
 //! `memtrace demo --out www/demo.json` regenerates the page's first-visit demo from it.
 
-use super::bench::{build_file, plan_fault, SplitMix};
+use super::bench::{build_file, plan_fault};
 use super::locomo::{Conversation, Question, Session, Turn};
 use super::{recorder_for, run, Config, MemsysError, Prompts};
 use crate::model::ErrorType;
 use crate::provider::Llm;
+use crate::util::rng::SplitMix64;
 
 /// Where the demo trace says it came from.
 pub const SOURCE: &str = "memtrace demo: a household robot's memory, written by the memtrace authors; every LLM call is the SIMULATED provider (rule-based stand-in, not an LLM)";
@@ -215,7 +216,7 @@ pub async fn generate<L: Llm>(llm: &L, seed: u64) -> Result<Vec<u8>, MemsysError
         .filter(|r| r.correct)
         .map(|r| r.index)
         .collect();
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut plan = Vec::new();
     let mut file = None;
     for kind in ErrorType::MEMORY {

@@ -13,7 +13,7 @@
 //! gold answer (LLM or the normalized-token rule).
 //!
 //! It runs over LoCoMo-format conversations ([`locomo`]) with any [`Llm`]; the
-//! [`crate::provider::simulated`] provider makes it work offline. [`fault`] injects exactly
+//! [`simulated`] provider makes it work offline. [`fault`] injects exactly
 //! one wrong operation per target question; [`bench`] turns that into MemTraceBench files.
 
 mod amem;
@@ -29,6 +29,7 @@ pub mod otlp;
 mod pipeline;
 pub mod prompts;
 mod record;
+pub mod simulated;
 pub mod store;
 pub mod text;
 

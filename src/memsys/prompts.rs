@@ -1,9 +1,10 @@
 //! The three prompts an optimizer may rewrite (plus the judge's), and the requests built from
-//! them. Layouts are documented in [`crate::provider::simulated`].
+//! them. Layouts are documented in [`crate::memsys::simulated`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::provider::{simulated as purpose, ChatMessage, ChatRequest, ChatRole};
+use super::simulated as purpose;
+use crate::provider::{ChatMessage, ChatRequest, ChatRole};
 
 /// Variable name of the fact-extraction prompt.
 pub const FACT_EXTRACTION: &str = "fact-extraction-system-prompt";

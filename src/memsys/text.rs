@@ -1,168 +1,20 @@
-//! Text helpers shared by the reference memory system and the simulated provider: tokens,
-//! stems, stop words, dates, and the normalized-token judge rule.
+//! Text helpers of the reference memory systems and the simulated LLM: conversation tokens and
+//! terms (over [`crate::text`]), the normalized-token judge rule, and LoCoMo timestamps.
 
 use std::collections::BTreeSet;
 
-/// Words that carry no content for matching.
-const STOP: &[&str] = &[
-    "a",
-    "about",
-    "after",
-    "again",
-    "all",
-    "also",
-    "am",
-    "an",
-    "and",
-    "any",
-    "are",
-    "as",
-    "at",
-    "be",
-    "been",
-    "being",
-    "but",
-    "by",
-    "can",
-    "could",
-    "d",
-    "did",
-    "do",
-    "does",
-    "doing",
-    "for",
-    "from",
-    "get",
-    "got",
-    "had",
-    "has",
-    "have",
-    "having",
-    "he",
-    "her",
-    "here",
-    "hers",
-    "hey",
-    "hi",
-    "him",
-    "his",
-    "how",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "just",
-    "kind",
-    "like",
-    "ll",
-    "m",
-    "me",
-    "mentioned",
-    "more",
-    "my",
-    "of",
-    "oh",
-    "on",
-    "one",
-    "or",
-    "our",
-    "out",
-    "over",
-    "re",
-    "really",
-    "s",
-    "she",
-    "so",
-    "some",
-    "such",
-    "t",
-    "than",
-    "thank",
-    "thanks",
-    "that",
-    "the",
-    "their",
-    "them",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "to",
-    "too",
-    "type",
-    "up",
-    "us",
-    "ve",
-    "very",
-    "was",
-    "we",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "why",
-    "will",
-    "with",
-    "would",
-    "wow",
-    "yeah",
-    "you",
-    "your",
-    "yours",
-];
+pub use crate::text::stem;
+use crate::text::{StopList, Word};
+pub use crate::util::calendar::{Date, MONTHS};
 
 /// Lower-case `[a-z0-9]+` tokens.
 pub fn tokens(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            cur.push(c.to_ascii_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    crate::text::tokens(text, Word::Alnum).collect()
 }
 
-/// True for a stop word.
+/// True for a stop word of conversation text.
 pub fn is_stop(token: &str) -> bool {
-    STOP.binary_search(&token).is_ok()
-}
-
-/// A light suffix-stripping stem: `painting`, `painted`, `paints` → `paint`.
-pub fn stem(token: &str) -> String {
-    let t = token;
-    for (suffix, min) in [
-        ("ies", 5),
-        ("ing", 6),
-        ("ed", 5),
-        ("es", 5),
-        ("ly", 5),
-        ("s", 4),
-    ] {
-        if t.len() >= min && t.ends_with(suffix) && !t.ends_with("ss") {
-            let base = &t[..t.len() - suffix.len()];
-            return if suffix == "ies" {
-                format!("{base}y")
-            } else {
-                base.to_owned()
-            };
-        }
-    }
-    t.to_owned()
+    crate::text::is_stop(token, StopList::Chat)
 }
 
 /// Stemmed tokens without stop words, in order.
@@ -218,100 +70,6 @@ pub fn judge_rule(prediction: &str, gold: &str) -> bool {
     recall(&g, &p) >= need
 }
 
-/// Month names, 1-based.
-pub const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// A calendar date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Date {
-    pub year: i64,
-    pub month: i64,
-    pub day: i64,
-}
-
-impl Date {
-    /// `8 May 2023`.
-    pub fn long(self) -> String {
-        let m = usize::try_from(self.month - 1)
-            .ok()
-            .and_then(|i| MONTHS.get(i))
-            .copied()
-            .unwrap_or("January");
-        format!("{} {m} {}", self.day, self.year)
-    }
-
-    /// `May 2023`.
-    pub fn month_year(self) -> String {
-        let m = usize::try_from(self.month - 1)
-            .ok()
-            .and_then(|i| MONTHS.get(i))
-            .copied()
-            .unwrap_or("January");
-        format!("{m} {}", self.year)
-    }
-
-    /// The date `days` later (earlier when negative).
-    #[must_use]
-    pub fn plus_days(self, days: i64) -> Date {
-        let n = memtrace_record::days_from_civil(self.year, self.month, self.day) + days;
-        let (year, month, day) = memtrace_record::civil_from_days(n);
-        Date { year, month, day }
-    }
-
-    /// The same day `months` later, clamped to the 28th.
-    #[must_use]
-    pub fn plus_months(self, months: i64) -> Date {
-        let total = self.year * 12 + (self.month - 1) + months;
-        Date {
-            year: total.div_euclid(12),
-            month: total.rem_euclid(12) + 1,
-            day: self.day.min(28),
-        }
-    }
-
-    /// Parses `8 May 2023`, `8 May, 2023` or `2023-05-08`.
-    pub fn parse(text: &str) -> Option<Date> {
-        let t = text.trim();
-        if let (Some(y), Some(m), Some(d)) = (t.get(0..4), t.get(5..7), t.get(8..10)) {
-            if let (Ok(year), Ok(month), Ok(day)) = (y.parse(), m.parse(), d.parse()) {
-                return Some(Date { year, month, day });
-            }
-        }
-        let words: Vec<String> = t
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|w| !w.is_empty())
-            .map(str::to_owned)
-            .collect();
-        let month = i64::try_from(
-            words
-                .iter()
-                .find_map(|w| MONTHS.iter().position(|m| m.eq_ignore_ascii_case(w)))?,
-        )
-        .ok()?
-            + 1;
-        let day = words
-            .iter()
-            .find_map(|w| w.parse::<i64>().ok().filter(|d| (1..=31).contains(d)))?;
-        let year = words
-            .iter()
-            .find_map(|w| w.parse::<i64>().ok().filter(|y| *y > 1000))?;
-        Some(Date { year, month, day })
-    }
-}
-
 /// LoCoMo's `1:56 pm on 8 May, 2023` as an ISO timestamp `2023-05-08T13:56:00`.
 pub fn locomo_timestamp(date_time: &str) -> Option<String> {
     let (time, date) = date_time.split_once(" on ")?;
@@ -334,13 +92,6 @@ pub fn locomo_timestamp(date_time: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stop_list_is_sorted_for_binary_search() {
-        let mut sorted = STOP.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(sorted, STOP.to_vec());
-    }
 
     #[test]
     fn judge() {

@@ -6,8 +6,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::judged::{answer_op_of, answers_of};
+use super::GraphError;
 use super::{Trace, VarIx};
-use crate::format::FormatError;
 
 /// Why a question failed. The first five are memory errors; the last two are labels
 /// MemTraceBench uses for cases that evaluations filter out.
@@ -106,30 +106,30 @@ pub struct FailureCase {
 }
 
 /// Failed questions by the rules of [`super::detect`] (no user rules, no marks).
-pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
+pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, GraphError> {
     super::detect::detect(t, &[], &[]).map(|d| d.cases)
 }
 
 /// The annotated cases (MemTraceBench), in file order; judge fields are filled by the caller.
-pub(super) fn annotated(t: &Trace) -> Result<Vec<FailureCase>, FormatError> {
+pub(super) fn annotated(t: &Trace) -> Result<Vec<FailureCase>, GraphError> {
     let mut cases = Vec::new();
     for (i, a) in t.annotations.iter().flatten().enumerate() {
         let error_type =
             a.final_error_type
                 .parse::<ErrorType>()
-                .map_err(|msg| FormatError::Field {
+                .map_err(|msg| GraphError::Field {
                     path: format!("data.annotations[{i}].final_error_type"),
                     message: msg,
                 })?;
         if t.var_by_id(&a.query_id).is_none() {
-            return Err(FormatError::Dangling {
+            return Err(GraphError::Dangling {
                 path: format!("data.annotations[{i}].query_id"),
                 id: a.query_id.clone(),
                 kind: "node".into(),
             });
         }
         if !a.final_op_id.is_empty() && t.op_by_id(&a.final_op_id).is_none() {
-            return Err(FormatError::Dangling {
+            return Err(GraphError::Dangling {
                 path: format!("data.annotations[{i}].final_op_id"),
                 id: a.final_op_id.clone(),
                 kind: "operation".into(),

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::fail_rule::{FailRule, Mark};
 use super::judged::{self, answer_op_of, judged, output_verdict, Judged};
 use super::verdict::{self, Verdict};
+use super::GraphError;
 use super::{case, pyrepr, FailureCase, OpIx, Trace, VarIx};
-use crate::format::FormatError;
 
 /// The built-in rules, in order: (name, what it looks for).
 pub const RULES: [(&str, &str); 6] = [
@@ -95,7 +95,7 @@ struct Found {
 ///
 /// # Errors
 /// A MemTraceBench annotation with an unknown error type or a dangling id.
-pub fn detect(t: &Trace, user: &[FailRule], marks: &[Mark]) -> Result<Detection, FormatError> {
+pub fn detect(t: &Trace, user: &[FailRule], marks: &[Mark]) -> Result<Detection, GraphError> {
     let questions = judged::question_set(t);
     let mut cases = case::annotated(t)?;
     let mut found_by = vec![FoundBy::BuiltIn("annotation"); cases.len()];

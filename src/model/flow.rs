@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::GraphError;
 use super::{OpIx, Trace, VarIx};
-use crate::format::FormatError;
 
 /// What a variable is to one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -71,13 +71,13 @@ impl Flow {
     /// Builds the index and checks ids, references and acyclicity.
     ///
     /// # Errors
-    /// [`FormatError::DuplicateId`], [`FormatError::Dangling`] or [`FormatError::Cycle`].
-    pub fn build(t: &Trace) -> Result<Flow, FormatError> {
+    /// [`GraphError::DuplicateId`], [`GraphError::Dangling`] or [`GraphError::Cycle`].
+    pub fn build(t: &Trace) -> Result<Flow, GraphError> {
         let mut f = Flow::default();
         f.var_ix.reserve(t.vars.len());
         for (i, v) in t.vars.iter().enumerate() {
             if let Some(prev) = f.var_ix.insert(v.full_node_id.clone(), VarIx(i as u32)) {
-                return Err(FormatError::DuplicateId {
+                return Err(GraphError::DuplicateId {
                     path: format!("data.nodes[{i}].full_node_id"),
                     id: v.full_node_id.clone(),
                     first: format!("data.nodes[{}]", prev.0),
@@ -86,7 +86,7 @@ impl Flow {
         }
         for (i, o) in t.ops.iter().enumerate() {
             if let Some(prev) = f.op_ix.insert(o.op_id.clone(), OpIx(i as u32)) {
-                return Err(FormatError::DuplicateId {
+                return Err(GraphError::DuplicateId {
                     path: format!("data.operations[{i}].op_id"),
                     id: o.op_id.clone(),
                     first: format!("data.operations[{}]", prev.0),
@@ -102,7 +102,7 @@ impl Flow {
         f.edge_ends.reserve(t.edges.len());
 
         let resolve_var = |i: usize, field: &str, id: &str| {
-            f.var_ix(id).ok_or_else(|| FormatError::Dangling {
+            f.var_ix(id).ok_or_else(|| GraphError::Dangling {
                 path: format!("data.edges[{i}].{field}"),
                 id: id.to_owned(),
                 kind: "node".into(),
@@ -112,7 +112,7 @@ impl Flow {
         for (i, e) in t.edges.iter().enumerate() {
             let s = resolve_var(i, "source_full_node_id", &e.source_full_node_id)?;
             let d = resolve_var(i, "target_full_node_id", &e.target_full_node_id)?;
-            let o = f.op_ix(&e.op_id).ok_or_else(|| FormatError::Dangling {
+            let o = f.op_ix(&e.op_id).ok_or_else(|| GraphError::Dangling {
                 path: format!("data.edges[{i}].op_id"),
                 id: e.op_id.clone(),
                 kind: "operation".into(),
@@ -175,7 +175,7 @@ impl Flow {
 }
 
 /// Kahn's algorithm over the bipartite graph; reports one variable on a cycle.
-fn check_acyclic(t: &Trace, f: &Flow) -> Result<(), FormatError> {
+fn check_acyclic(t: &Trace, f: &Flow) -> Result<(), GraphError> {
     let nv = t.vars.len();
     let no = t.ops.len();
     // Nodes 0..nv are variables, nv..nv+no operations.
@@ -214,5 +214,5 @@ fn check_acyclic(t: &Trace, f: &Flow) -> Result<(), FormatError> {
         let id = t.ops.get(o).map(|r| r.op_id.clone()).unwrap_or_default();
         (format!("data.operations[{o}]"), id)
     };
-    Err(FormatError::Cycle { path, id })
+    Err(GraphError::Cycle { path, id })
 }

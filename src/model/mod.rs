@@ -7,6 +7,7 @@
 
 mod case;
 mod detect;
+mod error;
 mod fail_rule;
 mod flow;
 mod judged;
@@ -16,6 +17,7 @@ pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
 pub use detect::{Detection, FoundBy, RuleReport, Unused, RULES};
+pub use error::GraphError;
 pub use fail_rule::{FailRule, Mark, RuleError};
 pub use flow::{Flow, Role};
 pub use record::{
@@ -85,7 +87,7 @@ impl Trace {
     ///
     /// # Errors
     /// A dangling reference, a duplicate id or a cycle, located by JSON path.
-    pub fn reindex(&mut self) -> Result<(), crate::format::FormatError> {
+    pub fn reindex(&mut self) -> Result<(), GraphError> {
         self.flow = Flow::build(self)?;
         self.cases = case::find_cases(self)?;
         Ok(())
@@ -96,11 +98,7 @@ impl Trace {
     ///
     /// # Errors
     /// A MemTraceBench annotation with an unknown error type or a dangling id.
-    pub fn detect(
-        &self,
-        rules: &[FailRule],
-        marks: &[Mark],
-    ) -> Result<Detection, crate::format::FormatError> {
+    pub fn detect(&self, rules: &[FailRule], marks: &[Mark]) -> Result<Detection, GraphError> {
         detect::detect(self, rules, marks)
     }
 
@@ -112,7 +110,7 @@ impl Trace {
         &mut self,
         rules: &[FailRule],
         marks: &[Mark],
-    ) -> Result<Detection, crate::format::FormatError> {
+    ) -> Result<Detection, GraphError> {
         let d = detect::detect(self, rules, marks)?;
         self.cases.clone_from(&d.cases);
         Ok(d)

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::feedback::Feedback;
 use super::{fence, request, OptimizeError};
-use crate::memsys::bench::SplitMix;
 use crate::provider::ChatRequest;
+use crate::util::{hash::fnv1a, rng::SplitMix64};
 
 /// `purpose` of an aggregation request.
 pub const PURPOSE: &str = "optimize.aggregate";
@@ -27,10 +27,7 @@ pub fn batches(
     batch_size: usize,
 ) -> Vec<Vec<Feedback>> {
     let mut items: Vec<Feedback> = feedbacks.to_vec();
-    let salt = target.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    SplitMix(seed ^ salt).shuffle(&mut items);
+    SplitMix64::new(seed ^ fnv1a(target.as_bytes())).shuffle(&mut items);
     items
         .chunks(batch_size.max(1))
         .map(<[Feedback]>::to_vec)

@@ -134,15 +134,9 @@ pub struct StepOutcome {
 }
 
 /// Fences `text` as data: `<<<BEGIN label>>>` … `<<<END label>>>`. Marker-like runs inside the
-/// text are broken up so the data cannot close its fence.
+/// text are broken up so the data cannot close its fence ([`crate::text::fence`]).
 pub fn fence(label: &str, text: &str) -> String {
-    let safe = text.replace("<<<", "< < <").replace(">>>", "> > >");
-    // A label (may hold trace text such as an op name) stays on the marker's line.
-    let label = label
-        .replace("<<<", "")
-        .replace(">>>", "")
-        .replace(['\n', '\r'], " ");
-    format!("<<<BEGIN {label}>>>\n{safe}\n<<<END {label}>>>\n")
+    crate::text::fence(crate::text::Fence::Labeled(label), text)
 }
 
 pub(crate) fn request(purpose: &str, system: &str, user: String, schema: Value) -> ChatRequest {

@@ -8,8 +8,9 @@ use super::config::{ApiKind, ProviderConfig};
 use super::cost::UsageLedger;
 use super::embeddings::{self, Embeddings};
 use super::http::{CancelToken, HttpRequest, HttpResponse, Sleep, Transport, TransportError};
-use super::retry::{is_retryable_status, retry_after_ms, SplitMix64};
+use super::retry::{is_retryable_status, retry_after_ms};
 use super::{anthropic, openai, ChatRequest, ChatResponse, Llm, ProviderError};
+use crate::util::rng::SplitMix64;
 
 /// Retries of a fetch the browser refused (see [`TransportError::Blocked`]).
 pub const BLOCKED_RETRIES: u32 = 2;

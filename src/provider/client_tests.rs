@@ -228,7 +228,7 @@ fn anthropic_round_trip() {
 #[test]
 fn batch_survives_thirty_percent_faults() {
     let mut fake = Fake::queued(vec![]);
-    let state = RefCell::new(crate::provider::retry::SplitMix64::new(42));
+    let state = RefCell::new(crate::util::rng::SplitMix64::new(42));
     let faults = std::rc::Rc::new(RefCell::new(Vec::<&'static str>::new()));
     let faults_in = faults.clone();
     fake.on_empty = Box::new(move |req, _| {

@@ -6,8 +6,9 @@
 //! - [`client::HttpLlm`]: an [`Llm`] over a [`Transport`] with retries ([`retry`]), timeouts,
 //!   cancellation ([`CancelToken`]) and usage counting ([`cost`]);
 //! - [`batch`]: bounded concurrency; [`tools`]: the tool-calling loop that answers malformed
-//!   calls with an error message to the model; [`scripted`]: an in-process scripted provider;
-//!   [`simulated`]: the offline rule-based stand-in the reference memory system runs with.
+//!   calls with an error message to the model; [`scripted`]: an in-process scripted provider.
+//!   The offline rule-based stand-in lives with the memory systems it serves
+//!   (`memsys::simulated`).
 
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +22,6 @@ pub mod http;
 pub mod openai;
 pub mod retry;
 pub mod scripted;
-pub mod simulated;
 pub mod tools;
 
 pub use batch::{chat_batch, run_bounded};

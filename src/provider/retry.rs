@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::util::rng::SplitMix64;
+
 /// Retry settings of a provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RetryPolicy {
@@ -69,26 +71,6 @@ pub fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked finite and >= 0
 fn to_ms(ms: f64) -> Option<u64> {
     (ms.is_finite() && ms >= 0.0).then(|| ms.ceil().min(u64::MAX as f64) as u64)
-}
-
-/// A small seeded generator (`SplitMix64`) for jitter: deterministic, no dependency.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator started at `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next pseudo-random number.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]

@@ -7,20 +7,7 @@ use std::fmt::Write as _;
 use super::Report;
 
 /// Escapes text for HTML content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::text::escape_markup as escape;
 
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#222;padding:0 1rem}h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top;text-align:left}th{background:#f4f4f4}.charts{display:flex;flex-wrap:wrap;gap:2rem}code{font-size:.8rem;color:#555}.summary{white-space:pre-wrap;background:#f8f8f8;padding:.8rem;border-left:3px solid #4a7}";
 

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::attribution::Attribution;
 use crate::model::{ErrorType, Trace};
-use crate::optimize::fence;
 use crate::provider::{ChatMessage, ChatRequest, ChatRole, Llm, ProviderError};
+use crate::text::{fence, Fence};
 
 /// One attributed failure, as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -159,16 +159,16 @@ pub const SUMMARY_PURPOSE: &str = "report.summary";
 pub fn summary_request(report: &Report) -> ChatRequest {
     let mut user = String::from("TASK: summarize the failure patterns of a memory system\n");
     user.push_str(&fence(
-        "counts per error type",
+        Fence::Labeled("counts per error type"),
         &serde_json::to_string(&report.by_type).unwrap_or_default(),
     ));
     user.push_str(&fence(
-        "counts per stage",
+        Fence::Labeled("counts per stage"),
         &serde_json::to_string(&report.by_stage).unwrap_or_default(),
     ));
     for (i, c) in report.cases.iter().take(40).enumerate() {
         user.push_str(&fence(
-            &format!("case {}", i + 1),
+            Fence::Labeled(&format!("case {}", i + 1)),
             &format!(
                 "question: {}\ngold: {}\nprediction: {}\nerror: {} at {}\nreason: {}",
                 c.query,

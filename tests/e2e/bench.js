@@ -15,7 +15,8 @@ const PAN_MOVES = 60;
 /** Page time (ms since navigation) of the first graph frame, recorded by an init script. */
 const FIRST_PAINT = () => {
   const tick = () => {
-    if (window.__memtrace_graph_stats) window.__bench_first_paint = performance.now();
+    // The first view of a failure: its story (cards) or the graph.
+    if (window.__memtrace_graph_stats || document.querySelector('#story .story-card')) window.__bench_first_paint = performance.now();
     else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -35,7 +36,7 @@ async function dropAndPaint(page, file) {
     dt.items.add(document.querySelector('#bench-input').files[0]);
     const zone = document.querySelector('#drop-zone');
     const shown = () => (document.querySelector('#summary [data-field="name"]')?.textContent || '').includes(name)
-      && window.__memtrace_graph_stats;
+      && (window.__memtrace_graph_stats || document.querySelector('#story .story-card'));
     window.__memtrace_graph_stats = null;
     const t0 = performance.now();
     zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));

@@ -105,6 +105,8 @@ test('payloads in a trace render as text: no script runs, nothing is injected', 
   assert.deepStrictEqual(await injected(page), CLEAN);
   // Walk the failures; on each, open the inspector on every version of the longest lifeline.
   const count = await page.locator('#failures .failure').count();
+  await page.keyboard.press('g'); // the graph, not the story
+  await page.waitForSelector('#graph-canvas');
   let opened = 0;
   for (let c = 0; c < count; c += 1) {
     await page.locator('#failures .failure').nth(c).click();

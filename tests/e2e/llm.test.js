@@ -138,6 +138,8 @@ test('graphtrace from the page: test connection, live transcript, verdict, highl
   assert.match(await page.textContent('.verdict-cost'), new RegExp(`cost: ${script.steps.length} LLM calls`));
 
   // Hovering a step that looked at nodes highlights them in the graph; leaving clears it.
+  await page.click('.story-graph'); // the graph view, where steps highlight nodes
+  await page.waitForSelector('#graph-canvas');
   const step = await page.$('#transcript .step:not([data-nodes="0"])');
   await step.hover();
   await page.waitForFunction(() => Number(document.querySelector('#graph-canvas').dataset.highlighted) > 0);

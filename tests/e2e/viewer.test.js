@@ -57,6 +57,10 @@ test('selecting a failure draws its slice on the canvas; j/k move the selection'
   await dropFixture(page);
   await page.click('#failures .failure[data-case="1"]');
   await page.waitForFunction(() => document.querySelector('#failures .failure.selected')?.dataset.case === '1');
+  // A failure opens as its story; g shows its graph (and keeps it for the next failures).
+  await page.waitForSelector('#story .story-card');
+  await page.keyboard.press('g');
+  await page.waitForSelector('#graph-canvas');
   await page.waitForTimeout(200);
   const s = await stats(page);
   assert.ok(s.nodes > 10 && s.drawn_nodes === s.nodes, JSON.stringify(s));
@@ -83,6 +87,8 @@ test('selecting a failure draws its slice on the canvas; j/k move the selection'
 test('a memory unit with two versions shows a side-by-side diff', async () => {
   const { page, problems } = await openPage(browser);
   await dropFixture(page);
+  await page.keyboard.press('g'); // the graph, not the story
+  await page.waitForSelector('#graph-canvas');
   // Walk the failures until one's slice holds a lifeline (a unit with >= 2 versions).
   let s = await stats(page);
   for (let i = 0; i < 6 && !(s && s.lifelines > 0); i += 1) {

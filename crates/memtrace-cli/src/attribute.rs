@@ -10,9 +10,9 @@ use memtrace::attribution::counterfactual::{check_with, Check};
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
 use memtrace::attribution::{attribute_case_with, Attribution, Method, MethodSettings, Roles};
 use memtrace::format::{load, LoadOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::FailureCase;
 use memtrace::provider::run_bounded;
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::Trace;
 use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
 

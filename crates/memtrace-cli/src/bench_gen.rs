@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use memtrace::memsys::bench::{generate, BenchFormat, BenchOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{demo, locomo, Conversation, System};
-use memtrace::provider::simulated::SimulatedLlm;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {

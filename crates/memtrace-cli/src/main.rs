@@ -12,6 +12,7 @@ mod roles;
 mod rules;
 mod search;
 mod start_points;
+mod story;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,9 @@ enum Command {
     Report(report::Args),
     /// Print each op name's pipeline role (inferred from what its ops read and write), count and reason.
     Roles(roles::Args),
+    /// Print each failed case's story: its decisive path from the evidence to the judge, the
+    /// decisive op marked, the answer's words and version diffs shown.
+    Story(story::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         Command::Optimize(args) => optimize::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Roles(args) => roles::run(&args),
+        Command::Story(args) => story::run(&args),
     };
     match result {
         Ok(code) => code,

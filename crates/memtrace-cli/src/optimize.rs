@@ -11,13 +11,13 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 use memtrace::attribution::InfoFlow;
 use memtrace::format::{load, LoadOptions};
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
 use memtrace::optimize::closed_loop::{advance, diff, LoopConfig, LoopState, Phase, PromptVersion};
 use memtrace::optimize::{
     estimate, export, map_failure, step, targets, History, Mapped, OptimizeConfig, Progress,
     Selection,
 };
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm};
 use memtrace_cli::llm::{CliLlm, ProviderArgs};
 

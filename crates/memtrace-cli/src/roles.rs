@@ -20,16 +20,24 @@ pub struct Args {
     roles: Vec<String>,
 }
 
-pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+/// The trace in `file` (any readable format) and the roles config `--role NAME=ROLE` specs give.
+pub fn load_with_roles(
+    file: &std::path::Path,
+    specs: &[String],
+) -> anyhow::Result<(memtrace::Trace, RoleConfig)> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let trace = load(&bytes, LoadOptions::default())
-        .with_context(|| args.file.display().to_string())?
+        .with_context(|| file.display().to_string())?
         .trace;
     let mut cfg = RoleConfig::default();
-    for spec in &args.roles {
+    for spec in specs {
         cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
     }
+    Ok((trace, cfg))
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let (trace, cfg) = load_with_roles(&args.file, &args.roles)?;
     let names = Roles::infer(&trace, &cfg).by_name(&trace);
     if args.json {
         for n in &names {

@@ -21,6 +21,7 @@ use crate::components::{
     report::ReportView,
     roles::RolesPanel,
     search::Search,
+    story::StoryView,
     summary::SummaryCard,
     Shared,
 };
@@ -63,6 +64,7 @@ fn shortcut(e: &KeyboardEvent) -> Option<Action> {
         "x" => Action::ExpandSelected,
         "r" => Action::ResetView,
         "w" => Action::ToggleWhole,
+        "g" => Action::ToggleGraph,
         "R" => Action::ToggleReport,
         "O" => Action::ToggleOptimize,
         "L" => Action::ToggleRoles,
@@ -221,6 +223,7 @@ pub fn app() -> Html {
         },
     );
     let roles = Shared((*roles).clone().unwrap_or_default());
+    let story_shown = state.selection.case.is_some() && !state.graph_view && !state.whole_trace;
     html! {
         <DropZone on_files={on_files.clone()}>
             <header class="topbar">
@@ -267,21 +270,6 @@ pub fn app() -> Html {
                     on_close={d.reform(|()| Action::ToggleOptimize)} />
             } else if let Some(t) = current {
                 <SummaryCard name={t.name.clone()} summary={t.summary.clone()} />
-                <AttributionPanel
-                    name={t.name.clone()}
-                    trace={Shared(t.trace.clone())}
-                    case={state.selection.case}
-                    verdicts={t.verdicts.clone()}
-                    labels={t.labels.clone()}
-                    on_verdict={d.reform(|(query_id, verdict)| Action::SetVerdict { query_id, verdict })}
-                    on_label={d.reform(|(query_id, label)| Action::SetLabel { query_id, label })}
-                    on_select={d.reform(Action::SelectNode)}
-                    on_error={d.reform(|message| Action::ReadFailed { name: "export".into(), message })}
-                    provider={state.provider.clone()}
-                    on_provider={d.reform(Action::SetProvider)}
-                    on_highlight={d.reform(Action::Highlight)}
-                    roles={roles.clone()}
-                    role_overrides={t.role_overrides.clone()} />
                 if state.roles_open {
                     <RolesPanel
                         trace={Shared(t.trace.clone())}
@@ -289,7 +277,6 @@ pub fn app() -> Html {
                         on_role={d.reform(|(op_name, role)| Action::SetRole { op_name, role })}
                         on_close={d.reform(|()| Action::ToggleRoles)} />
                 }
-                <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
                 if state.report_open {
                     <ReportView
                         trace={Shared(t.trace.clone())}
@@ -319,24 +306,56 @@ pub fn app() -> Html {
                         on_filter_type={d.reform(Action::FilterType)}
                         on_sort={d.reform(Action::Sort)} />
                     </div>
-                    <Graph
-                        trace={Shared(t.trace.clone())}
-                        case={if state.whole_trace { None } else { state.selection.case }}
-                        verdict_op={verdict_op(t, state.selection.case)}
-                        highlight={state.highlight.clone()}
-                        on_toggle_whole={d.reform(|()| Action::ToggleWhole)}
-                        expanded={state.selection.expanded.clone()}
-                        selected={state.selection.node}
-                        fit_requests={state.fit_requests}
-                        on_select={d.reform(Action::SelectNode)}
-                        on_expand={d.reform(Action::Expand)} />
-                    <Inspector
-                        trace={Shared(t.trace.clone())}
-                        node={state.selection.node}
-                        compare={state.selection.compare}
-                        on_select={d.reform(Action::SelectNode)}
-                        on_compare={d.reform(Action::Compare)}
-                        on_expand={d.reform(Action::Expand)} />
+                    if let (Some(case), true) = (state.selection.case, story_shown) {
+                        <StoryView
+                            trace={Shared(t.trace.clone())}
+                            case={case}
+                            verdict={t.trace.cases.get(case).and_then(|c| t.verdicts.get(&c.query_id)).cloned()}
+                            roles={roles.clone()}
+                            selected={state.selection.node}
+                            on_select={d.reform(Action::SelectNode)}
+                            on_graph={d.reform(|()| Action::ToggleGraph)} />
+                    } else {
+                        <Graph
+                            trace={Shared(t.trace.clone())}
+                            case={if state.whole_trace { None } else { state.selection.case }}
+                            verdict_op={verdict_op(t, state.selection.case)}
+                            highlight={state.highlight.clone()}
+                            on_toggle_whole={d.reform(|()| Action::ToggleWhole)}
+                            on_story={state.selection.case.map(|_| d.reform(|()| Action::ToggleGraph))}
+                            expanded={state.selection.expanded.clone()}
+                            selected={state.selection.node}
+                            fit_requests={state.fit_requests}
+                            on_select={d.reform(Action::SelectNode)}
+                            on_expand={d.reform(Action::Expand)} />
+                    }
+                    <div class="side-column">
+                        <AttributionPanel
+                            name={t.name.clone()}
+                            trace={Shared(t.trace.clone())}
+                            case={state.selection.case}
+                            verdicts={t.verdicts.clone()}
+                            labels={t.labels.clone()}
+                            on_verdict={d.reform(|(query_id, verdict)| Action::SetVerdict { query_id, verdict })}
+                            on_label={d.reform(|(query_id, label)| Action::SetLabel { query_id, label })}
+                            on_select={d.reform(Action::SelectNode)}
+                            on_error={d.reform(|message| Action::ReadFailed { name: "export".into(), message })}
+                            provider={state.provider.clone()}
+                            on_provider={d.reform(Action::SetProvider)}
+                            on_highlight={d.reform(Action::Highlight)}
+                            roles={roles.clone()}
+                            role_overrides={t.role_overrides.clone()} />
+                        <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
+                        if !story_shown || state.selection.node.is_some() {
+                            <Inspector
+                                trace={Shared(t.trace.clone())}
+                                node={state.selection.node}
+                                compare={state.selection.compare}
+                                on_select={d.reform(Action::SelectNode)}
+                                on_compare={d.reform(Action::Compare)}
+                                on_expand={d.reform(Action::Expand)} />
+                        }
+                    </div>
                 </div>
             } else {
                 <div class="empty-state">

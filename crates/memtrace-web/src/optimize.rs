@@ -252,9 +252,9 @@ pub fn export_file(state: &LoopState, kind: ExportKind) -> (String, &'static str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memtrace::memsys::simulated::SimulatedLlm;
     use memtrace::memsys::Prompts;
     use memtrace::optimize::closed_loop::advance;
-    use memtrace::provider::simulated::SimulatedLlm;
 
     #[test]
     fn demo_conversations_parse_and_have_questions() {

@@ -158,6 +158,8 @@ pub struct PageState {
     pub roles_open: bool,
     /// Show the whole trace instead of the selected failure's slice.
     pub whole_trace: bool,
+    /// Show the selected failure as a graph instead of its story (`g`).
+    pub graph_view: bool,
     /// Bumped to ask the graph to fit its content.
     pub fit_requests: u32,
     /// The LLM provider (no key).
@@ -216,6 +218,8 @@ pub enum Action {
     },
     /// `w`: whole trace ↔ the selected failure's slice.
     ToggleWhole,
+    /// `g`: the selected failure's story ↔ its graph.
+    ToggleGraph,
     /// Escape: closes the help, then the diff, then the node selection.
     Escape,
     Fit,
@@ -317,6 +321,13 @@ impl PageState {
             }
             Action::ToggleWhole => {
                 self.whole_trace = !self.whole_trace;
+                self.fit_requests = self.fit_requests.wrapping_add(1);
+            }
+            Action::ToggleGraph => {
+                // From any graph (the slice or the whole trace) back to the story.
+                let to_story = self.graph_view || self.whole_trace;
+                self.graph_view = !to_story;
+                self.whole_trace &= !to_story;
                 self.fit_requests = self.fit_requests.wrapping_add(1);
             }
             Action::Escape => {

@@ -99,6 +99,23 @@ fn whole_trace_toggles_and_a_case_click_returns_to_its_slice() {
 }
 
 #[test]
+fn g_switches_story_and_graph_and_leads_back_to_the_story_from_the_whole_trace() {
+    let s = loaded("demo", crate::DEMO_TRACE);
+    assert!(!s.graph_view, "a failure opens as its story");
+    let s = s.reduce(Action::ToggleGraph);
+    assert!(s.graph_view);
+    let s = s.reduce(Action::SelectCase(1));
+    assert!(s.graph_view, "the graph stays chosen for the next failure");
+    let s = s.reduce(Action::ToggleGraph);
+    assert!(!s.graph_view);
+    let s = s.reduce(Action::ToggleWhole).reduce(Action::ToggleGraph);
+    assert!(
+        !s.graph_view && !s.whole_trace,
+        "g from the whole trace: the story"
+    );
+}
+
+#[test]
 fn sort_twice_flips_direction() {
     let s = PageState::default().reduce(Action::Sort(SortKey::Query));
     assert!(!s.list.descending);

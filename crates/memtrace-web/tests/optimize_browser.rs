@@ -7,9 +7,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
 use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::provider::{ApiKey, ApiKind, HttpLlm, ProviderConfig, RetryPolicy};
 use memtrace_web::services::http::{FetchTransport, TimerSleep};
 use serde_json::Value;

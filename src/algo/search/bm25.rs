@@ -2,32 +2,12 @@
 
 use std::collections::HashMap;
 
-/// Splits `text` into tokens: maximal runs of ASCII letters, digits and `_`, lower-cased.
-/// Yields (byte offset in `text`, token). Other characters (including non-ASCII) separate tokens,
-/// as `re.findall(r"[a-z0-9_]+", text.lower())` does for ASCII text.
-///
-/// # Complexity
-/// O(len).
-pub fn tokenize(text: &str) -> impl Iterator<Item = (usize, String)> + '_ {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() && !is_token_byte(bytes[i]) {
-            i += 1;
-        }
-        if i >= bytes.len() {
-            return None;
-        }
-        let start = i;
-        while i < bytes.len() && is_token_byte(bytes[i]) {
-            i += 1;
-        }
-        Some((start, text[start..i].to_ascii_lowercase()))
-    })
-}
+use crate::text::Word;
 
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+/// Splits `text` into tokens: maximal runs of ASCII letters, digits and `_`, lower-cased, with
+/// their byte offsets ([`crate::text::tokenize`] with [`Word::AlnumUnderscore`]).
+pub fn tokenize(text: &str) -> impl Iterator<Item = (usize, String)> + '_ {
+    crate::text::tokenize(text, Word::AlnumUnderscore)
 }
 
 /// An inverted index with BM25 scoring. Documents are numbered 0.. in the order given.

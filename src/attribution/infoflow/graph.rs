@@ -68,17 +68,18 @@ pub(crate) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
     }
 }
 
-/// The evidence's lineage: variables reachable forward from `from`, sorted; from a memory
-/// variable only its own later versions are followed (what an op derives from a memory it merely
-/// read — a list of similar memories, a decision about another fact — is not the evidence), and
-/// only what `keep` accepts of what an op produced.
+/// The evidence's lineage: variables reachable forward from `from`, sorted; from a variable `v`
+/// through an op `o` for which `versions_only(v, o)` holds (a memory the op merely read) only
+/// `v`'s own later versions are followed (what an op derives from a memory it merely read — a
+/// list of similar memories, a decision about another fact — is not the evidence), and only
+/// what `keep` accepts of what an op produced.
 ///
 /// # Complexity
 /// O(V + E) over the reachable part.
 pub(crate) fn lineage(
     t: &Trace,
     from: &[VarIx],
-    is_memory: &dyn Fn(VarIx) -> bool,
+    versions_only: &dyn Fn(VarIx, OpIx) -> bool,
     keep: &dyn Fn(OpIx, VarIx) -> bool,
 ) -> Vec<VarIx> {
     let mut seen = vec![false; t.vars.len()];
@@ -89,8 +90,8 @@ pub(crate) fn lineage(
     let mut out = Vec::new();
     while let Some(v) = queue.pop_front() {
         out.push(v);
-        let memory = is_memory(v);
         for &o in &t.flow.consumers[v.get()] {
+            let memory = versions_only(v, o);
             for w in t.flow.op_produced(o) {
                 let follow = (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
                 if follow && !std::mem::replace(&mut seen[w.get()], true) {

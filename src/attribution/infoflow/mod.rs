@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
 use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
-use super::text::{content_tokens, var_text, Key};
+use super::text::{content_tokens, var_text, var_texts, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
@@ -240,7 +240,11 @@ impl InfoFlow {
                 || copies(w)
                 || !t.flow.op_produced(o).any(copies)
         };
-        let lineage = lineage(t, evidence, &is_memory, &keep);
+        // From a memory unit that holds the evidence verbatim (a raw unit), what an extraction
+        // op derives is the evidence too; from any other memory only its own versions.
+        let versions_only =
+            |v: VarIx, o: OpIx| is_memory(v) && !(roles.role(o) == OpRole::Extraction && copies(v));
+        let lineage = lineage(t, evidence, &versions_only, &keep);
         let in_lineage = |v: VarIx| lineage.binary_search(&v).is_ok();
         // An answer input counts when it came from the evidence: it is in the lineage, or was
         // assembled (one op back) from something in it.
@@ -365,6 +369,18 @@ impl InfoFlow {
                 .copied()
                 .find(|&o| Some(o) != stage.retrieval_op && o != stage.answer_op);
             let Some(writer) = writer else { continue };
+            // A raw unit's copy dropped when an extraction handed the information on elsewhere
+            // (a reply, a profile) is not where it was lost: the other path is followed.
+            let handed_on = copies(visible[last_good])
+                && roles.role(writer) == OpRole::Extraction
+                && t.flow.op_produced(writer).any(|w| {
+                    t.var(w).full_name != t.var(next).full_name
+                        && t.var(w).category != "prompt"
+                        && carries(w)
+                });
+            if handed_on {
+                continue;
+            }
             // A store that applied a model's decision: the decision lost the information.
             let writer = decider(t, writer, visible[last_good], next).unwrap_or(writer);
             let role = match roles.role(writer) {
@@ -599,7 +615,11 @@ impl InfoFlow {
             .copied()
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
             .collect();
-        let texts: Vec<String> = inputs.iter().map(|&v| var_text(t.var(v))).collect();
+        // A structured input (a profile) is judged item by item.
+        let texts: Vec<String> = inputs
+            .iter()
+            .map(|&v| var_texts(t.var(v)).join("\n\n"))
+            .collect();
         if let Some(i) = texts
             .iter()
             .position(|x| key.gold_carry(x) >= key.bar(self.threshold))

@@ -9,9 +9,9 @@ use crate::algo::answer_op;
 use crate::attribution::roles::{OpRole, Roles};
 use crate::attribution::text::var_text;
 use crate::memsys::prompts::{extraction_request, Prompts};
-use crate::memsys::text::Date;
 use crate::model::{pyrepr, FailureCase, OpIx, Trace, VarIx};
 use crate::provider::ChatRequest;
+use crate::util::calendar::Date;
 
 /// One memory op of the recorded pipeline.
 pub(super) struct MemOp {

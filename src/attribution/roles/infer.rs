@@ -155,31 +155,47 @@ pub(crate) fn holds_verbatim(t: &Trace, text: &str, v: VarIx) -> bool {
     var_leaves(t, v).iter().any(|l| l.contains(text))
 }
 
-/// True when every message-like input's text reappears verbatim in what `op` produced.
-fn passes_on_verbatim(t: &Trace, op: OpIx, message_like: &[bool]) -> bool {
-    let produced: Vec<VarIx> = t.flow.op_produced(op).collect();
-    let mut any = false;
+/// The message texts of `op`'s message-like inputs: a message's content; each message of a
+/// buffer another op made.
+fn message_texts(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<String> {
+    let mut out = Vec::new();
     for &v in &t.flow.op_inputs[op.get()] {
         if !message_like[v.get()] {
             continue;
         }
-        // A message: its content; a buffer another op made: each message in it.
-        let texts: Vec<String> = if t.flow.producers[v.get()].is_empty() {
-            verbatim_text(t, v).into_iter().collect()
+        if t.flow.producers[v.get()].is_empty() {
+            out.extend(verbatim_text(t, v));
         } else {
-            var_leaves(t, v)
-                .into_iter()
-                .filter(|s| s.len() >= 20)
-                .collect()
-        };
-        for text in texts {
-            any = true;
-            if !produced.iter().any(|&p| holds_verbatim(t, &text, p)) {
-                return false;
-            }
+            out.extend(var_leaves(t, v).into_iter().filter(|s| s.len() >= 20));
         }
     }
-    any
+    out
+}
+
+/// True when every message-like input's text reappears verbatim in what `op` produced.
+fn passes_on_verbatim(t: &Trace, op: OpIx, message_like: &[bool]) -> bool {
+    let produced: Vec<VarIx> = t.flow.op_produced(op).collect();
+    let texts = message_texts(t, op, message_like);
+    !texts.is_empty()
+        && texts
+            .iter()
+            .all(|text| produced.iter().any(|&p| holds_verbatim(t, text, p)))
+}
+
+/// What `op` produced that is a verbatim copy of some of its messages (a segment cut from a
+/// buffer): every string of it long enough to say anything is part of a message text.
+fn verbatim_copies(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<VarIx> {
+    let texts = message_texts(t, op, message_like);
+    t.flow
+        .op_produced(op)
+        .filter(|&w| {
+            let long: Vec<String> = var_leaves(t, w)
+                .into_iter()
+                .filter(|s| s.len() >= 20)
+                .collect();
+            !long.is_empty() && long.iter().all(|l| texts.iter().any(|x| x.contains(l)))
+        })
+        .collect()
 }
 
 /// The earliest op that produced `v`.
@@ -273,6 +289,14 @@ impl Walk<'_> {
             .filter(|&v| self.is_memory(v) && first_producer(t, v) == Some(o))
             .collect();
         let reads_messages = inputs.iter().any(|&v| self.message_like[v.get()]);
+        if reads_messages {
+            // A segment cut from a buffer is still the messages: what reads it reads messages.
+            for w in verbatim_copies(t, o, &self.message_like) {
+                if !self.is_memory(w) {
+                    self.message_like[w.get()] = true;
+                }
+            }
+        }
         if !written.is_empty() {
             let later = |v: &&VarIx| t.var(**v).version > 1;
             let tombs = written

@@ -3,9 +3,7 @@
 //! 2023`, `the Sunday before 25 May 2023`), and relative to the text's own time (`yesterday`,
 //! `last week`, `3 days ago`), which resolve only when that time (the anchor) is known.
 
-use memtrace_record::{civil_from_days, days_from_civil};
-
-use crate::memsys::text::{Date, MONTHS};
+use crate::util::calendar::{civil_from_days, days_from_civil, Date, MONTHS};
 
 /// A word of a text: its raw spelling, lower-cased form, the separator before it, and whether
 /// it starts a sentence.

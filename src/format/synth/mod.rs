@@ -19,6 +19,7 @@ use output::{Collect, List, ListWriter, Sink};
 
 use super::FormatError;
 use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Trace, Unset};
+use crate::util::rng::SplitMix64;
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,28 +29,20 @@ pub struct Options {
     pub seed: u64,
 }
 
-/// `SplitMix64`: small, fast, and the same on every platform.
-struct Rng(u64);
+/// The draws the generator needs beyond [`SplitMix64`]'s: a word of a list, a 32-hex id.
+trait Draw {
+    fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str;
+    fn hex32(&mut self) -> String;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
+impl Draw for SplitMix64 {
     fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
-        list[self.below(list.len())]
+        list.get(self.below(list.len()))
+            .copied()
+            .unwrap_or_default()
     }
     fn hex32(&mut self) -> String {
-        format!("{:016x}{:016x}", self.next(), self.next())
+        format!("{:016x}{:016x}", self.next_u64(), self.next_u64())
     }
 }
 
@@ -100,7 +93,7 @@ const PROMPTS: [(&str, &str); 4] = [
 ];
 
 struct Gen<'s, S: Sink> {
-    rng: Rng,
+    rng: SplitMix64,
     sink: &'s mut S,
     meta: GraphMeta,
     clock_ms: u64,
@@ -119,7 +112,7 @@ fn py_str(s: &str) -> String {
 impl<'s, S: Sink> Gen<'s, S> {
     fn new(seed: u64, sink: &'s mut S, meta: &GraphMeta) -> Self {
         Gen {
-            rng: Rng(seed),
+            rng: SplitMix64::new(seed),
             sink,
             meta: meta.clone(),
             clock_ms: 0,
@@ -461,7 +454,7 @@ impl<'s, S: Sink> Gen<'s, S> {
 }
 
 fn meta(seed: u64) -> GraphMeta {
-    let mut rng = Rng(seed ^ 0x5EED);
+    let mut rng = SplitMix64::new(seed ^ 0x5EED);
     GraphMeta {
         graph_id: format!("graph-{}", rng.hex32()),
         user_id: Value::String("synthetic-1".into()),

@@ -31,7 +31,8 @@ use super::record::{
 use super::store::Unit;
 use super::text::Date;
 use super::{Config, MemsysError, Run};
-use crate::provider::{simulated, Llm};
+use crate::memsys::simulated;
+use crate::provider::Llm;
 
 /// The note-construction instructions (A-Mem's `analyze_content`, shortened).
 pub const NOTE_PROMPT: &str = "Generate a structured analysis of the conversation: for each distinct personal fact (events, plans, preferences, relationships, possessions, jobs) write a note whose content is a short third-person sentence naming the speaker, with its keywords, a one-sentence context and tags. Resolve relative dates. Skip greetings and questions. Return JSON: {\"notes\": [{\"content\": \"...\", \"keywords\": [...], \"context\": \"...\", \"tags\": [...]}]}.";

@@ -377,7 +377,7 @@ impl<L: Llm> Builder<'_, L> {
             deleted: false,
             var: var.clone(),
         });
-        self.update_profiles(scope, &var, &profile_facts, last, run)
+        self.update_profiles(scope, (&var, &raw), &profile_facts, last, run)
             .await
     }
 }

@@ -16,10 +16,11 @@ use crate::provider::Llm;
 
 impl<L: Llm> Builder<'_, L> {
     /// `memory_system.update_profile`: each speaker's profile takes the segment's attribute facts.
+    /// `(episode, source)`: the final memory unit and the extraction reply the facts came from.
     pub(super) async fn update_profiles(
         &mut self,
         scope: &Scope,
-        episode: &Var,
+        (episode, source): (&Var, &Var),
         facts: &[String],
         last: &Buffered,
         run: &mut Run,
@@ -163,9 +164,9 @@ impl<L: Llm> Builder<'_, L> {
             );
             if let Some(u) = run.store.get(&new.id()).cloned() {
                 op.io(
-                    &[&u.var, episode, &template],
+                    &[&u.var, episode, source, &template],
                     &[&task_var],
-                    "The profile and the new episode's attributes form the profile update task.",
+                    "The profile and the attributes the extraction reply stated form the profile update task.",
                 );
                 let var = op.mutate(
                     &u.var,
@@ -177,9 +178,9 @@ impl<L: Llm> Builder<'_, L> {
                 run.store.update(&u.id, &text, var);
             } else {
                 op.io(
-                    &[episode, &template],
+                    &[episode, source, &template],
                     &[&task_var],
-                    "The new episode's attributes form the profile update task.",
+                    "The attributes the extraction reply stated form the profile update task.",
                 );
                 let var = op.var(
                     VarSpec::named(&new.id(), new.value())

@@ -30,6 +30,9 @@ pub struct Props {
     pub on_expand: Callback<NodeRef>,
     /// Switches between the failure's slice and the whole trace.
     pub on_toggle_whole: Callback<()>,
+    /// Back to the selected failure's story (`g`), when there is one.
+    #[prop_or_default]
+    pub on_story: Option<Callback<()>>,
 }
 
 /// Mouse-down position and whether the mouse moved enough to be a drag.
@@ -273,6 +276,10 @@ pub fn graph(props: &Props) -> Html {
                         title="whole trace or the selected failure's slice (w)">
                     { if props.case.is_some() { "whole trace (w)" } else { "failure slice (w)" } }
                 </button>
+                if let Some(cb) = props.on_story.clone() {
+                    <button class="button small" id="story-toggle" onclick={cb.reform(|_: MouseEvent| ())}
+                            title="the failure's story: its decisive path as cards (g)">{"story (g)"}</button>
+                }
                 <span class="legend">
                     <span class="legend-item"><i class="shape-op"></i>{"operation"}</span>
                     <span class="legend-item"><i class="shape-var"></i>{"variable"}</span>

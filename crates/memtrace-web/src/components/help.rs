@@ -18,6 +18,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("x", "expand the selected node (show its neighbours)"),
     ("r", "back to the failure's default view"),
     ("w", "whole trace / the failure's slice"),
+    ("g", "the failure's story / its graph"),
     ("R", "report: verdicts per error type and op name"),
     ("O", "optimize: the prompt optimizer's closed loop"),
     ("L", "roles: each op name's role; override one"),

@@ -17,6 +17,7 @@ pub mod provider;
 pub mod report;
 pub mod roles;
 pub mod search;
+pub mod story;
 pub mod summary;
 pub mod transcript;
 

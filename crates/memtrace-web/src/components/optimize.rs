@@ -7,9 +7,9 @@
 
 use std::rc::Rc;
 
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
 use memtrace::optimize::closed_loop::{advance, LoopState, Phase};
-use memtrace::provider::simulated::SimulatedLlm;
 use memtrace::provider::{ChatRequest, ChatResponse, HttpLlm, Llm, ProviderError, Usage};
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};

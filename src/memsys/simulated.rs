@@ -38,8 +38,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
-use super::{ChatRequest, ChatResponse, ChatRole, Llm, ProviderError, Usage};
-use crate::memsys::text::{self, Date};
+use super::text::{self, Date};
+use crate::provider::{ChatRequest, ChatResponse, ChatRole, Llm, ProviderError, Usage};
 
 /// `purpose` of a fact-extraction request.
 pub const EXTRACT: &str = "memsys.extract";

@@ -1,0 +1,231 @@
+//! The failure story: the selected case's decisive path as cards read left to right (wrapping),
+//! built by the core's [`memtrace::story`]. A card selects its node (click, Enter); a folded
+//! group opens in place; `g` switches to the graph.
+
+use memtrace::attribution::{Attribution, InfoFlow, Roles};
+use memtrace::layout::NodeRef;
+use memtrace::model::ErrorType;
+use memtrace::story::{story, Card, CardKind, Group, Story};
+use memtrace::Trace;
+use web_sys::KeyboardEvent;
+use yew::prelude::*;
+
+use super::Shared;
+use crate::state::Verdict;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub trace: Shared<Trace>,
+    pub case: usize,
+    /// The verdict on screen (any method); info-flow's path when it names the same op.
+    pub verdict: Option<Verdict>,
+    pub roles: Shared<Roles>,
+    pub selected: Option<NodeRef>,
+    pub on_select: Callback<Option<NodeRef>>,
+    pub on_graph: Callback<()>,
+}
+
+/// Group members listed when a group opens.
+const GROUP_LIST: usize = 60;
+
+/// The verdict the story marks: the one on screen with info-flow's evidence path when info-flow
+/// blames the same op (else no path), or info-flow's own when there is none on screen.
+fn attribution(
+    t: &Trace,
+    roles: &Roles,
+    case: usize,
+    shown: Option<&Verdict>,
+) -> Option<Attribution> {
+    let c = t.cases.get(case)?;
+    let flow = InfoFlow::default().attribute_with(t, roles, c).ok();
+    let Some(v) = shown else {
+        return flow;
+    };
+    let error_type = v.error_type.parse::<ErrorType>().ok()?;
+    let path = flow
+        .as_ref()
+        .filter(|f| f.op_id == v.op_id)
+        .map(|f| f.evidence_path.clone())
+        .unwrap_or_default();
+    Some(Attribution {
+        case_id: c.query_id.clone(),
+        op_id: v.op_id.clone(),
+        op_name: t
+            .op_by_id(&v.op_id)
+            .map(|o| t.op(o).op_name.clone())
+            .unwrap_or_default(),
+        error_type,
+        reason: v.reason.clone(),
+        evidence_path: path,
+        confidence: v.confidence,
+        cost: memtrace::attribution::Cost::default(),
+        method: v.method.clone(),
+    })
+}
+
+fn node_of(t: &Trace, id: &str) -> Option<NodeRef> {
+    t.var_by_id(id)
+        .map(NodeRef::Var)
+        .or_else(|| t.op_by_id(id).map(NodeRef::Op))
+}
+
+#[function_component(StoryView)]
+pub fn story_view(props: &Props) -> Html {
+    let s = use_memo(
+        (
+            props.trace.clone(),
+            props.roles.clone(),
+            props.case,
+            props.verdict.clone(),
+        ),
+        |(t, roles, case, v)| {
+            let t = &t.0;
+            let c = t.cases.get(*case)?;
+            let a = attribution(t, &roles.0, *case, v.as_ref());
+            Some(story(t, c, a.as_ref(), &roles.0))
+        },
+    );
+    let Some(s) = (*s).as_ref() else {
+        return html! { <section class="story-pane"><p class="muted">{"No such case."}</p></section> };
+    };
+    let t = &props.trace.0;
+    let selected_id = props.selected.map(|n| match n {
+        NodeRef::Var(v) => t.var(v).full_node_id.clone(),
+        NodeRef::Op(o) => t.op(o).op_id.clone(),
+    });
+    let select = |id: &str| {
+        let (cb, node) = (props.on_select.clone(), node_of(t, id));
+        (Callback::from(move |_: MouseEvent| cb.emit(node)), node)
+    };
+    let on_graph = props.on_graph.reform(|_: MouseEvent| ());
+    html! {
+        <section class="story-pane" aria-label="failure story" id="story">
+            { header(s, on_graph) }
+            <ol class="story-chain">
+                { for s.cards.iter().enumerate().map(|(i, c)| {
+                    let (onclick, node) = select(&c.id);
+                    let cb = props.on_select.clone();
+                    let onkeydown = Callback::from(move |e: KeyboardEvent| {
+                        if e.key() == "Enter" || e.key() == " " {
+                            e.prevent_default();
+                            cb.emit(node);
+                        }
+                    });
+                    let groups: Vec<&Group> = s.groups.iter().filter(|g| g.after == i).collect();
+                    let active = selected_id.as_deref() == Some(c.id.as_str());
+                    html! {
+                        <li class="story-step">
+                            { card(c, active, onclick, onkeydown) }
+                            if !groups.is_empty() {
+                                <div class="story-groups">
+                                    { for groups.iter().map(|g| group(t, g, &props.on_select)) }
+                                </div>
+                            }
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}
+
+fn header(s: &Story, on_graph: Callback<MouseEvent>) -> Html {
+    html! {
+        <div class="story-head">
+            <div class="story-q">
+                <span class="story-label">{"Question"}</span>
+                <span data-field="question">{ &s.question }</span>
+            </div>
+            <div class="story-q">
+                <span class="story-label">{"Gold"}</span>
+                <span class="gold" data-field="gold">{ s.golden_answers.join(" / ") }</span>
+                <span class="story-label">{"Answered"}</span>
+                <span class="wrong" data-field="prediction">{ &s.prediction }</span>
+            </div>
+            <button class="button story-graph" onclick={on_graph} title="the graph of this failure (g)">{"Graph view"}</button>
+        </div>
+    }
+}
+
+fn card(
+    c: &Card,
+    active: bool,
+    onclick: Callback<MouseEvent>,
+    onkeydown: Callback<KeyboardEvent>,
+) -> Html {
+    let role = c.role.map_or("message", |r| r.as_str());
+    let kind = match c.kind {
+        CardKind::Evidence => "evidence",
+        CardKind::Op => "op",
+        CardKind::Value => "value",
+    };
+    let label = c.decisive.as_ref().map_or_else(
+        || format!("{role}: {}", c.title),
+        |d| format!("{role}: {}, decisive, {}", c.title, d.error_type.as_str()),
+    );
+    html! {
+        <article class={classes!("story-card", format!("role-{role}"), c.decisive.is_some().then_some("decisive"), active.then_some("active"))}
+                 data-id={c.id.clone()} data-kind={kind} data-role={role.to_owned()}
+                 tabindex="0" role="button" aria-label={label} {onclick} {onkeydown}>
+            <header class="card-head">
+                <span class="role-chip">{ if c.kind == CardKind::Evidence { "evidence" } else { role } }</span>
+                <span class="card-title" title={c.title.clone()}>{ short(&c.title) }</span>
+                <time>{ c.time.get(11..19).unwrap_or(&c.time) }</time>
+            </header>
+            if let Some(d) = &c.decisive {
+                <div class="card-verdict" data-type={d.error_type.as_str()}>
+                    <span class="badge verdict">{ d.error_type.as_str() }</span>
+                    <span class="reason">{ &d.reason }</span>
+                </div>
+            }
+            if let Some(diff) = &c.diff {
+                <p class="card-text card-diff">
+                    { for diff.iter().map(|p| match p.change {
+                        "removed" => html! { <del>{ &p.text }</del> },
+                        "added" => html! { <ins>{ &p.text }</ins> },
+                        _ => html! { <span>{ &p.text }</span> },
+                    }) }
+                </p>
+            } else {
+                <p class="card-text">
+                    { for c.text.iter().map(|x| if x.mark {
+                        html! { <mark>{ &x.text }</mark> }
+                    } else {
+                        html! { <span>{ &x.text }</span> }
+                    }) }
+                    if c.text.is_empty() { <span class="muted">{"(wrote nothing readable)"}</span> }
+                </p>
+            }
+        </article>
+    }
+}
+
+fn group(t: &Trace, g: &Group, on_select: &Callback<Option<NodeRef>>) -> Html {
+    let more = g.ids.len().saturating_sub(GROUP_LIST);
+    html! {
+        <details class="story-group">
+            <summary>{ &g.label }</summary>
+            <ul>
+                { for g.ids.iter().take(GROUP_LIST).map(|id| {
+                    let (cb, node) = (on_select.clone(), node_of(t, id));
+                    html! {
+                        <li><button class="link" onclick={Callback::from(move |_| cb.emit(node))}>{ id }</button></li>
+                    }
+                }) }
+                if more > 0 { <li class="muted">{ format!("and {more} more") }</li> }
+            </ul>
+        </details>
+    }
+}
+
+/// An op name without its class or module prefix (`memory_system.extract_facts` → `extract_facts`).
+fn short(title: &str) -> &str {
+    if title.contains(' ') {
+        return title;
+    }
+    title
+        .rsplit(['.', ':'])
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(title)
+}

@@ -1,0 +1,8 @@
+//! The bottom of the core: small helpers every layer may use and that use nothing of the crate.
+//! - [`rng`]: the seeded generator (SplitMix64) of the benchmarks, jitter and shuffles;
+//! - [`hash`]: FNV-1a, for short stable names and seeds;
+//! - [`calendar`]: civil dates ↔ day numbers, and a [`calendar::Date`].
+
+pub mod calendar;
+pub mod hash;
+pub mod rng;
