@@ -123,7 +123,8 @@ fn evermemos_otlp_failures_found_and_attributed() {
     check(System::EverMemOs, EVERMEMOS.0, EVERMEMOS.1);
 }
 
-// (op-id, type) floors: measured on the held-out seeds minus 0.03.
-const MEM0: (f64, f64) = (0.52, 0.89);
-const NAIVERAG: (f64, f64) = (0.58, 0.62);
-const EVERMEMOS: (f64, f64) = (0.40, 0.62);
+// (op-id, type) floors: measured on the held-out seeds minus 0.03 (branch `otlp2`: Mem0
+// 0.925 / 0.925, NaiveRAG 0.750 / 0.942, EverMemOS 0.431 / 0.825; tuned on seeds 1-3 only).
+const MEM0: (f64, f64) = (0.89, 0.89);
+const NAIVERAG: (f64, f64) = (0.72, 0.91);
+const EVERMEMOS: (f64, f64) = (0.40, 0.79);

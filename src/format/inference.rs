@@ -8,6 +8,7 @@
 //! producer, and every edge runs from a variable that existed before its span started to one
 //! the span made: the graph is acyclic by construction.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -69,6 +70,12 @@ pub(super) struct Builder<'a> {
     op_ends: Vec<u64>,
     edges: Vec<Edge>,
     sentinel: Option<usize>,
+    /// Values scopes took in, in arrival order (value → its place).
+    taken_in: HashMap<usize, usize>,
+    /// Values taken in that no op has read yet (messages an untraced buffer holds).
+    waiting: Vec<usize>,
+    /// Values some op read.
+    read: HashSet<usize>,
 }
 
 /// Strings worth matching inside a value: the whole text and its JSON string leaves.
@@ -95,7 +102,22 @@ fn atoms_of(text: &str) -> Vec<String> {
     if let Some(v) = json_in(text) {
         leaves(&v, &mut out, 0);
     }
-    out
+    out.into_iter().map(|a| squash(&a).into_owned()).collect()
+}
+
+/// `text` with every run of whitespace made one space: a prompt that lays a value out on one
+/// line still holds it.
+fn squash(text: &str) -> Cow<'_, str> {
+    let mut prev_space = false;
+    let plain = text.chars().all(|c| {
+        let bad = c.is_whitespace() && (c != ' ' || prev_space);
+        prev_space = c.is_whitespace();
+        !bad
+    });
+    if plain {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 impl<'a> Builder<'a> {
@@ -163,6 +185,9 @@ impl<'a> Builder<'a> {
             op_ends: Vec::new(),
             edges: Vec::new(),
             sentinel: None,
+            taken_in: HashMap::new(),
+            waiting: Vec::new(),
+            read: HashSet::new(),
         }
     }
 
@@ -271,14 +296,23 @@ impl<'a> Builder<'a> {
         let Some(m) = &self.matcher else {
             return Vec::new();
         };
+        let text = squash(text);
+        // (start, end, owner) of each match of a visible value.
+        let hits: Vec<(usize, usize, usize)> = m
+            .find_overlapping_iter(text.as_ref())
+            .filter_map(|h| Some((h.start(), h.end(), self.owner(h.pattern().as_usize())?)))
+            .collect();
+        // A value found only inside a longer value found at the same place is read through it
+        // (a message inside the stored chunk a prompt quotes).
+        let inside = |&(s, e, _): &(usize, usize, usize)| {
+            hits.iter()
+                .any(|&(s2, e2, _)| s2 <= s && e <= e2 && e2 - s2 > e - s)
+        };
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for hit in m.find_overlapping_iter(text) {
-            let p = hit.pattern().as_usize();
-            if seen.insert(p) {
-                if let Some(v) = self.owner(p) {
-                    out.push(v);
-                }
+        for hit in &hits {
+            if !inside(hit) && seen.insert(hit.2) {
+                out.push(hit.2);
             }
         }
         out
@@ -326,10 +360,39 @@ impl<'a> Builder<'a> {
             .then_some((d, "inferred: the model reply naming the unit it writes"))
     }
 
+    /// A value a scope (a span that is no op) took in. When no op reads it, a memory write that
+    /// read values taken in after it reads it too: they were buffered together (an untraced
+    /// buffer of messages stored as one chunk), and the write dropped or garbled it.
+    pub(super) fn take_in(&mut self, port: &Port, span: &Span, session: &str) {
+        let v = self.input_var(port, span, session);
+        if !self.read.contains(&v) && !self.taken_in.contains_key(&v) {
+            self.taken_in.insert(v, self.taken_in.len());
+            self.waiting.push(v);
+        }
+    }
+
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
     pub(super) fn op(&mut self, s: &Span, session: &str) {
         let op = self.ops.len();
-        let inputs = self.op_inputs(s, session);
+        let mut inputs = self.op_inputs(s, session);
+        self.read.extend(inputs.iter().map(|&(v, _)| v));
+        self.waiting.retain(|v| !inputs.iter().any(|(x, _)| x == v));
+        let last_in = inputs
+            .iter()
+            .filter_map(|(v, _)| self.taken_in.get(v))
+            .max()
+            .copied();
+        if let Some(last) = last_in.filter(|_| !s.memory_writes.is_empty()) {
+            let (before, after): (Vec<usize>, Vec<usize>) = self
+                .waiting
+                .iter()
+                .partition(|v| self.taken_in.get(v).is_some_and(|&i| i < last));
+            self.waiting = after;
+            for v in before {
+                self.read.insert(v);
+                inputs.push((v, "inferred: buffered with values this memory write read"));
+            }
+        }
         let mut made = Vec::new();
         for port in &s.outputs {
             let ident = self.content_ident(port);

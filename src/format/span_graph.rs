@@ -101,7 +101,7 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
             b.op(&spans[i], &session);
         } else {
             for port in &spans[i].inputs {
-                b.input_var(port, &spans[i], &session);
+                b.take_in(port, &spans[i], &session);
             }
         }
     }

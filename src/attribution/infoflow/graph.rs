@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
+use crate::attribution::roles::{holds_verbatim, verbatim_text};
 use crate::model::{OpIx, Trace, VarIx};
 
 /// The retrieval op of a question: the latest op before the answer that read the query, preferring
@@ -157,4 +158,38 @@ fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
         }
     }
     (vars, ops)
+}
+
+/// True when `op` reads a prompt: a model call.
+fn calls_model(t: &Trace, op: OpIx) -> bool {
+    t.flow.op_inputs[op.get()]
+        .iter()
+        .any(|&v| t.var(v).category.contains("prompt"))
+}
+
+/// The model call whose decision `writer` applied when it replaced `prev` by `next`: `writer`
+/// calls no model (a store applying an LLM's update or delete decision) and reads the output of
+/// one that ran before it, which says what `writer` wrote (`next` is a tombstone, or that output
+/// holds `next`'s text). Of several, one that read `prev` itself, then the latest.
+pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Option<OpIx> {
+    if calls_model(t, writer) {
+        return None;
+    }
+    let name = &t.var(prev).full_name;
+    let text = verbatim_text(t, next);
+    let says =
+        |v: VarIx| is_tombstone(t, next) || text.as_ref().is_some_and(|x| holds_verbatim(t, x, v));
+    t.flow.op_inputs[writer.get()]
+        .iter()
+        .filter(|&&v| &t.var(v).full_name != name && says(v))
+        .flat_map(|&v| t.flow.producers[v.get()].iter().copied())
+        .filter(|&o| o != writer && t.op(o).created_at <= t.op(writer).created_at)
+        .filter(|&o| calls_model(t, o))
+        .max_by(|a, b| {
+            let read = |o: &OpIx| t.flow.op_inputs[o.get()].contains(&prev);
+            read(a)
+                .cmp(&read(b))
+                .then(t.op(*a).created_at.cmp(&t.op(*b).created_at))
+                .then(a.cmp(b))
+        })
 }

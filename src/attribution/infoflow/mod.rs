@@ -28,7 +28,7 @@ pub(crate) mod graph;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use graph::{find_retrieval, is_tombstone, lineage, memory_kinds_near};
+use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
 use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
 use super::text::{content_tokens, var_text, var_texts, Key};
@@ -381,6 +381,8 @@ impl InfoFlow {
             if handed_on {
                 continue;
             }
+            // A store that applied a model's decision: the decision lost the information.
+            let writer = decider(t, writer, visible[last_good], next).unwrap_or(writer);
             let role = match roles.role(writer) {
                 _ if is_tombstone(t, next) => OpRole::Deletion,
                 r @ (OpRole::Deletion | OpRole::Extraction) => r,
