@@ -13,6 +13,7 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::algo::{answer_op, failure_slice, text::var_text, GraphIndex};
 use crate::attribution::infoflow::graph::find_retrieval;
+use crate::attribution::roles::first_producer;
 use crate::attribution::text::terms;
 use crate::attribution::{Attribution, OpRole, Roles};
 use crate::model::{pyrepr, ErrorType, FailureCase, OpIx, Trace, VarIx};
@@ -285,13 +286,6 @@ fn strings<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
         serde_json::Value::Object(m) => m.values().for_each(|x| strings(x, out)),
         _ => {}
     }
-}
-
-fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
-    t.flow.producers[v.get()]
-        .iter()
-        .copied()
-        .min_by(|a, b| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b)))
 }
 
 /// A window of `text` (whitespace collapsed) starting shortly before the first gold word, split

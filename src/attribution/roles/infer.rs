@@ -199,7 +199,7 @@ fn verbatim_copies(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<VarIx> {
 }
 
 /// The earliest op that produced `v`.
-fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
+pub(crate) fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
     t.flow.producers[v.get()]
         .iter()
         .copied()
