@@ -167,18 +167,34 @@ fn calls_model(t: &Trace, op: OpIx) -> bool {
         .any(|&v| t.var(v).category.contains("prompt"))
 }
 
+/// Whether `v`'s value speaks of a deletion (a decision such as `"event": "DELETE"`), not only
+/// of new facts.
+fn says_delete(t: &Trace, v: VarIx) -> bool {
+    let value = t.var(v).value.to_ascii_lowercase();
+    ["delete", "remove", "forget"]
+        .iter()
+        .any(|w| value.contains(w))
+}
+
 /// The model call whose decision `writer` applied when it replaced `prev` by `next`: `writer`
 /// calls no model (a store applying an LLM's update or delete decision) and reads the output of
-/// one that ran before it, which says what `writer` wrote (`next` is a tombstone, or that output
-/// holds `next`'s text). Of several, one that read `prev` itself, then the latest.
+/// one that ran before it, which says what `writer` wrote (that output holds `next`'s text, or,
+/// when `next` is a tombstone, speaks of a deletion). Of several, one that read `prev` itself,
+/// then the latest.
 pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Option<OpIx> {
     if calls_model(t, writer) {
         return None;
     }
     let name = &t.var(prev).full_name;
     let text = verbatim_text(t, next);
-    let says =
-        |v: VarIx| is_tombstone(t, next) || text.as_ref().is_some_and(|x| holds_verbatim(t, x, v));
+    let deleted = is_tombstone(t, next);
+    let says = |v: VarIx| {
+        if deleted {
+            says_delete(t, v)
+        } else {
+            text.as_ref().is_some_and(|x| holds_verbatim(t, x, v))
+        }
+    };
     t.flow.op_inputs[writer.get()]
         .iter()
         .filter(|&&v| &t.var(v).full_name != name && says(v))
