@@ -16,6 +16,7 @@ pub mod methods;
 pub mod obstrace;
 pub mod prompts;
 pub mod replay;
+pub mod results;
 pub mod roles;
 pub mod text;
 pub mod transcript;
