@@ -128,6 +128,8 @@ pub fn options<T: Default + for<'de> Deserialize<'de>>(v: JsValue, what: &str) -
     if v.is_undefined() || v.is_null() {
         return Ok(T::default());
     }
-    serde_wasm_bindgen::from_value(v)
-        .map_err(|e| MemtraceError::argument(format!("{what}: {e}")).into())
+    // Through JSON, so that an unknown (misspelt) option is refused rather than ignored.
+    let json: serde_json::Value = serde_wasm_bindgen::from_value(v)
+        .map_err(|e| MemtraceError::argument(format!("{what}: {e}")))?;
+    serde_json::from_value(json).map_err(|e| MemtraceError::argument(format!("{what}: {e}")).into())
 }
