@@ -1,5 +1,10 @@
 //! What the module's browser tests share: the fixtures, and reading results back as JSON.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::needless_pass_by_value)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::needless_pass_by_value
+)]
 
 use memtrace_wasm::Trace;
 use serde_json::Value;
