@@ -10,6 +10,8 @@
 //! ```
 
 mod error;
+#[cfg(target_arch = "wasm32")]
+mod llm;
 mod trace;
 mod types;
 
