@@ -16,10 +16,10 @@ use web_sys::AbortSignal;
 
 use crate::error::{JsResult, MemtraceError};
 use crate::trace::{infoflow, Inner, Trace};
-use crate::types::{options, to_js, Outcome};
+use crate::types::{method, options, to_js, CaseOutcome};
 
 /// Where the LLM is: `{kind, baseUrl, model, apiKey, timeoutMs}`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ProviderOptions {
     /// `openai` (any OpenAI-compatible server) or `anthropic`.
@@ -33,7 +33,7 @@ pub struct ProviderOptions {
 }
 
 /// `attributeWith` options, less `signal` and `onProgress` (read apart: they are not data).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct AttributeWithOptions {
     /// `infoflow`, `graphtrace`, `obstrace`, `all-at-once`, `step-by-step`, `binary-search`.
@@ -41,28 +41,37 @@ pub struct AttributeWithOptions {
     pub provider: Option<ProviderOptions>,
     /// Cases in flight at once (default 1).
     pub concurrency: Option<usize>,
+    /// Aborting it cancels the run (read apart from the data).
+    #[tsify(optional, type = "AbortSignal")]
+    pub signal: Option<()>,
+    /// Called after each case (read apart from the data).
+    #[tsify(optional, type = "(progress: Progress) => void")]
+    pub on_progress: Option<()>,
 }
 
 /// `counterfactual` options, less `signal`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct CounterfactualOptions {
     pub provider: Option<ProviderOptions>,
+    /// Aborting it cancels the check (read apart from the data).
+    #[tsify(optional, type = "AbortSignal")]
+    pub signal: Option<()>,
 }
 
 /// The verdict to check: a case and the op it blames (an `Attribution` has both).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Deserialize)]
 pub struct VerdictRef {
     pub case_id: String,
     pub op_id: String,
 }
 
 /// Progress of an `attributeWith` run, after each case.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Progress<'a> {
+#[derive(tsify_next::Tsify, Debug, Clone, serde::Serialize)]
+pub struct Progress {
     pub done: usize,
     pub total: usize,
-    pub outcome: &'a Outcome,
+    pub outcome: CaseOutcome,
 }
 
 type Llm = HttpLlm<FetchTransport, TimerSleep>;
@@ -198,7 +207,7 @@ async fn run(
                         .ok_or_else(|| "info-flow found no verdict".to_owned())
                 }
             };
-            let outcome = Outcome {
+            let outcome = CaseOutcome {
                 case_id: case.query_id.clone(),
                 error: result.as_ref().err().cloned(),
                 attribution: result.ok(),
@@ -210,7 +219,7 @@ async fn run(
                     let p = Progress {
                         done: done.get(),
                         total,
-                        outcome: &outcome,
+                        outcome: outcome.clone(),
                     };
                     if let Ok(v) = to_js(&p) {
                         // A throwing callback must not stop the run.
@@ -235,7 +244,7 @@ impl Trace {
     /// Attributes one failed case, or all, with any method; the LLM methods call
     /// `options.provider` with `fetch`. Resolves to one outcome per case, in case order;
     /// rejects with kind `cancelled` when `options.signal` aborts (finished verdicts are kept).
-    #[wasm_bindgen(js_name = attributeWith, unchecked_return_type = "Promise<Outcome[]>")]
+    #[wasm_bindgen(js_name = attributeWith, unchecked_return_type = "Promise<CaseOutcome[]>")]
     pub fn attribute_with(
         &self,
         case_id: Option<String>,
@@ -243,12 +252,7 @@ impl Trace {
     ) -> JsResult<js_sys::Promise> {
         let (data, signal, progress) = split(&options_)?;
         let o: AttributeWithOptions = options(data, "attributeWith options")?;
-        let method = o
-            .method
-            .as_deref()
-            .unwrap_or("infoflow")
-            .parse::<Method>()
-            .map_err(MemtraceError::argument)?;
+        let method = method(o.method.as_deref())?;
         let (token, on_abort) = cancel_token(signal.as_ref());
         let llm = match (&o.provider, method.uses_llm()) {
             (Some(p), true) => Some(provider(p, signal.as_ref(), &token)?),

@@ -12,7 +12,7 @@ use memtrace::algo::{
     MessageIndex, NodeRef, RegexOptions, SearchIndex, Slice, StartPointOptions,
 };
 use memtrace::attribution::results::{self, Labels, Verdicts};
-use memtrace::attribution::{InfoFlow, Method, RoleConfig, Roles};
+use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::{smartcomment, Format};
 use memtrace::model::{FailRule, FailureCase};
 use memtrace::report;
@@ -20,8 +20,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{JsResult, MemtraceError};
 use crate::types::{
-    options, to_js, AttributeOptions, Lifeline, LoadOptions, LogRange, LogWindow, Node, NodeSet,
-    Outcome, SearchOptions, StartPoint, VersionEntry,
+    method, options, to_js, AttributeOptions, CaseOutcome, Lifeline, LoadOptions, LogRange,
+    LogWindow, Node, NodeSet, SearchOptions, StartPoint, VersionEntry,
 };
 
 /// What a handle holds; shared with the async methods' futures.
@@ -80,7 +80,7 @@ impl Inner {
     }
 
     /// Keeps `outcomes` as the verdicts of their cases.
-    pub fn keep(&self, outcomes: &[Outcome]) {
+    pub fn keep(&self, outcomes: &[CaseOutcome]) {
         let mut v = self.verdicts.borrow_mut();
         for o in outcomes {
             let entry = match (&o.attribution, &o.error) {
@@ -180,13 +180,13 @@ fn load_inner(bytes: &[u8], opts: LoadOptions) -> Result<Inner, MemtraceError> {
 }
 
 /// Runs info-flow over `cases`.
-pub(crate) fn infoflow(inner: &Inner, cases: &[FailureCase]) -> Vec<Outcome> {
+pub(crate) fn infoflow(inner: &Inner, cases: &[FailureCase]) -> Vec<CaseOutcome> {
     let roles = inner.roles();
     cases
         .iter()
         .map(|c| {
             let r = InfoFlow::default().attribute_with(&inner.trace, roles, c);
-            Outcome {
+            CaseOutcome {
                 case_id: c.query_id.clone(),
                 error: r.as_ref().err().map(ToString::to_string),
                 attribution: r.ok(),
@@ -407,7 +407,7 @@ impl Trace {
     /// # Errors
     /// `not_found` for an unknown case; `argument` for a method other than `infoflow` (the LLM
     /// methods run through `attributeWith`).
-    #[wasm_bindgen(unchecked_return_type = "Outcome[]")]
+    #[wasm_bindgen(unchecked_return_type = "CaseOutcome[]")]
     #[allow(clippy::needless_pass_by_value)] // wasm-bindgen passes strings in owned
     pub fn attribute(
         &self,
@@ -415,12 +415,7 @@ impl Trace {
         #[wasm_bindgen(unchecked_param_type = "AttributeOptions | undefined")] options_: JsValue,
     ) -> JsResult<JsValue> {
         let o: AttributeOptions = options(options_, "attribute options")?;
-        let method = o
-            .method
-            .as_deref()
-            .unwrap_or("infoflow")
-            .parse::<Method>()
-            .map_err(MemtraceError::argument)?;
+        let method = method(o.method.as_deref())?;
         if method.uses_llm() {
             return Err(MemtraceError::argument(format!(
                 "{method} calls an LLM; use attributeWith(caseId, {{method: \"{method}\", provider}})"

@@ -7,7 +7,7 @@ use wasm_bindgen::JsValue;
 use crate::error::{JsResult, MemtraceError};
 
 /// `Trace.load` options.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct LoadOptions {
     /// `smartcomment`, `otlp` or `langfuse`; detected from the content when left out.
@@ -23,7 +23,7 @@ pub struct LoadOptions {
 }
 
 /// `search` options.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct SearchOptions {
     /// Treat the query as a regular expression instead of BM25 terms.
@@ -35,7 +35,7 @@ pub struct SearchOptions {
 }
 
 /// `renderFlatLog` range: chars `[start, start + maxChars)` of the flat log.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct LogRange {
     pub start: usize,
@@ -44,7 +44,7 @@ pub struct LogRange {
 }
 
 /// A window of the flat log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
 pub struct LogWindow {
     pub text: String,
     pub start: usize,
@@ -53,7 +53,7 @@ pub struct LogWindow {
 }
 
 /// `attribute` options.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct AttributeOptions {
     /// Only `infoflow` runs synchronously; the LLM methods go through `attributeWith`.
@@ -61,28 +61,32 @@ pub struct AttributeOptions {
 }
 
 /// One case's outcome: the verdict, or why there is none.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Outcome {
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
+pub struct CaseOutcome {
     pub case_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
     pub attribution: Option<memtrace::attribution::Attribution>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
     pub error: Option<String>,
 }
 
 /// A set of graph nodes by id: a slice or an impact set, each list in topological order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
 pub struct NodeSet {
     pub variables: Vec<String>,
     pub operations: Vec<String>,
 }
 
 /// One node: a variable version or an operation, with its record as the file has it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
 pub struct Node {
     /// `variable` or `operation`.
+    #[tsify(type = "\"variable\" | \"operation\"")]
     pub kind: &'static str,
     pub id: String,
+    #[tsify(type = "Record<string, unknown>")]
     pub record: serde_json::Value,
     /// Variable: the ops that produced it; operation: the variables it read.
     pub inputs: Vec<String>,
@@ -91,7 +95,7 @@ pub struct Node {
 }
 
 /// One version on a lifeline, by id.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
 pub struct VersionEntry {
     pub id: String,
     pub version: u32,
@@ -103,7 +107,7 @@ pub struct VersionEntry {
 }
 
 /// The versions of one variable identity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
 pub struct Lifeline {
     pub identity: String,
     pub versions: Vec<VersionEntry>,
@@ -111,7 +115,7 @@ pub struct Lifeline {
 }
 
 /// A ranked start message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
 pub struct StartPoint {
     pub id: String,
     pub score: f64,
@@ -132,4 +136,11 @@ pub fn options<T: Default + for<'de> Deserialize<'de>>(v: JsValue, what: &str) -
     let json: serde_json::Value = serde_wasm_bindgen::from_value(v)
         .map_err(|e| MemtraceError::argument(format!("{what}: {e}")))?;
     serde_json::from_value(json).map_err(|e| MemtraceError::argument(format!("{what}: {e}")).into())
+}
+
+/// The named attribution method (`infoflow` when left out).
+pub fn method(name: Option<&str>) -> Result<memtrace::attribution::Method, MemtraceError> {
+    name.unwrap_or("infoflow")
+        .parse()
+        .map_err(MemtraceError::argument)
 }
