@@ -57,7 +57,7 @@ async fn a_rejected_key_ends_the_case_at_once() {
         Rc::new(move |e| sink.borrow_mut().push(e)),
     )
     .await;
-    let events = events.borrow();
+    let events = events.borrow().clone();
     let error = events
         .iter()
         .find_map(|e| match e {
