@@ -10,6 +10,7 @@ use super::AlgoError;
 use crate::model::{pyrepr, OpIx, Trace, VarIx};
 
 /// What a version is in the life of its identity.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VersionKind {

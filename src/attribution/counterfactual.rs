@@ -37,6 +37,7 @@ const CANDIDATE: f64 = 0.3;
 const MAX_WEAK: usize = 3;
 
 /// The result of a counterfactual check.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
@@ -60,6 +61,7 @@ impl Outcome {
 }
 
 /// What the check found.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Check {
     pub outcome: Outcome,

@@ -16,6 +16,7 @@ pub mod methods;
 pub mod obstrace;
 pub mod prompts;
 pub mod replay;
+pub mod results;
 pub mod roles;
 pub mod text;
 pub mod transcript;
@@ -34,6 +35,7 @@ pub use obstrace::ObsTrace;
 pub use roles::{Assigned, Basis, NameRole, OpRole, RoleConfig, RoleHints, Roles};
 
 /// What an attribution cost. Wall time is filled in by the caller (the core has no clock).
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Cost {
     pub llm_calls: u32,
@@ -43,6 +45,7 @@ pub struct Cost {
 }
 
 /// The verdict on one failed case.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Attribution {
     /// The case's query `full_node_id`.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::GraphError;
 
 /// A problem with a trace file. `Display` gives a sentence a user can act on.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[serde(tag = "error", rename_all = "snake_case")]
 pub enum FormatError {

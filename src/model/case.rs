@@ -11,6 +11,7 @@ use super::{Trace, VarIx};
 
 /// Why a question failed. The first five are memory errors; the last two are labels
 /// MemTraceBench uses for cases that evaluations filter out.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum ErrorType {
     ExtractionError,
@@ -80,6 +81,7 @@ impl FromStr for ErrorType {
 }
 
 /// The ground truth of a failed question: the single decisive op and its error type.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Annotation {
     pub op_id: String,
@@ -87,6 +89,7 @@ pub struct Annotation {
 }
 
 /// One failed question.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureCase {
     /// `full_node_id` of the query variable: the case's id.

@@ -28,10 +28,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Index of a variable version in [`Trace::vars`].
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct VarIx(pub u32);
 
 /// Index of an operation in [`Trace::ops`].
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct OpIx(pub u32);
 
@@ -68,6 +70,7 @@ pub struct Trace {
 }
 
 /// Counts shown by `memtrace info`, the page summary and the JS API.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub format: String,

@@ -118,6 +118,7 @@ pub struct ChatRequest {
 }
 
 /// Tokens counted by the provider.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,

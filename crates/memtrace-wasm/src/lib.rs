@@ -1,22 +1,33 @@
-//! The JavaScript API of memtrace: a thin facade over the core, JSON-shaped values in and out.
+//! The JavaScript module of memtrace: a thin facade over the core. Load a trace once into a
+//! [`Trace`] handle and ask it questions; errors are thrown as `MemtraceError` objects.
 //!
 //! ```js
-//! import init, { summarize } from "./pkg/memtrace_wasm.js";
+//! import init, { Trace } from "memtrace-wasm";
 //! await init();
-//! const summary = summarize(new Uint8Array(await file.arrayBuffer()));
+//! const trace = Trace.load(new Uint8Array(await file.arrayBuffer()));
+//! for (const o of trace.attribute()) console.log(o.case_id, o.attribution?.error_type);
+//! trace.free();
 //! ```
+
+mod error;
+#[cfg(target_arch = "wasm32")]
+mod llm;
+mod trace;
+mod types;
 
 use wasm_bindgen::prelude::*;
 
-/// Reads a trace (format detected from content) and returns its summary:
-/// `{format, graph_id, sessions, operations, variables, edges, failures, annotations, annotations_by_type}`.
+pub use error::MemtraceError;
+pub use trace::Trace;
+
+/// Reads a trace (format detected from content) and returns its summary.
 ///
 /// # Errors
-/// Throws an `Error` whose message says what is wrong, where, and what to do.
-#[wasm_bindgen]
-pub fn summarize(bytes: &[u8]) -> Result<JsValue, JsError> {
-    let summary = memtrace::summarize(bytes).map_err(|e| JsError::new(&e.to_string()))?;
-    serde_wasm_bindgen::to_value(&summary).map_err(|e| JsError::new(&e.to_string()))
+/// Throws a `MemtraceError` saying what is wrong, where, and what to do.
+#[wasm_bindgen(unchecked_return_type = "Summary")]
+pub fn summarize(bytes: &[u8]) -> Result<JsValue, JsValue> {
+    let summary = memtrace::summarize(bytes).map_err(MemtraceError::from)?;
+    types::to_js(&summary)
 }
 
 /// The version of memtrace this module was built from.

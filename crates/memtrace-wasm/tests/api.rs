@@ -18,8 +18,7 @@ fn summarize_returns_counts_for_the_demo() {
 #[wasm_bindgen_test]
 fn summarize_throws_a_located_error_on_truncated_json() {
     let err = memtrace_wasm::summarize(b"{\"graph_id\": \"g\", \"data\": {\"nodes\": [").err();
-    let message =
-        err.map(|e| String::from(js_sys::Error::from(wasm_bindgen::JsValue::from(e)).message()));
+    let message = err.map(|e| String::from(js_sys::Error::from(e).message()));
     let message = message.expect("truncated JSON is an error");
     assert!(message.contains("line 1, column"), "{message}");
 }

@@ -95,13 +95,6 @@ fn a_label_overrides_the_annotation_in_scoring_and_csv() {
 }
 
 #[test]
-fn csv_quotes_commas_quotes_and_newlines() {
-    assert_eq!(field("plain"), "plain");
-    assert_eq!(field("a,b"), "\"a,b\"");
-    assert_eq!(field("say \"hi\"\nthen"), "\"say \"\"hi\"\"\nthen\"");
-}
-
-#[test]
 fn labels_export_as_annotations_that_load_back() {
     let t = trace();
     let c = &t.cases[1];

@@ -18,6 +18,7 @@ pub use ngram::NgramIndex;
 pub use pattern::{compile, RegexOptions};
 
 /// One search hit inside one variable's text.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     pub var: VarIx,

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{ErrorType, OpIx, OpRecord, Trace};
 
 /// The stage of the pipeline an operation belongs to.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OpRole {
@@ -213,6 +214,7 @@ impl RoleConfig {
 }
 
 /// Where an op's role came from, strongest first.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Basis {
@@ -238,6 +240,7 @@ pub struct Assigned {
 }
 
 /// The roles of one op name over a trace.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NameRole {
     pub op_name: String,

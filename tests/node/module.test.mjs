@@ -1,0 +1,65 @@
+// The Node build of the JavaScript module (wasm-pack build --target nodejs): load a shared
+// fixture, attribute it with info-flow, check the verdicts against its annotations, and check
+// the package's public types have no `any`.
+//   MEMTRACE_NODE_PKG=target/pkg-node node --test tests/node/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const pkg = resolve(root, process.env.MEMTRACE_NODE_PKG || 'target/pkg-node');
+const fixtures = resolve(root, '../shared/fixtures/smartcomment');
+assert.ok(existsSync(join(pkg, 'package.json')), `no Node build at ${pkg}: run wasm-pack build --target nodejs first`);
+const { Trace, version } = createRequire(import.meta.url)(pkg);
+
+test('a shared fixture attributes to its annotations', () => {
+  let annotated = 0;
+  let agree = 0;
+  for (const name of ['locomo_locomo-1.json', 'locomo_locomo-2.json']) {
+    const trace = Trace.load(readFileSync(join(fixtures, name)), { name });
+    const cases = trace.cases();
+    assert.equal(trace.summary().failures, cases.length);
+    const outcomes = trace.attribute();
+    assert.equal(outcomes.length, cases.length);
+    for (const [i, o] of outcomes.entries()) {
+      const ann = cases[i].annotation;
+      assert.equal(o.case_id, cases[i].query_id);
+      if (!ann) continue;
+      annotated += 1;
+      if (o.attribution?.op_id === ann.op_id && o.attribution?.error_type === ann.error_type) agree += 1;
+    }
+    const run = JSON.parse(trace.resultsJson());
+    assert.deepEqual(run.sampled_graph_paths, [name]);
+    trace.free();
+  }
+  console.log(`node: info-flow agrees with ${agree}/${annotated} annotations (op and type)`);
+  assert.ok(annotated >= 9);
+  assert.equal(agree, annotated);
+  assert.match(version(), /^\d+\.\d+\.\d+/);
+});
+
+test('errors are MemtraceError objects with kind, place and hint', () => {
+  const e = (() => { try { Trace.load(new TextEncoder().encode('{"data": {"nodes": [')); } catch (x) { return x; } })();
+  assert.ok(e instanceof Error);
+  assert.equal(e.name, 'MemtraceError');
+  assert.equal(e.kind, 'json');
+  assert.equal(e.line, 1);
+  assert.ok(e.column > 0 && e.hint.length > 0);
+});
+
+test('the package is npm-ready and its types have no any', () => {
+  const meta = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  for (const k of ['name', 'version', 'license', 'files', 'types']) assert.ok(meta[k], `package.json has ${k}`);
+  assert.ok(existsSync(join(pkg, 'README.md')), 'README.md is packed');
+  const dts = readFileSync(join(pkg, meta.types), 'utf8');
+  assert.match(dts, /class Trace/);
+  for (const m of ['summary', 'cases', 'roles', 'node', 'versions', 'slice', 'impact', 'search', 'startPoints',
+    'renderFlatLog', 'attribute', 'attributeWith', 'counterfactual', 'toSmartcomment', 'resultsJson', 'csv',
+    'annotations', 'reportHtml', 'reportMarkdown', 'free']) {
+    assert.match(dts, new RegExp(`\\b${m}\\(`), `${m} is declared`);
+  }
+  const anys = dts.split('\n').filter((l) => /\bany\b/.test(l) && !/^\s*(\*|\/\/)/.test(l));
+  assert.deepEqual(anys, [], 'no `any` in the public declarations');
+});
