@@ -83,25 +83,44 @@ pub(crate) fn lineage(
     keep: &dyn Fn(OpIx, VarIx) -> bool,
 ) -> Vec<VarIx> {
     let mut seen = vec![false; t.vars.len()];
-    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
+    let mut queue: VecDeque<(VarIx, Option<OpIx>)> = from.iter().map(|&v| (v, None)).collect();
     for &v in from {
         seen[v.get()] = true;
     }
     let mut out = Vec::new();
-    while let Some(v) = queue.pop_front() {
+    while let Some((v, via)) = queue.pop_front() {
         out.push(v);
         for &o in &t.flow.consumers[v.get()] {
+            if via.is_some_and(|p| !reads_what_wrote(t, v, p, o)) {
+                continue;
+            }
             let memory = versions_only(v, o);
             for w in t.flow.op_produced(o) {
                 let follow = (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
                 if follow && !std::mem::replace(&mut seen[w.get()], true) {
-                    queue.push_back(w);
+                    queue.push_back((w, Some(o)));
                 }
             }
         }
     }
     out.sort_unstable();
     out
+}
+
+/// Whether `reader` reads what `writer` wrote to `v`. A value several ops wrote (identical
+/// values recorded as one node, such as a `{"should_end": true}` decision) is, at each moment,
+/// what its latest writer wrote: `reader` is `writer` itself, or runs after it and before any
+/// other writer of `v`.
+fn reads_what_wrote(t: &Trace, v: VarIx, writer: OpIx, reader: OpIx) -> bool {
+    let writers = &t.flow.producers[v.get()];
+    if writers.len() < 2 || reader == writer {
+        return true;
+    }
+    let at = |o: OpIx| (&t.op(o).created_at, o);
+    at(reader) > at(writer)
+        && !writers
+            .iter()
+            .any(|&p| p != writer && at(p) > at(writer) && at(p) < at(reader))
 }
 
 /// Every variable reachable forward from `from` (including `from`).

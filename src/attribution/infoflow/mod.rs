@@ -30,7 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
-use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
+use super::roles::{
+    holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
+};
 use super::text::{content_tokens, var_text, var_texts, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
@@ -234,11 +236,17 @@ impl InfoFlow {
         // What a buffer or chunker (role other) produced is the evidence only where it copied
         // the evidence verbatim, when it copied it anywhere (a chunk emitted as the evidence
         // arrived holds the messages before it, not the evidence).
+        // What an op cut verbatim from a copy of the evidence (a segment, a buffer keeping its
+        // newest message) without the evidence holds other messages: it is not followed.
+        let reads_copy = |o: OpIx| t.flow.op_inputs[o.get()].iter().any(|&v| copies(v));
         let keep = |o: OpIx, w: VarIx| {
-            roles.role(o) != OpRole::Other
-                || texts.is_empty()
-                || copies(w)
-                || !t.flow.op_produced(o).any(copies)
+            if texts.is_empty() || copies(w) {
+                return true;
+            }
+            if reads_copy(o) && is_verbatim_cut(t, o, w) {
+                return false;
+            }
+            roles.role(o) != OpRole::Other || !t.flow.op_produced(o).any(copies)
         };
         // From a memory unit that holds the evidence verbatim (a raw unit), what an extraction
         // op derives is the evidence too; from any other memory only its own versions.
