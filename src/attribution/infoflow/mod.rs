@@ -280,10 +280,17 @@ impl InfoFlow {
         if key.gold_is_literal {
             if let Some(&first) = readers.iter().min_by(|a, b| earliest(a, b)) {
                 // Clearly lost, not kept in part: a long answer is rarely restated whole.
+                // A verbatim copy (a buffer) keeps all the evidence says.
                 let kept = t
                     .flow
                     .op_produced(first)
-                    .map(|v| key.carry_var(t.var(v)))
+                    .map(|v| {
+                        if copies(v) {
+                            1.0
+                        } else {
+                            key.carry_var(t.var(v))
+                        }
+                    })
                     .fold(0.0, f64::max);
                 if kept < bar / 2.0 {
                     let reason = format!(
@@ -623,21 +630,25 @@ impl InfoFlow {
             .copied()
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
             .collect();
-        // A structured input (a profile) is judged item by item.
-        let texts: Vec<String> = inputs
-            .iter()
-            .map(|&v| var_texts(t.var(v)).join("\n\n"))
-            .collect();
-        if let Some(i) = texts
-            .iter()
-            .position(|x| key.gold_carry(x) >= key.bar(self.threshold))
-        {
+        // A structured input (a profile) is judged item by item: the best item counts.
+        let texts: Vec<Vec<String>> = inputs.iter().map(|&v| var_texts(t.var(v))).collect();
+        let best = |items: &Vec<String>| {
+            items
+                .iter()
+                .map(|x| key.gold_found(x))
+                .max_by_key(BTreeSet::len)
+                .unwrap_or_default()
+        };
+        let bar = key.bar(self.threshold);
+        if let Some(i) = texts.iter().position(|x| {
+            !key.gold.is_empty() && best(x).len() as f64 / key.gold.len() as f64 >= bar
+        }) {
             return inputs.get(i).copied();
         }
         let mut found = BTreeSet::new();
         let mut first = None;
         for (i, x) in texts.iter().enumerate() {
-            let part = key.gold_found(x);
+            let part = best(x);
             if !part.is_empty() && part.len() * 2 >= key.gold.len() {
                 first = first.or(inputs.get(i).copied());
                 found.extend(part);
