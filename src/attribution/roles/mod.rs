@@ -7,7 +7,7 @@
 
 mod infer;
 
-pub(crate) use infer::{first_producer, holds_verbatim, verbatim_text};
+pub(crate) use infer::{first_producer, holds_verbatim, spells_out, verbatim_text};
 
 use std::collections::BTreeMap;
 use std::fmt;
