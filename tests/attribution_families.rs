@@ -19,8 +19,7 @@ const HELD_OUT_SEED: u64 = 11;
 
 /// (op-id accuracy, error-type accuracy, cases) of info-flow on a generated bench.
 fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
-    let dir =
-        common::locomo_dir().expect("needs the LoCoMo conversations in ../shared/data/locomo");
+    let dir = common::locomo_dir();
     let convs = common::conversations(&dir);
     let opts = BenchOptions {
         per_type: 20,

@@ -18,8 +18,7 @@ use memtrace::memsys::System;
 use memtrace::model::{ErrorType, Trace};
 
 fn first_file(system: System) -> Trace {
-    let dir =
-        common::locomo_dir().expect("needs the LoCoMo conversations in ../shared/data/locomo");
+    let dir = common::locomo_dir();
     let convs = common::conversations(&dir);
     let opts = BenchOptions {
         per_type: 2,

@@ -11,9 +11,7 @@ use memtrace::memsys::{self, Config, Prompts};
 
 #[test]
 fn clean_run_answers_most_single_hop_questions() {
-    let Some(dir) = common::locomo_dir() else {
-        return;
-    };
+    let dir = common::locomo_dir();
     let convs = common::conversations(&dir);
     assert_eq!(convs.len(), 7);
     let (mut right, mut total) = (0u32, 0u32);

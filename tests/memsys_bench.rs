@@ -17,9 +17,7 @@ use memtrace::model::ErrorType;
 
 #[test]
 fn twenty_verified_cases_of_each_type() {
-    let Some(report) = bench(7) else {
-        return;
-    };
+    let report = bench(7);
     println!(
         "{} files, {} cases kept of {} planned, per type {:?}",
         report.files.len(),
@@ -101,27 +99,23 @@ fn check_infoflow(files: &[memtrace::memsys::bench::BenchFile], seed: u64) {
 
 #[test]
 fn infoflow_finds_the_injected_faults_of_a_second_seed() {
-    if let Some(report) = bench(1) {
-        check_infoflow(&report.files, 1);
-    }
+    check_infoflow(&bench(1).files, 1);
 }
 
-/// A bench of 20 cases per type from the shared conversations (`None` when they are absent).
-fn bench(seed: u64) -> Option<BenchReport> {
-    let convs = common::conversations(&common::locomo_dir()?);
+/// A bench of 20 cases per type from the shared conversations.
+fn bench(seed: u64) -> BenchReport {
+    let convs = common::conversations(&common::locomo_dir());
     let opts = BenchOptions {
         per_type: 20,
         seed,
         ..BenchOptions::default()
     };
-    Some(futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate"))
+    futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts)).expect("generate")
 }
 
 #[test]
 fn same_seed_same_files() {
-    let Some(dir) = common::locomo_dir() else {
-        return;
-    };
+    let dir = common::locomo_dir();
     let convs = common::conversations(&dir);
     let opts = |seed| BenchOptions {
         per_type: 2,

@@ -23,7 +23,7 @@ use memtrace::model::{ErrorType, Trace};
 const OTHERS: [System; 3] = [System::NaiveRag, System::EverMemOs, System::AMem];
 
 fn convs() -> Vec<Conversation> {
-    let dir = common::locomo_dir().expect("the LoCoMo conversations in ../shared/data/locomo");
+    let dir = common::locomo_dir();
     common::conversations(&dir)
 }
 

@@ -40,9 +40,7 @@ fn temporal_right(convs: &[memsys::Conversation], prompts: &Prompts) -> (usize, 
 
 #[test]
 fn date_prompts_lift_temporal_accuracy() {
-    let Some(dir) = common::locomo_dir() else {
-        return;
-    };
+    let dir = common::locomo_dir();
     let convs = common::conversations(&dir);
     let base = Prompts::default();
     let dates = Prompts {

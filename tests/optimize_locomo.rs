@@ -1,5 +1,5 @@
 //! The closed loop on real LoCoMo conversations (`../shared/data/locomo/`, read at run time,
-//! skipped when absent): temporal questions, the simulated provider running the memory system and
+//! the test fails when absent): temporal questions, the simulated provider running the memory system and
 //! the committed optimizer script (`tests/llm_server/scripts/optimize_loop.json`) rewriting the
 //! prompts. One round of optimization must lift accuracy on the training and the held-out
 //! conversations.
@@ -16,9 +16,7 @@ use memtrace::provider::{Script, ScriptedLlm};
 
 #[test]
 fn one_round_lifts_temporal_accuracy_on_locomo() {
-    let Some(dir) = common::locomo_dir() else {
-        return;
-    };
+    let dir = common::locomo_dir();
     let convs: Vec<_> = common::conversations(&dir).into_iter().take(3).collect();
     let script = Script::from_json(include_str!("llm_server/scripts/optimize_loop.json")).unwrap();
     let optimizer = ScriptedLlm::new(script);

@@ -21,7 +21,7 @@ use memtrace::memsys::{Conversation, System};
 const HELD_OUT: [u64; 2] = [11, 12];
 
 fn convs() -> Vec<Conversation> {
-    let dir = common::locomo_dir().expect("the LoCoMo conversations in ../shared/data/locomo");
+    let dir = common::locomo_dir();
     common::conversations(&dir)
 }
 

@@ -246,7 +246,7 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
         let reply = llm
             .chat(&req)
             .await
-            .map_err(|e| fail(format!("{purpose}: {e}")))?;
+            .map_err(AttributionError::provider(case_id, purpose))?;
         run.calls += 1;
         run.usage += reply.usage;
         if reply.tool_calls.is_empty() {

@@ -88,7 +88,7 @@ async fn ask_json<L: Llm, T>(
         let reply = llm
             .chat(&req)
             .await
-            .map_err(|e| fail(format!("{purpose}: {e}")))?;
+            .map_err(AttributionError::provider(case_id, purpose))?;
         run.calls += 1;
         run.usage += reply.usage;
         let parsed = json_in_text(&reply.content)

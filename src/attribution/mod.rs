@@ -66,4 +66,32 @@ pub struct Attribution {
 pub enum AttributionError {
     #[error("case {case_id}: {reason}")]
     Unresolvable { case_id: String, reason: String },
+    /// The provider failed a call of the `purpose` step (after its own retries).
+    #[error("case {case_id}: {purpose}: {error}")]
+    Provider {
+        case_id: String,
+        purpose: String,
+        error: crate::provider::ProviderError,
+    },
+}
+
+impl AttributionError {
+    /// Wraps a provider error of `case_id`'s `purpose` step (for `map_err`).
+    pub fn provider<'a>(
+        case_id: &'a str,
+        purpose: &'a str,
+    ) -> impl FnOnce(crate::provider::ProviderError) -> AttributionError + 'a {
+        move |error| AttributionError::Provider {
+            case_id: case_id.to_owned(),
+            purpose: purpose.to_owned(),
+            error,
+        }
+    }
+
+    /// True when running the case again cannot help (see [`ProviderError::is_permanent`]).
+    ///
+    /// [`ProviderError::is_permanent`]: crate::provider::ProviderError::is_permanent
+    pub fn is_permanent(&self) -> bool {
+        matches!(self, AttributionError::Provider { error, .. } if error.is_permanent())
+    }
 }

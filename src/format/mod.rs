@@ -2,6 +2,7 @@
 //! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
 
 mod buffered;
+pub mod bundle;
 mod detect;
 mod error;
 mod inference;

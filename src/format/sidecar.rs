@@ -21,45 +21,95 @@ pub fn is_sidecar(file_name: &str) -> bool {
     file_name.ends_with(".annotations.json")
 }
 
-/// Reads a sidecar and attaches its annotations to `trace`, replacing any it had; the failure
-/// cases are found again. Returns how many annotations it attached.
+/// True when `bytes` look like an annotation file (a sidecar, or the page's export) rather than
+/// a trace (checked on the first 4 KiB only).
+pub fn is_annotation_file(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    (head.starts_with('[') || head.starts_with('{'))
+        && head.contains("\"query_id\"")
+        && head.contains("\"final_error_type\"")
+        && !head.contains("\"nodes\"")
+}
+
+/// Reads the annotation records of a sidecar or of an annotation file the page exported: a
+/// list, or an object with an `annotations` list.
 ///
 /// # Errors
-/// [`FormatError::Field`] for text that is not JSON or not annotation records;
-/// [`FormatError::Dangling`] when an annotation names a variable or op the trace lacks.
-pub fn attach(trace: &mut Trace, bytes: &[u8]) -> Result<usize, FormatError> {
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::Field {
-        path: "sidecar".into(),
-        message: format!("the annotations sidecar is not JSON: {e}"),
-    })?;
+/// [`FormatError::Json`] (line, column) for text that is not JSON; [`FormatError::Field`] for
+/// JSON that is not annotation records.
+pub fn parse(bytes: &[u8]) -> Result<Vec<AnnotationRecord>, FormatError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| super::error::from_json(&e))?;
     let list = match v {
         Value::Array(items) => items,
         Value::Object(mut o) => match o.remove("annotations") {
             Some(Value::Array(items)) => items,
             _ => {
                 return Err(FormatError::Field {
-                    path: "sidecar.annotations".into(),
+                    path: "annotations".into(),
                     message: "expected a list of annotations under `annotations`".into(),
                 })
             }
         },
         _ => {
             return Err(FormatError::Field {
-                path: "sidecar".into(),
-                message: "expected a list of annotations, or an object with `annotations`".into(),
+                path: "annotations".into(),
+                message: "expected a list of annotations (objects with `query_id`, \
+                          `final_error_type`, `final_op_id`), or an object with `annotations`"
+                    .into(),
             })
         }
     };
     let mut records = Vec::with_capacity(list.len());
     for (i, item) in list.into_iter().enumerate() {
         let r: AnnotationRecord = serde_json::from_value(item).map_err(|e| FormatError::Field {
-            path: format!("sidecar.annotations[{i}]"),
+            path: format!("annotations[{i}]"),
             message: format!("not a MemTraceBench annotation: {e}"),
         })?;
         records.push(r);
     }
+    Ok(records)
+}
+
+/// Reads a sidecar and attaches its annotations to `trace`, replacing any it had; the failure
+/// cases are found again. Returns how many annotations it attached.
+///
+/// # Errors
+/// As [`parse`]; [`FormatError::Dangling`] when an annotation names a variable or op the trace
+/// lacks.
+pub fn attach(trace: &mut Trace, bytes: &[u8]) -> Result<usize, FormatError> {
+    let records = parse(bytes)?;
     let n = records.len();
     trace.annotations = Some(records);
     trace.reindex()?;
     Ok(n)
+}
+
+/// Merges `records` into `trace`'s annotations (one for a query already annotated replaces it)
+/// and finds the failure cases again.
+///
+/// # Errors
+/// [`FormatError::Dangling`] (with the annotation's path) when a record names a variable or op
+/// the trace lacks; `trace` is left unchanged then.
+pub fn merge(trace: &mut Trace, records: Vec<AnnotationRecord>) -> Result<(), FormatError> {
+    let mut t = trace.clone();
+    let list = t.annotations.get_or_insert_with(Vec::new);
+    for r in records {
+        if let Some(old) = list.iter_mut().find(|o| o.query_id == r.query_id) {
+            *old = r;
+        } else {
+            list.push(r);
+        }
+    }
+    t.reindex()?;
+    *trace = t;
+    Ok(())
+}
+
+/// Whether every record's question is in `trace` (so the file belongs to it).
+pub fn fits(trace: &Trace, records: &[AnnotationRecord]) -> bool {
+    records
+        .iter()
+        .all(|r| trace.var_by_id(&r.query_id).is_some())
 }

@@ -174,7 +174,8 @@ impl ChatResponse {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum ProviderError {
     #[error(
-        "the provider rejected the API key (HTTP 401). Check the key in the provider settings."
+        "key rejected: the provider refused the API key (HTTP 401). Check the key in the \
+         provider settings (MEMTRACE_API_KEY on the command line)."
     )]
     Unauthorized,
     #[error(
@@ -202,6 +203,17 @@ pub enum ProviderError {
     /// The provider settings are unusable (base URL, model).
     #[error("provider settings: {0}")]
     Config(String),
+}
+
+impl ProviderError {
+    /// True when trying again cannot help until the user changes a setting (a rejected key, a
+    /// wrong URL or model, unusable settings): a case that meets one ends at once.
+    pub fn is_permanent(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::Unauthorized | ProviderError::NotFound { .. } | ProviderError::Config(_)
+        )
+    }
 }
 
 /// Anything that answers chat requests: an HTTP provider, the simulated provider, a script.

@@ -5,15 +5,17 @@ use std::path::PathBuf;
 
 use memtrace::memsys::{locomo, Conversation};
 
-/// The shared LoCoMo folder, or `None` (with a message) when it is not there.
-pub fn locomo_dir() -> Option<PathBuf> {
+/// The shared LoCoMo folder; a test that needs it fails loudly when it is not there (never a
+/// silent pass).
+pub fn locomo_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/locomo");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: {} is absent", dir.display());
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "this test needs the LoCoMo conversations at {} (read at run time, never committed): \
+         run it from a checkout next to ../shared",
+        dir.display()
+    );
+    dir
 }
 
 /// Every `*.json` conversation in `dir`, sorted by file name.

@@ -1,6 +1,7 @@
 //! `memtrace attribute FILE [--case QUERY_ID] --method M [--json] [--verify]`: the verdict per
 //! failed case, with any method (`infoflow` needs no LLM; the others use the provider flags).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -8,8 +9,9 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use memtrace::attribution::counterfactual::{check_with, Check};
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
-use memtrace::attribution::{attribute_case_with, Attribution, Method, MethodSettings, Roles};
-use memtrace::format::{load, LoadOptions};
+use memtrace::attribution::{
+    attribute_case_with, Attribution, Method, MethodSettings, OpRole, Roles,
+};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::FailureCase;
 use memtrace::provider::run_bounded;
@@ -109,10 +111,21 @@ impl MethodArgs {
 }
 
 impl Runner {
-    /// Attributes `cases` of `trace`, `concurrency` cases at a time, in order; with `verify`,
-    /// runs the counterfactual check of each verdict.
-    pub fn attribute(&self, trace: &Trace, cases: &[FailureCase], verify: bool) -> Vec<CaseResult> {
-        let roles = &Roles::infer(trace, &self.settings.roles);
+    /// Attributes `cases` of `trace`, `concurrency` cases at a time, in order, with `saved`
+    /// role overrides under the command line's; with `verify`, runs the counterfactual check
+    /// of each verdict.
+    pub fn attribute(
+        &self,
+        trace: &Trace,
+        saved: &BTreeMap<String, OpRole>,
+        cases: &[FailureCase],
+        verify: bool,
+    ) -> Vec<CaseResult> {
+        let mut config = self.settings.roles.clone();
+        for (name, role) in saved {
+            config.overrides.entry(name.clone()).or_insert(*role);
+        }
+        let roles = &Roles::infer(trace, &config);
         let work = run_bounded(cases, self.concurrency, |case| async move {
             let started = Instant::now();
             let result =
@@ -169,35 +182,43 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let mut trace = load(&bytes, LoadOptions::default())
-        .with_context(|| args.file.display().to_string())?
-        .trace;
-    args.rules.apply(&mut trace)?;
     let runner = args.method.runner()?;
-    let cases: Vec<FailureCase> = trace
-        .cases
-        .iter()
-        .filter(|c| args.case.as_deref().is_none_or(|q| c.query_id == q))
-        .cloned()
-        .collect();
-    if cases.is_empty() {
-        match &args.case {
-            Some(q) => bail!(
-                "no failed case with query id {q:?} in {}",
-                args.file.display()
-            ),
-            None => println!("{}: no failed cases", args.file.display()),
+    let inputs = crate::input::read(&args.file, &args.rules)?;
+    let mut matched = false;
+    for input in &inputs {
+        let cases: Vec<FailureCase> = input
+            .trace
+            .cases
+            .iter()
+            .filter(|c| args.case.as_deref().is_none_or(|q| c.query_id == q))
+            .cloned()
+            .collect();
+        matched |= !cases.is_empty();
+        if cases.is_empty() && args.case.is_none() {
+            println!("{}: no failed cases", input.name);
         }
+        print_results(
+            args,
+            &runner.attribute(&input.trace, &input.roles, &cases, args.verify),
+        )?;
     }
-    for (case, result, checked) in runner.attribute(&trace, &cases, args.verify) {
+    if let (Some(q), false) = (&args.case, matched) {
+        bail!(
+            "no failed case with query id {q:?} in {}",
+            args.file.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_results(args: &Args, results: &[CaseResult]) -> anyhow::Result<()> {
+    for (case, result, checked) in results {
         if args.json {
             let mut v = match &result {
                 Ok(a) => serde_json::to_value(a)?,
                 Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),
             };
-            if let Some(c) = &checked {
+            if let Some(c) = checked {
                 v["counterfactual"] = serde_json::to_value(c)?;
             }
             println!("{}", serde_json::to_string(&v)?);
@@ -231,5 +252,5 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             Err(e) => println!("  not attributed: {e}"),
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

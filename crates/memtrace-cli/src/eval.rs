@@ -114,7 +114,7 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
                 std::fs::read(&side).with_context(|| format!("cannot read {}", side.display()))?;
             sidecar::attach(&mut trace, &bytes).with_context(|| side.display().to_string())?;
         }
-        args.rules.apply(&mut trace)?;
+        args.rules.apply(&mut trace, &[], &[])?;
         names.push(name.clone());
         let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
         let cases: Vec<FailureCase> = trace
@@ -139,7 +139,9 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .cloned()
             .collect();
         let mut fresh: BTreeMap<String, Result<Attribution, String>> = BTreeMap::new();
-        for (case, result, _) in runner.attribute(&trace, &todo, false) {
+        for (case, result, _) in
+            runner.attribute(&trace, &std::collections::BTreeMap::new(), &todo, false)
+        {
             match &result {
                 Ok(a) => eprintln!(
                     "{name} {}: {} input tokens, {} output tokens, {} LLM calls, {} ms",

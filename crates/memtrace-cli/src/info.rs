@@ -1,11 +1,12 @@
-//! `memtrace info FILE… [--json] [--failed-if RULE]…`.
+//! `memtrace info FILE… [--json] [--failed-if RULE]… [--annotations FILE]`; a FILE may be a
+//! project bundle saved by the page.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use memtrace::format::{load, LoadOptions};
 use memtrace::model::Detection;
+
+use crate::input::Input;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,45 +23,15 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     for path in &args.files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        match load(&bytes, LoadOptions::default()) {
-            Ok(mut loaded) => {
-                let d = loaded.trace.apply_rules(&args.rules.failed_if, &[])?;
-                let s = loaded.trace.summary(loaded.format.as_str());
-                if args.json {
-                    let mut v = serde_json::to_value(&s)?;
-                    v["file"] = path.display().to_string().into();
-                    v["questions"] = d.questions.into();
-                    v["found_by"] = serde_json::to_value(&d.found_by)?;
-                    if d.cases.is_empty() {
-                        v["looked_for"] = looked_for_json(&d);
-                    }
-                    println!("{}", serde_json::to_string(&v)?);
-                } else {
-                    println!("{}", path.display());
-                    println!("  format      {}", s.format);
-                    println!("  graph       {}", s.graph_id);
-                    println!("  sessions    {}", s.sessions);
-                    println!("  operations  {}", s.operations);
-                    println!("  variables   {}", s.variables);
-                    println!("  edges       {}", s.edges);
-                    println!("  questions   {}", d.questions);
-                    println!("  failures    {}", s.failures);
-                    let by_type: Vec<String> = s
-                        .annotations_by_type
-                        .iter()
-                        .map(|(k, n)| format!("{k} {n}"))
-                        .collect();
-                    println!("  annotations {} ({})", s.annotations, by_type.join(", "));
-                    if d.cases.is_empty() {
-                        print_looked_for(&d);
-                    }
+        match crate::input::read(path, &args.rules) {
+            Ok(inputs) => {
+                for input in &inputs {
+                    print(input, args.json)?;
                 }
             }
             Err(e) => {
                 failed = true;
-                eprintln!("error: {}: {e}", path.display());
+                eprintln!("error: {e:#}");
             }
         }
     }
@@ -69,6 +40,41 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn print(input: &Input, json: bool) -> anyhow::Result<()> {
+    let d = &input.detection;
+    let s = input.trace.summary(input.format.as_str());
+    if json {
+        let mut v = serde_json::to_value(&s)?;
+        v["file"] = input.name.clone().into();
+        v["questions"] = d.questions.into();
+        v["found_by"] = serde_json::to_value(&d.found_by)?;
+        if d.cases.is_empty() {
+            v["looked_for"] = looked_for_json(d);
+        }
+        println!("{}", serde_json::to_string(&v)?);
+        return Ok(());
+    }
+    println!("{}", input.name);
+    println!("  format      {}", s.format);
+    println!("  graph       {}", s.graph_id);
+    println!("  sessions    {}", s.sessions);
+    println!("  operations  {}", s.operations);
+    println!("  variables   {}", s.variables);
+    println!("  edges       {}", s.edges);
+    println!("  questions   {}", d.questions);
+    println!("  failures    {}", s.failures);
+    let by_type: Vec<String> = s
+        .annotations_by_type
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    println!("  annotations {} ({})", s.annotations, by_type.join(", "));
+    if d.cases.is_empty() {
+        print_looked_for(d);
+    }
+    Ok(())
 }
 
 fn looked_for_json(d: &Detection) -> serde_json::Value {

@@ -6,6 +6,7 @@ mod convert;
 mod eval;
 mod gen;
 mod info;
+mod input;
 mod optimize;
 mod report;
 mod roles;

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use memtrace::attribution::InfoFlow;
-use memtrace::format::{load, LoadOptions};
 use memtrace::report::{self, html, markdown};
 use memtrace_cli::llm::ProviderArgs;
 
@@ -35,24 +34,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let infoflow = InfoFlow::default();
     let mut cases = Vec::new();
     for path in &args.files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut trace = load(&bytes, LoadOptions::default())
-            .with_context(|| path.display().to_string())?
-            .trace;
-        args.rules.apply(&mut trace)?;
-        let mut atts = Vec::new();
-        for case in &trace.cases {
-            match infoflow.attribute(&trace, case) {
-                Ok(a) => atts.push(a),
-                Err(e) => eprintln!("{}: {e}", path.display()),
+        for input in crate::input::read(path, &args.rules)? {
+            let mut atts = Vec::new();
+            for case in &input.trace.cases {
+                match infoflow.attribute(&input.trace, case) {
+                    Ok(a) => atts.push(a),
+                    Err(e) => eprintln!("{}: {e}", input.name),
+                }
             }
+            let name = input.name.rsplit('/').next().unwrap_or(&input.name);
+            cases.extend(report::cases_from(name, &input.trace, &atts));
         }
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        cases.extend(report::cases_from(&name, &trace, &atts));
     }
     let mut r = report::build(&args.title, cases);
     if args.llm_summary {

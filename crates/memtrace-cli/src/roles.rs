@@ -4,13 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use memtrace::attribution::{RoleConfig, Roles};
-use memtrace::format::{load, LoadOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (any readable format).
+    /// A trace file (any readable format), or a project bundle saved by the page.
     file: PathBuf,
     /// One JSON object per op name.
     #[arg(long)]
@@ -20,20 +18,21 @@ pub struct Args {
     roles: Vec<String>,
 }
 
-/// The trace in `file` (any readable format) and the roles config `--role NAME=ROLE` specs give.
+/// The trace in `file` (any readable format, or the trace on screen in a bundle the page saved)
+/// and the roles config: the bundle's overrides, with `--role NAME=ROLE` specs on top.
 pub fn load_with_roles(
     file: &std::path::Path,
     specs: &[String],
 ) -> anyhow::Result<(memtrace::Trace, RoleConfig)> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let trace = load(&bytes, LoadOptions::default())
-        .with_context(|| file.display().to_string())?
-        .trace;
-    let mut cfg = RoleConfig::default();
+    let input = crate::input::read_one(file, &crate::rules::RuleArgs::default())?;
+    let mut cfg = RoleConfig {
+        overrides: input.roles,
+        ..RoleConfig::default()
+    };
     for spec in specs {
         cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
     }
-    Ok((trace, cfg))
+    Ok((input.trace, cfg))
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {

@@ -1,6 +1,9 @@
-//! `--failed-if RULE` (repeatable): user failure rules for every command that reads cases.
+//! What makes a case, for every command that reads cases: `--failed-if RULE` (repeatable) user
+//! failure rules, and `--annotations FILE` ground truth.
 
-use memtrace::model::{FailRule, Trace};
+use std::path::PathBuf;
+
+use memtrace::model::{Detection, FailRule, Mark, Trace};
 
 #[derive(clap::Args, Clone, Default)]
 pub struct RuleArgs {
@@ -8,6 +11,10 @@ pub struct RuleArgs {
     /// (or `op=NAME …`, or only `output~REGEX`); repeatable. See docs/failures.md.
     #[arg(long = "failed-if", value_name = "RULE", value_parser = parse_rule)]
     pub failed_if: Vec<FailRule>,
+    /// An annotation file (exported by the page, or a `.annotations.json` sidecar): its
+    /// ground truth is merged into the trace whose questions it names.
+    #[arg(long, value_name = "FILE")]
+    pub annotations: Option<PathBuf>,
 }
 
 fn parse_rule(s: &str) -> Result<FailRule, String> {
@@ -15,11 +22,15 @@ fn parse_rule(s: &str) -> Result<FailRule, String> {
 }
 
 impl RuleArgs {
-    /// Recomputes `trace.cases` with the rules (no-op without rules).
-    pub fn apply(&self, trace: &mut Trace) -> anyhow::Result<()> {
-        if !self.failed_if.is_empty() {
-            trace.apply_rules(&self.failed_if, &[])?;
-        }
-        Ok(())
+    /// Finds `trace.cases` again with `saved` rules (from a bundle), these rules and `marks`,
+    /// and says what was looked for.
+    pub fn apply(
+        &self,
+        trace: &mut Trace,
+        saved: &[FailRule],
+        marks: &[Mark],
+    ) -> anyhow::Result<Detection> {
+        let rules: Vec<FailRule> = saved.iter().chain(&self.failed_if).cloned().collect();
+        Ok(trace.apply_rules(&rules, marks)?)
     }
 }

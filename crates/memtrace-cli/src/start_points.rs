@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use memtrace::algo::{evaluate_start_points, StartPointOptions};
-use memtrace::format::{load, LoadOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,22 +31,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         ..StartPointOptions::default()
     };
     let mut recalls = Vec::new();
-    for path in &args.files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut trace = load(&bytes, LoadOptions::default())
-            .with_context(|| format!("cannot load {}", path.display()))?
-            .trace;
-        args.rules.apply(&mut trace)?;
-        let report = evaluate_start_points(&trace, &opts);
+    let inputs = args
+        .files
+        .iter()
+        .map(|path| crate::input::read(path, &args.rules))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for input in inputs.iter().flatten() {
+        let report = evaluate_start_points(&input.trace, &opts);
         recalls.extend(report.cases.iter().filter_map(|c| c.recall));
         if args.json {
             let mut v = serde_json::to_value(&report)?;
-            v["file"] = path.display().to_string().into();
+            v["file"] = input.name.clone().into();
             println!("{}", serde_json::to_string(&v)?);
             continue;
         }
-        println!("{}", path.display());
+        println!("{}", input.name);
         for c in &report.cases {
             let recall = c.recall.map_or_else(
                 || "n/a (no gold evidence)".to_owned(),

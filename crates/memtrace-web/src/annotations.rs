@@ -1,45 +1,18 @@
 //! Separate annotation (case) files: a JSON list of MemTraceBench annotations, or an object with
 //! an `annotations` list, merged into the loaded trace whose query nodes they name. Pure.
 
+use memtrace::format::sidecar;
 use memtrace::model::AnnotationRecord;
 use memtrace::Trace;
 
-/// True when `bytes` look like an annotation file rather than a trace (first 4 KiB).
-pub fn is_annotation_file(bytes: &[u8]) -> bool {
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    let head = head.trim_start_matches('\u{feff}').trim_start();
-    (head.starts_with('[') || head.starts_with('{'))
-        && head.contains("\"query_id\"")
-        && head.contains("\"final_error_type\"")
-        && !head.contains("\"nodes\"")
-}
-
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum File {
-    List(Vec<AnnotationRecord>),
-    Wrapped { annotations: Vec<AnnotationRecord> },
-}
+pub use memtrace::format::sidecar::is_annotation_file;
 
 /// Reads the annotations of an annotation file.
 ///
 /// # Errors
 /// A sentence with the line and column of bad JSON, or what shape was expected.
 pub fn parse(bytes: &[u8]) -> Result<Vec<AnnotationRecord>, String> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-        return Err(format!(
-            "invalid JSON at line {}, column {}: {e}. Export the annotations again.",
-            e.line(),
-            e.column()
-        ));
-    }
-    match serde_json::from_slice::<File>(bytes) {
-        Ok(File::List(a) | File::Wrapped { annotations: a }) => Ok(a),
-        Err(_) => Err("expected a list of annotations (objects with `query_id`, \
-             `final_error_type`, `final_op_id`) or an object with an `annotations` list"
-            .into()),
-    }
+    sidecar::parse(bytes).map_err(|e| e.to_string())
 }
 
 /// The index of the trace every annotation's `query_id` names, preferring `current`.
@@ -48,7 +21,7 @@ pub fn target<'a>(
     current: Option<usize>,
     anns: &[AnnotationRecord],
 ) -> Option<usize> {
-    let fits = |t: &Trace| anns.iter().all(|a| t.var_by_id(&a.query_id).is_some());
+    let fits = |t: &Trace| sidecar::fits(t, anns);
     if let Some(c) = current {
         if traces.clone().nth(c).is_some_and(fits) {
             return Some(c);
@@ -64,15 +37,7 @@ pub fn target<'a>(
 /// The located reason an annotation does not fit the trace (unknown op id, unknown error type).
 pub fn merge(trace: &Trace, anns: Vec<AnnotationRecord>) -> Result<Trace, String> {
     let mut t = trace.clone();
-    let list = t.annotations.get_or_insert_with(Vec::new);
-    for a in anns {
-        if let Some(old) = list.iter_mut().find(|o| o.query_id == a.query_id) {
-            *old = a;
-        } else {
-            list.push(a);
-        }
-    }
-    t.reindex().map_err(|e| e.to_string())?;
+    sidecar::merge(&mut t, anns).map_err(|e| e.to_string())?;
     Ok(t)
 }
 

@@ -1,49 +1,16 @@
 //! A project bundle: every loaded trace file plus the page settings, in one JSON file the user
-//! can export, keep and drop again. Pure, tested natively.
-
-use serde::{Deserialize, Serialize};
+//! can export, keep and drop again (the file format is the core's `format::bundle`).
 
 use crate::state::Settings;
 
-/// The key that marks a bundle, and its version.
-pub const MARK: &str = "memtrace_bundle";
-pub const VERSION: u32 = 1;
+pub use memtrace::format::bundle::{is_bundle, BundleFile, MARK, VERSION};
 
-/// One trace file inside a bundle, as text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BundleFile {
-    pub name: String,
-    pub content: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Bundle {
-    pub memtrace_bundle: u32,
-    pub traces: Vec<BundleFile>,
-    #[serde(default)]
-    pub settings: Settings,
-}
-
-/// True when `bytes` look like a bundle (checked on the first 4 KiB only).
-pub fn is_bundle(bytes: &[u8]) -> bool {
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    head.trim_start().starts_with('{') && head.contains(&format!("\"{MARK}\""))
-}
+/// A bundle with the page's settings.
+pub type Bundle = memtrace::format::bundle::Bundle<Settings>;
 
 /// Serializes traces (name, bytes) and settings into a bundle file.
 pub fn export(traces: &[(String, &[u8])], settings: &Settings) -> Vec<u8> {
-    let b = Bundle {
-        memtrace_bundle: VERSION,
-        traces: traces
-            .iter()
-            .map(|(name, bytes)| BundleFile {
-                name: name.clone(),
-                content: String::from_utf8_lossy(bytes).into_owned(),
-            })
-            .collect(),
-        settings: settings.clone(),
-    };
-    serde_json::to_vec(&b).unwrap_or_default()
+    memtrace::format::bundle::export(traces, settings)
 }
 
 /// Reads a bundle.
@@ -51,20 +18,8 @@ pub fn export(traces: &[(String, &[u8])], settings: &Settings) -> Vec<u8> {
 /// # Errors
 /// A sentence with the JSON line and column, or the unsupported version.
 pub fn parse(bytes: &[u8]) -> Result<Bundle, String> {
-    let b: Bundle = serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "not a readable memtrace bundle at line {}, column {}: {e}. Export the project again.",
-            e.line(),
-            e.column()
-        )
-    })?;
-    if b.memtrace_bundle > VERSION {
-        return Err(format!(
-            "bundle version {} is newer than this page reads ({VERSION}); update memtrace",
-            b.memtrace_bundle
-        ));
-    }
-    Ok(b)
+    memtrace::format::bundle::parse(bytes)
+        .map_err(|e| format!("not a readable memtrace bundle: {e}"))
 }
 
 #[cfg(test)]

@@ -36,13 +36,14 @@ where
 }
 
 /// A bench generated from `../shared/data/locomo/` into a fresh temp folder named after `name`
-/// (`bench gen --per-type N --seed S`), or `None` (printed as skipped) when the data is absent.
-pub fn gen_bench(name: &str, per_type: u32, seed: u64) -> Option<PathBuf> {
+/// (`bench gen --per-type N --seed S`), failing loudly when the data is absent.
+pub fn gen_bench(name: &str, per_type: u32, seed: u64) -> PathBuf {
     let locomo = repo_root().join("../shared/data/locomo");
-    if !locomo.is_dir() {
-        println!("skipped: {} is absent", locomo.display());
-        return None;
-    }
+    assert!(
+        locomo.is_dir(),
+        "this test needs the LoCoMo conversations at {} (read at run time)",
+        locomo.display()
+    );
     let bench = std::env::temp_dir().join(format!("memtrace-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&bench);
     let (per_type, seed) = (per_type.to_string(), seed.to_string());
@@ -58,7 +59,7 @@ pub fn gen_bench(name: &str, per_type: u32, seed: u64) -> Option<PathBuf> {
         "--out".as_ref(),
         bench.as_os_str(),
     ] as [&std::ffi::OsStr; 10]);
-    Some(bench)
+    bench
 }
 
 /// The scripted server, killed on drop.

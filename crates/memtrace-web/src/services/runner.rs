@@ -21,7 +21,8 @@ use crate::llm_run::{verdict_of, ProviderSettings};
 use crate::state::Verdict;
 
 /// Attempts per case: a case whose run fails (after the provider's own retries) is tried again
-/// this many times in all before it is reported failed.
+/// this many times in all before it is reported failed — unless the failure is permanent (a
+/// rejected key, a wrong URL or model), which ends the case at once.
 pub const CASE_ATTEMPTS: u32 = 3;
 
 /// What a running batch reports.
@@ -218,7 +219,12 @@ pub async fn run_cases(
                     verdict = Some(verdict_of(&a, &run, &settings));
                     break;
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => {
+                    last = e.to_string();
+                    if e.is_permanent() {
+                        break;
+                    }
+                }
             }
         }
         if stopper.stopped() {

@@ -1,0 +1,144 @@
+//! The traces a command works on: a trace file, or each trace of a project bundle the page saved
+//! (with the role overrides, failure rules and marked questions the user set there); with
+//! `--annotations FILE`, plus the ground truth of an annotation file the page exported.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use memtrace::attribution::roles::OpRole;
+use memtrace::format::{bundle, load, sidecar, Format, LoadOptions};
+use memtrace::model::{AnnotationRecord, Detection, FailRule, Mark};
+use memtrace::Trace;
+use serde::Deserialize;
+
+use crate::rules::RuleArgs;
+
+/// One trace to work on.
+pub struct Input {
+    /// The file, or `BUNDLE:NAME` for a trace from a bundle.
+    pub name: String,
+    pub trace: Trace,
+    pub format: Format,
+    /// How the failure cases were found (what was looked for when there are none).
+    pub detection: Detection,
+    /// Role overrides saved with the trace in a bundle (`--role` flags come on top).
+    pub roles: BTreeMap<String, OpRole>,
+    /// The trace the page had on screen when it saved the bundle (true for a plain file).
+    pub current: bool,
+}
+
+/// The part of the page's settings that changes analysis; the rest is the page's own.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Project {
+    current: Option<String>,
+    roles: BTreeMap<String, BTreeMap<String, OpRole>>,
+    rules: Vec<String>,
+    marks: BTreeMap<String, Vec<Mark>>,
+}
+
+/// Reads `path` (a trace in any readable format, or a bundle) into the traces it holds, with
+/// failure cases found by `rules` and annotations merged from `rules.annotations`.
+///
+/// # Errors
+/// An unreadable file, a trace or bundle that does not load, a bad saved rule, or an annotation
+/// file that fits none of the traces.
+pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let records = match &rules.annotations {
+        Some(file) => Some((file.as_path(), annotation_file(file)?)),
+        None => None,
+    };
+    let (files, settings) = if bundle::is_bundle(&bytes) {
+        let b = bundle::parse::<Project>(&bytes)
+            .with_context(|| format!("{}: not a readable memtrace bundle", path.display()))?;
+        let files: Vec<(String, Vec<u8>)> = b
+            .traces
+            .into_iter()
+            .map(|f| (f.name, f.content.into_bytes()))
+            .collect();
+        (files, b.settings)
+    } else {
+        (vec![(String::new(), bytes)], Project::default())
+    };
+    let mut saved_rules = Vec::new();
+    for (i, text) in settings.rules.iter().enumerate() {
+        let rule: FailRule = text.parse().with_context(|| {
+            format!(
+                "{}: settings.rules[{i}] (a failure rule saved by the page)",
+                path.display()
+            )
+        })?;
+        saved_rules.push(rule);
+    }
+    let mut out = Vec::with_capacity(files.len());
+    let mut annotated = false;
+    for (file_name, content) in files {
+        let name = if file_name.is_empty() {
+            path.display().to_string()
+        } else {
+            format!("{}:{file_name}", path.display())
+        };
+        let loaded = load(&content, LoadOptions::default()).with_context(|| name.clone())?;
+        let mut trace = loaded.trace;
+        if let Some((file, records)) = &records {
+            if sidecar::fits(&trace, records) {
+                sidecar::merge(&mut trace, records.clone())
+                    .with_context(|| format!("{} into {name}", file.display()))?;
+                annotated = true;
+            }
+        }
+        let marks = settings
+            .marks
+            .get(&file_name)
+            .map_or(&[][..], Vec::as_slice);
+        let detection = rules.apply(&mut trace, &saved_rules, marks)?;
+        out.push(Input {
+            trace,
+            format: loaded.format,
+            detection,
+            roles: settings.roles.get(&file_name).cloned().unwrap_or_default(),
+            current: file_name.is_empty() || settings.current.as_deref() == Some(&file_name),
+            name,
+        });
+    }
+    if let Some((file, records)) = &records {
+        if !annotated {
+            let first = records.first().map_or("", |r| r.query_id.as_str());
+            bail!(
+                "{}: its annotations name questions (e.g. {first:?}) that {} does not have; \
+                 pass the trace the annotations were exported from",
+                file.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn annotation_file(file: &Path) -> anyhow::Result<Vec<AnnotationRecord>> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    sidecar::parse(&bytes).with_context(|| file.display().to_string())
+}
+
+/// The one trace of `path` a single-trace command works on: the only one, or the one the page
+/// had on screen when it saved the bundle.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_one(path: &Path, rules: &RuleArgs) -> anyhow::Result<Input> {
+    let inputs = read(path, rules)?;
+    let n = inputs.len();
+    let Some(input) = inputs.into_iter().max_by_key(|i| i.current) else {
+        bail!("{} holds no trace", path.display());
+    };
+    if n > 1 {
+        eprintln!(
+            "{}: {n} traces in the bundle; using {}",
+            path.display(),
+            input.name
+        );
+    }
+    Ok(input)
+}
