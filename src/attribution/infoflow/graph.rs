@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::attribution::roles::{holds_verbatim, verbatim_text};
+use crate::attribution::roles::{holds_verbatim, spells_out, verbatim_text};
 use crate::model::{OpIx, Trace, VarIx};
 
 /// The retrieval op of a question: the latest op before the answer that read the query, preferring
@@ -197,8 +197,8 @@ fn says_delete(t: &Trace, v: VarIx) -> bool {
 
 /// The model call whose decision `writer` applied when it replaced `prev` by `next`: `writer`
 /// calls no model (a store applying an LLM's update or delete decision) and reads the output of
-/// one that ran before it, which says what `writer` wrote (that output holds `next`'s text, or,
-/// when `next` is a tombstone, speaks of a deletion). Of several, one that read `prev` itself,
+/// one that ran before it, which says what `writer` wrote (that output holds `next`'s text or
+/// the items it joins, or, when `next` is a tombstone, speaks of a deletion). Of several, one that read `prev` itself,
 /// then the latest.
 pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Option<OpIx> {
     if calls_model(t, writer) {
@@ -211,7 +211,7 @@ pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Opti
         if deleted {
             says_delete(t, v)
         } else {
-            text.as_ref().is_some_and(|x| holds_verbatim(t, x, v))
+            text.as_ref().is_some_and(|x| holds_verbatim(t, x, v)) || spells_out(t, next, v)
         }
     };
     t.flow.op_inputs[writer.get()]

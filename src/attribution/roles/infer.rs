@@ -173,6 +173,18 @@ pub(crate) fn is_verbatim_cut(t: &Trace, op: OpIx, w: VarIx) -> bool {
             .all(|l| read.iter().any(|x| x.contains(l.as_str())))
 }
 
+/// True when `v`'s strings of 20 chars or more, put together, make up most (80 %) of `next`'s
+/// text: a store that joined the items of a decision (a profile saved as one text).
+pub(crate) fn spells_out(t: &Trace, next: VarIx, v: VarIx) -> bool {
+    let whole = var_leaves(t, next).join(" ");
+    let covered: usize = var_leaves(t, v)
+        .iter()
+        .filter(|l| l.len() >= 20 && whole.contains(l.as_str()))
+        .map(String::len)
+        .sum();
+    !whole.is_empty() && covered * 5 >= whole.len() * 4
+}
+
 /// The message texts of `op`'s message-like inputs: a message's content; each message of a
 /// buffer another op made.
 fn message_texts(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<String> {
