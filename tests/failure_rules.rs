@@ -274,7 +274,7 @@ fn a_question_an_earlier_session_stored_verbatim_is_still_a_question() {
     let fact = format!(r#"{{"facts": ["A friend gave Evan some advice (in reply to: {q})"]}}"#);
     let judge_in = format!("Label the answer CORRECT or WRONG.\nQuestion: {q}\nGold answer: a friend's advice\nGenerated answer: no idea");
     let llm = ("openinference.span.kind", "LLM");
-    let t = trace(vec![
+    let t = trace(&[
         span(
             "add",
             None,

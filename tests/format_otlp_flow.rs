@@ -68,7 +68,7 @@ const M4: &str = "Melanie signed up for a pottery class on Saturday morning.";
 #[test]
 fn a_value_laid_out_on_other_lines_still_links() {
     let fact = "Alice moved to Munich in May 2023";
-    let t = trace(vec![
+    let t = trace(&[
         span(
             "extract",
             None,
@@ -103,7 +103,7 @@ fn a_value_laid_out_on_other_lines_still_links() {
 fn a_value_quoted_inside_a_stored_chunk_is_read_through_the_chunk() {
     let chunk = format!("Speaker Caroline says: {M3}\nTimestamp: 2023-06-27");
     let prompt = format!("Answer from these memories:\n{chunk}\nQuestion: what place?");
-    let t = trace(vec![
+    let t = trace(&[
         message("add", 0, M3),
         put("store", "add", 2, "u-0000001", &chunk),
         span(
@@ -130,7 +130,7 @@ fn a_value_quoted_inside_a_stored_chunk_is_read_through_the_chunk() {
 #[test]
 fn a_message_dropped_from_inside_a_chunk_links_to_the_write_that_stored_the_others() {
     let chunk = format!("{M1}\n{M3}");
-    let t = trace(vec![
+    let t = trace(&[
         message("m1", 0, M1),
         message("m2", 10, M2),
         message("m3", 20, M3),
@@ -150,7 +150,7 @@ fn a_message_dropped_from_inside_a_chunk_links_to_the_write_that_stored_the_othe
 
 #[test]
 fn the_last_message_of_a_chunk_dropped_links_to_its_write_not_the_next() {
-    let t = trace(vec![
+    let t = trace(&[
         message("m1", 0, M1),
         message("m2", 10, M2),
         message("m3", 20, M3),
@@ -170,7 +170,7 @@ fn the_last_message_of_a_chunk_dropped_links_to_its_write_not_the_next() {
 #[test]
 fn a_garbled_message_links_to_the_write_storing_its_near_copy() {
     let garbled = "Speaker Caroline says: Caroline wants to create a bakery, inviting place for people to grow.";
-    let t = trace(vec![
+    let t = trace(&[
         message("m1", 0, M3),
         message("m2", 10, M4),
         put("store-1", "m2", 12, "u-0000001", garbled),
@@ -188,7 +188,7 @@ fn a_garbled_message_links_to_the_write_storing_its_near_copy() {
 #[test]
 fn a_reranker_reads_its_query_and_input_documents_by_id() {
     let q = "Where did Caroline go yesterday?";
-    let t = trace(vec![
+    let t = trace(&[
         span(
             "search",
             None,

@@ -1,4 +1,5 @@
 // Small OTLP JSON traces written in the test itself: one span per call of `span`.
+#![allow(dead_code)] // each test file uses a part
 
 use memtrace::format::{load, LoadOptions};
 use memtrace::model::Trace;
@@ -31,7 +32,7 @@ pub fn span(
 }
 
 /// The trace of these spans, loaded as an OTLP file.
-pub fn trace(spans: Vec<Value>) -> Trace {
+pub fn trace(spans: &[Value]) -> Trace {
     let doc = json!({"resourceSpans": [{
         "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "test"}}]},
         "scopeSpans": [{"spans": spans}],
