@@ -1,6 +1,12 @@
-//! Info-flow accuracy per memory-system family, on a generator seed held out of tuning: seed 11
-//! (tuning used seeds 1, 2, 3 only; EverMemOS was tuned on seeds 1-3 in a second pass and
-//! measured 0.838 / 0.838 on seed 11). Each floor is what was measured minus a small margin, so a regression fails.
+//! Info-flow accuracy per memory-system family, on generator seeds held out of tuning: 11, 12
+//! and 21. Tuning used seeds 1-6 only (seed 21 was never looked at before the last measurement).
+//! Measured once at the end (issue 14, op-id / type):
+//! - Mem0:      seed 11 0.960 / 0.960, seed 12 0.990 / 0.990, seed 21 0.970 / 0.970 (100 cases each)
+//! - NaiveRAG:  seed 11 0.983 / 0.983, seed 12 0.950 / 0.950, seed 21 0.933 / 0.950 (60 cases each)
+//! - EverMemOS: seed 11 0.900 / 0.900, seed 12 0.850 / 0.850, seed 21 0.787 / 0.787 (80 cases each)
+//!
+//! The target is 0.95 / 0.98; EverMemOS and NaiveRAG are below it. Each floor is what was
+//! measured minus a small margin, so a regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
@@ -13,9 +19,6 @@ use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::bench::{generate, BenchOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::System;
-
-/// Held out of tuning for every family.
-const HELD_OUT_SEED: u64 = 11;
 
 /// (op-id accuracy, error-type accuracy, cases) of info-flow on a generated bench.
 fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
@@ -47,31 +50,41 @@ fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
     (op, ty, n)
 }
 
-fn check(system: System, floor_op: f64, floor_type: f64) {
-    let (op, ty, n) = accuracy(system, HELD_OUT_SEED);
-    assert!(n >= 40, "only {n} cases");
-    assert!(
-        op >= floor_op && ty >= floor_type,
-        "{system:?}: op-id {op:.3} (floor {floor_op}), type {ty:.3} (floor {floor_type})"
+/// Checks each held-out `(seed, op-id floor, type floor)`.
+fn check(system: System, floors: &[(u64, f64, f64)]) {
+    for &(seed, floor_op, floor_type) in floors {
+        let (op, ty, n) = accuracy(system, seed);
+        assert!(n >= 40, "only {n} cases");
+        assert!(
+            op >= floor_op && ty >= floor_type,
+            "{system:?} seed {seed}: op-id {op:.3} (floor {floor_op}), type {ty:.3} (floor {floor_type})"
+        );
+    }
+}
+
+#[test]
+fn mem0_held_out_seeds() {
+    check(
+        System::Mem0,
+        &[(11, 0.94, 0.94), (12, 0.97, 0.97), (21, 0.95, 0.95)],
     );
 }
 
-/// Measured 0.96 / 0.96 (100 cases).
+/// Extraction faults in `memory_system.add` (category `update`) are typed ExtractionError.
 #[test]
-fn mem0_held_out_seed() {
-    check(System::Mem0, 0.93, 0.93);
+fn naiverag_held_out_seeds() {
+    check(
+        System::NaiveRag,
+        &[(11, 0.96, 0.96), (12, 0.93, 0.93), (21, 0.91, 0.93)],
+    );
 }
 
-/// Measured 0.983 / 0.983 (60 cases): extraction faults in `memory_system.add` (category
-/// `update`) are typed ExtractionError.
+/// Below the target: misses are mostly profile updates and episode extractions the answer
+/// op's other inputs seem to make up for (see the report of issue 14).
 #[test]
-fn naiverag_held_out_seed() {
-    check(System::NaiveRag, 0.95, 0.95);
-}
-
-/// Measured 0.575 / 0.588 (80 cases): below the 0.95 / 0.98 target; this floor only keeps it
-/// from getting worse.
-#[test]
-fn evermemos_held_out_seed() {
-    check(System::EverMemOs, 0.80, 0.80);
+fn evermemos_held_out_seeds() {
+    check(
+        System::EverMemOs,
+        &[(11, 0.88, 0.88), (12, 0.83, 0.83), (21, 0.76, 0.76)],
+    );
 }

@@ -261,3 +261,92 @@ fn rule_parse_errors_say_what_where_and_how() {
         "{text}"
     );
 }
+
+#[path = "common/otlp_build.rs"]
+mod build;
+
+#[test]
+fn a_question_an_earlier_session_stored_verbatim_is_still_a_question() {
+    // The extraction of session 1 quotes the dialogue turn the benchmark question was taken
+    // from; session 2 asks it, and the judge says WRONG.
+    use build::{span, trace};
+    let q = "How did Evan get into watercolor painting?";
+    let fact = format!(r#"{{"facts": ["A friend gave Evan some advice (in reply to: {q})"]}}"#);
+    let judge_in = format!("Label the answer CORRECT or WRONG.\nQuestion: {q}\nGold answer: a friend's advice\nGenerated answer: no idea");
+    let llm = ("openinference.span.kind", "LLM");
+    let t = trace(&[
+        span(
+            "add",
+            None,
+            (0, 20),
+            &[
+                ("openinference.span.kind", "CHAIN"),
+                ("input.value", "Evan: a friend got me into it"),
+            ],
+        ),
+        span(
+            "extract",
+            Some("add"),
+            (1, 9),
+            &[
+                llm,
+                ("input.value", "Evan: a friend got me into it"),
+                ("output.value", &fact),
+            ],
+        ),
+        span(
+            "answer_question",
+            None,
+            (100, 200),
+            &[
+                ("openinference.span.kind", "CHAIN"),
+                ("input.value", q),
+                (
+                    "output.value",
+                    r#"{"prediction": "no idea", "label": "WRONG", "score": 0}"#,
+                ),
+            ],
+        ),
+        span(
+            "search",
+            Some("answer_question"),
+            (101, 109),
+            &[
+                ("openinference.span.kind", "RETRIEVER"),
+                ("input.value", q),
+                ("retrieval.documents.0.document.id", "d-1"),
+                (
+                    "retrieval.documents.0.document.content",
+                    "Evan likes hiking in the Rockies",
+                ),
+            ],
+        ),
+        span(
+            "respond",
+            Some("answer_question"),
+            (110, 119),
+            &[
+                llm,
+                (
+                    "input.value",
+                    &format!("Question: {q}\nMemories: Evan likes hiking in the Rockies"),
+                ),
+                ("output.value", "no idea"),
+            ],
+        ),
+        span(
+            "llm_judge",
+            Some("answer_question"),
+            (120, 129),
+            &[
+                llm,
+                ("input.value", &judge_in),
+                ("output.value", r#"{"label": "WRONG"}"#),
+            ],
+        ),
+    ]);
+    let d = detect(&t, &[], &[]);
+    assert_eq!(d.questions, 1, "{:?}", d.rules);
+    assert_eq!(d.cases.len(), 1, "{:?}", d.rules);
+    assert_eq!(d.cases[0].query, q);
+}

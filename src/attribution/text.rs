@@ -89,7 +89,21 @@ pub fn var_texts(v: &NodeRecord) -> Vec<String> {
     }
     let mut out = Vec::new();
     leaves(&json, &mut out);
+    // An id, a number or a timestamp field states nothing: a unit's `2023-03-16T14:35:00`
+    // is when it was written, not what happened then.
+    out.retain(|x| says_something(x));
     out
+}
+
+/// True when a text has a word (two letters or more): not an id, number or timestamp.
+fn says_something(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !is_code(w))
+}
+
+/// A token mixing letters and digits (`16t14`, `a3f9e2`): part of an id or a timestamp.
+fn is_code(w: &str) -> bool {
+    w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)
 }
 
 /// What must survive for the answer to be right: the gold answer's content tokens, and the
@@ -104,6 +118,11 @@ pub struct Key {
     /// The gold answer's dates, numbers, names and negation: a text that changes one does not
     /// carry the key, whatever else it keeps.
     pub parts: Parts,
+    /// When the gold answer is only a date not stated in the evidence's words ("When did …?"
+    /// answered "the week before 6 July 2023"): the question's words for the event (not its
+    /// names). A text carries such a date only where it also speaks of that event: the same
+    /// week's museum trip does not date the picnic.
+    pub event: BTreeSet<String>,
 }
 
 /// The day a variable says it was written (a `timestamp`/`time`/`date` field of its value or
@@ -162,11 +181,27 @@ impl Key {
             .into_iter()
             .filter(|w| !asked.contains(w) && w.len() > 2)
             .collect();
+        let date_only = !gold_is_literal
+            && parts
+                .parts
+                .iter()
+                .any(|p| matches!(p, parts::Part::Date(_)))
+            && gold.iter().all(|w| parts.terms.contains(w));
+        let event = if date_only {
+            let names = terms(&capitalized(question));
+            asked
+                .into_iter()
+                .filter(|w| !names.contains(w) && !gold.contains(w))
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
         Key {
             gold,
             evidence,
             gold_is_literal,
             parts,
+            event,
         }
     }
 
@@ -250,6 +285,13 @@ impl Key {
     }
 
     fn carry_one(&self, text: &str, anchor: Option<Date>) -> f64 {
+        if !self.event.is_empty() {
+            let have = terms(text);
+            let held = self.event.iter().filter(|w| have.contains(*w)).count();
+            if held < (self.event.len() / 2).max(1) {
+                return 0.0;
+            }
+        }
         let base = self.base_one(text);
         if base == 0.0 && self.parts.parts.is_empty() {
             return 0.0;
@@ -299,6 +341,15 @@ impl Key {
             cov(&self.gold).max(cov(&self.evidence))
         }
     }
+}
+
+/// The words of `text` that start with a capital letter, past its first word.
+fn capitalized(text: &str) -> String {
+    text.split_whitespace()
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The text itself when short, and its paragraphs (lines of a long paragraph): a long

@@ -15,6 +15,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::{Map, Value};
 
+use super::buffered::Buffer;
 use super::smartcomment::Parts;
 use super::spans::{json_in, Kind, Port, Span};
 use super::time::format_nanos;
@@ -70,12 +71,8 @@ pub(super) struct Builder<'a> {
     op_ends: Vec<u64>,
     edges: Vec<Edge>,
     sentinel: Option<usize>,
-    /// Values scopes took in, in arrival order (value → its place).
-    taken_in: HashMap<usize, usize>,
-    /// Values taken in that no op has read yet (messages an untraced buffer holds).
-    waiting: Vec<usize>,
-    /// Values some op read.
-    read: HashSet<usize>,
+    /// Values scopes took in that no op has read yet (messages an untraced buffer holds).
+    buffer: Buffer,
 }
 
 /// Strings worth matching inside a value: the whole text and its JSON string leaves.
@@ -185,9 +182,7 @@ impl<'a> Builder<'a> {
             op_ends: Vec::new(),
             edges: Vec::new(),
             sentinel: None,
-            taken_in: HashMap::new(),
-            waiting: Vec::new(),
-            read: HashSet::new(),
+            buffer: Buffer::default(),
         }
     }
 
@@ -273,8 +268,17 @@ impl<'a> Builder<'a> {
         self.idents[ident].visible
     }
 
-    /// The variable an input port reads: an equal visible value, or a new root variable.
+    /// The variable an input port reads: the document with its id and value (a reranker's
+    /// input), an equal visible value, or a new root variable.
     pub(super) fn input_var(&mut self, port: &Port, span: &Span, session: &str) -> usize {
+        let doc = port.doc_id.as_ref().and_then(|id| {
+            let ident = *self.by_key.get(&format!("d\u{0}{id}"))?;
+            self.latest_visible(ident)
+                .filter(|&v| self.vars[v].text == port.text)
+        });
+        if let Some(v) = doc {
+            return v;
+        }
         let ident = self.content_ident(port);
         if let Some(v) = self.latest_visible(ident) {
             return v;
@@ -360,38 +364,29 @@ impl<'a> Builder<'a> {
             .then_some((d, "inferred: the model reply naming the unit it writes"))
     }
 
-    /// A value a scope (a span that is no op) took in. When no op reads it, a memory write that
-    /// read values taken in after it reads it too: they were buffered together (an untraced
-    /// buffer of messages stored as one chunk), and the write dropped or garbled it.
+    /// A value a scope (a span that is no op) took in. When no op reads it, the memory write
+    /// that flushed the buffer it waited in reads it too ([`Buffer::flushed`]).
     pub(super) fn take_in(&mut self, port: &Port, span: &Span, session: &str) {
         let v = self.input_var(port, span, session);
-        if !self.read.contains(&v) && !self.taken_in.contains_key(&v) {
-            self.taken_in.insert(v, self.taken_in.len());
-            self.waiting.push(v);
-        }
+        self.buffer.take_in(v, span.end_ns);
     }
 
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
     pub(super) fn op(&mut self, s: &Span, session: &str) {
         let op = self.ops.len();
         let mut inputs = self.op_inputs(s, session);
-        self.read.extend(inputs.iter().map(|&(v, _)| v));
-        self.waiting.retain(|v| !inputs.iter().any(|(x, _)| x == v));
-        let last_in = inputs
-            .iter()
-            .filter_map(|(v, _)| self.taken_in.get(v))
-            .max()
-            .copied();
-        if let Some(last) = last_in.filter(|_| !s.memory_writes.is_empty()) {
-            let (before, after): (Vec<usize>, Vec<usize>) = self
-                .waiting
+        self.buffer.read(&inputs);
+        if !s.memory_writes.is_empty() {
+            let stored: Vec<&str> = s
+                .memory_writes
                 .iter()
-                .partition(|v| self.taken_in.get(v).is_some_and(|&i| i < last));
-            self.waiting = after;
-            for v in before {
-                self.read.insert(v);
-                inputs.push((v, "inferred: buffered with values this memory write read"));
-            }
+                .filter_map(|w| w.text.as_deref())
+                .collect();
+            let vars = &self.vars;
+            let flushed = self
+                .buffer
+                .flushed(&inputs, s.start_ns, &stored, |v| vars[v].text.as_str());
+            inputs.extend(flushed);
         }
         let mut made = Vec::new();
         for port in &s.outputs {

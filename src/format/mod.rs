@@ -1,6 +1,7 @@
 //! Reading and writing trace files. The format is detected from the content; each reader
 //! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
 
+mod buffered;
 pub mod bundle;
 mod detect;
 mod error;

@@ -362,6 +362,9 @@ fn messages(
     spans::messages_in(&parsed).unwrap_or_default()
 }
 
+/// Where a span's output documents are.
+const OUTPUT_DOCUMENTS: [&str; 2] = ["retrieval.documents.", "reranker.output_documents."];
+
 const CONSUMED: [&str; 8] = [
     "input.value",
     "output.value",
@@ -394,14 +397,19 @@ fn input_ports(attrs: &Map<String, Value>, kind: Kind) -> Vec<Port> {
             inputs.extend(value_ports(&text, kind));
         }
     }
-
+    // A reranker reads its query and the documents it was given.
+    if let Some(q) = str_attr("reranker.query") {
+        inputs.push(Port::new("query", "query", q));
+    }
+    inputs.extend(attribute_documents(attrs, &["reranker.input_documents."]));
     inputs
 }
 
-/// `retrieval.documents.{i}.document.id|content|score` (and reranker output documents).
-fn attribute_documents(attrs: &Map<String, Value>) -> Vec<Port> {
+/// `retrieval.documents.{i}.document.id|content|score` and reranker output documents
+/// (`OUTPUT_DOCUMENTS`), or the documents under other prefixes.
+fn attribute_documents(attrs: &Map<String, Value>, prefixes: &[&str]) -> Vec<Port> {
     let mut documents = Vec::new();
-    for prefix in ["retrieval.documents.", "reranker.output_documents."] {
+    for prefix in prefixes {
         for m in indexed(attrs, prefix).values() {
             let mut p = Port::new(
                 "retrieved_document",
@@ -487,7 +495,7 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
     for (role, text) in messages(&attrs, &flat_out, "gen_ai.output.messages") {
         outputs.push(spans::message_port(&role, text, true));
     }
-    let mut documents = attribute_documents(&attrs);
+    let mut documents = attribute_documents(&attrs, &OUTPUT_DOCUMENTS);
     let mut memory_writes = Vec::new();
     let mut score = attribute_score(&attrs, &raw.events);
     if let (true, Some(text)) = (outputs.is_empty(), str_attr("output.value")) {

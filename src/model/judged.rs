@@ -34,8 +34,9 @@ fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
 
 /// Which variables are questions: named so (class or name holds `query` / `question`, or the
 /// category is `query`), or read, never written, by a retrieval op (the question a search ran
-/// for). A value some op wrote earlier, inside a longer output (a search for a fact an
-/// extraction just wrote), is not a question.
+/// for). A value some op wrote earlier in the same session, inside a longer output (a search
+/// for a fact an extraction just wrote), is not a question; a question whose words an earlier
+/// session happened to store (a fact quoting the dialogue turn it was asked in) still is.
 pub(super) fn question_set(t: &Trace) -> Vec<bool> {
     let candidates: Vec<VarIx> = (0..t.vars.len())
         .map(|i| VarIx(i as u32))
@@ -74,7 +75,8 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
         }
         for hit in matcher.find_overlapping_iter(&rec.value) {
             let v = long[hit.pattern().as_usize()];
-            if v.get() != x && rec.created_at < t.var(v).created_at {
+            let q = t.var(v);
+            if v.get() != x && rec.created_at < q.created_at && rec.session_id == q.session_id {
                 out[v.get()] = false;
             }
         }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::attribution::roles::{holds_verbatim, verbatim_text};
+use crate::attribution::roles::{holds_verbatim, spells_out, verbatim_text};
 use crate::model::{OpIx, Trace, VarIx};
 
 /// The retrieval op of a question: the latest op before the answer that read the query, preferring
@@ -83,25 +83,44 @@ pub(crate) fn lineage(
     keep: &dyn Fn(OpIx, VarIx) -> bool,
 ) -> Vec<VarIx> {
     let mut seen = vec![false; t.vars.len()];
-    let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
+    let mut queue: VecDeque<(VarIx, Option<OpIx>)> = from.iter().map(|&v| (v, None)).collect();
     for &v in from {
         seen[v.get()] = true;
     }
     let mut out = Vec::new();
-    while let Some(v) = queue.pop_front() {
+    while let Some((v, via)) = queue.pop_front() {
         out.push(v);
         for &o in &t.flow.consumers[v.get()] {
+            if via.is_some_and(|p| !reads_what_wrote(t, v, p, o)) {
+                continue;
+            }
             let memory = versions_only(v, o);
             for w in t.flow.op_produced(o) {
                 let follow = (!memory || t.var(w).full_name == t.var(v).full_name) && keep(o, w);
                 if follow && !std::mem::replace(&mut seen[w.get()], true) {
-                    queue.push_back(w);
+                    queue.push_back((w, Some(o)));
                 }
             }
         }
     }
     out.sort_unstable();
     out
+}
+
+/// Whether `reader` reads what `writer` wrote to `v`. A value several ops wrote (identical
+/// values recorded as one node, such as a `{"should_end": true}` decision) is, at each moment,
+/// what its latest writer wrote: `reader` is `writer` itself, or runs after it and before any
+/// other writer of `v`.
+fn reads_what_wrote(t: &Trace, v: VarIx, writer: OpIx, reader: OpIx) -> bool {
+    let writers = &t.flow.producers[v.get()];
+    if writers.len() < 2 || reader == writer {
+        return true;
+    }
+    let at = |o: OpIx| (&t.op(o).created_at, o);
+    at(reader) > at(writer)
+        && !writers
+            .iter()
+            .any(|&p| p != writer && at(p) > at(writer) && at(p) < at(reader))
 }
 
 /// Every variable reachable forward from `from` (including `from`).
@@ -178,8 +197,8 @@ fn says_delete(t: &Trace, v: VarIx) -> bool {
 
 /// The model call whose decision `writer` applied when it replaced `prev` by `next`: `writer`
 /// calls no model (a store applying an LLM's update or delete decision) and reads the output of
-/// one that ran before it, which says what `writer` wrote (that output holds `next`'s text, or,
-/// when `next` is a tombstone, speaks of a deletion). Of several, one that read `prev` itself,
+/// one that ran before it, which says what `writer` wrote (that output holds `next`'s text or
+/// the items it joins, or, when `next` is a tombstone, speaks of a deletion). Of several, one that read `prev` itself,
 /// then the latest.
 pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Option<OpIx> {
     if calls_model(t, writer) {
@@ -192,7 +211,7 @@ pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Opti
         if deleted {
             says_delete(t, v)
         } else {
-            text.as_ref().is_some_and(|x| holds_verbatim(t, x, v))
+            text.as_ref().is_some_and(|x| holds_verbatim(t, x, v)) || spells_out(t, next, v)
         }
     };
     t.flow.op_inputs[writer.get()]

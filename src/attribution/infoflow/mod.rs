@@ -30,7 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 
-use super::roles::{holds_verbatim, verbatim_text, Basis, OpRole, RoleConfig, Roles};
+use super::roles::{
+    holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
+};
 use super::text::{content_tokens, var_text, var_texts, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
@@ -234,11 +236,17 @@ impl InfoFlow {
         // What a buffer or chunker (role other) produced is the evidence only where it copied
         // the evidence verbatim, when it copied it anywhere (a chunk emitted as the evidence
         // arrived holds the messages before it, not the evidence).
+        // What an op cut verbatim from a copy of the evidence (a segment, a buffer keeping its
+        // newest message) without the evidence holds other messages: it is not followed.
+        let reads_copy = |o: OpIx| t.flow.op_inputs[o.get()].iter().any(|&v| copies(v));
         let keep = |o: OpIx, w: VarIx| {
-            roles.role(o) != OpRole::Other
-                || texts.is_empty()
-                || copies(w)
-                || !t.flow.op_produced(o).any(copies)
+            if texts.is_empty() || copies(w) {
+                return true;
+            }
+            if reads_copy(o) && is_verbatim_cut(t, o, w) {
+                return false;
+            }
+            roles.role(o) != OpRole::Other || !t.flow.op_produced(o).any(copies)
         };
         // From a memory unit that holds the evidence verbatim (a raw unit), what an extraction
         // op derives is the evidence too; from any other memory only its own versions.
@@ -272,10 +280,17 @@ impl InfoFlow {
         if key.gold_is_literal {
             if let Some(&first) = readers.iter().min_by(|a, b| earliest(a, b)) {
                 // Clearly lost, not kept in part: a long answer is rarely restated whole.
+                // A verbatim copy (a buffer) keeps all the evidence says.
                 let kept = t
                     .flow
                     .op_produced(first)
-                    .map(|v| key.carry_var(t.var(v)))
+                    .map(|v| {
+                        if copies(v) {
+                            1.0
+                        } else {
+                            key.carry_var(t.var(v))
+                        }
+                    })
                     .fold(0.0, f64::max);
                 if kept < bar / 2.0 {
                     let reason = format!(
@@ -615,21 +630,25 @@ impl InfoFlow {
             .copied()
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
             .collect();
-        // A structured input (a profile) is judged item by item.
-        let texts: Vec<String> = inputs
-            .iter()
-            .map(|&v| var_texts(t.var(v)).join("\n\n"))
-            .collect();
-        if let Some(i) = texts
-            .iter()
-            .position(|x| key.gold_carry(x) >= key.bar(self.threshold))
-        {
+        // A structured input (a profile) is judged item by item: the best item counts.
+        let texts: Vec<Vec<String>> = inputs.iter().map(|&v| var_texts(t.var(v))).collect();
+        let best = |items: &Vec<String>| {
+            items
+                .iter()
+                .map(|x| key.gold_found(x))
+                .max_by_key(BTreeSet::len)
+                .unwrap_or_default()
+        };
+        let bar = key.bar(self.threshold);
+        if let Some(i) = texts.iter().position(|x| {
+            !key.gold.is_empty() && best(x).len() as f64 / key.gold.len() as f64 >= bar
+        }) {
             return inputs.get(i).copied();
         }
         let mut found = BTreeSet::new();
         let mut first = None;
         for (i, x) in texts.iter().enumerate() {
-            let part = key.gold_found(x);
+            let part = best(x);
             if !part.is_empty() && part.len() * 2 >= key.gold.len() {
                 first = first.or(inputs.get(i).copied());
                 found.extend(part);

@@ -155,6 +155,36 @@ pub(crate) fn holds_verbatim(t: &Trace, text: &str, v: VarIx) -> bool {
     var_leaves(t, v).iter().any(|l| l.contains(text))
 }
 
+/// True when every string of `w` long enough to say anything appears verbatim in one of
+/// `op`'s inputs: `w` is a cut of what `op` read (a segment, a buffer keeping its newest
+/// message), nothing derived.
+pub(crate) fn is_verbatim_cut(t: &Trace, op: OpIx, w: VarIx) -> bool {
+    let long: Vec<String> = var_leaves(t, w)
+        .into_iter()
+        .filter(|s| s.len() >= 20)
+        .collect();
+    let read: Vec<String> = t.flow.op_inputs[op.get()]
+        .iter()
+        .flat_map(|&v| var_leaves(t, v))
+        .collect();
+    !long.is_empty()
+        && long
+            .iter()
+            .all(|l| read.iter().any(|x| x.contains(l.as_str())))
+}
+
+/// True when `v`'s strings of 20 chars or more, put together, make up most (80 %) of `next`'s
+/// text: a store that joined the items of a decision (a profile saved as one text).
+pub(crate) fn spells_out(t: &Trace, next: VarIx, v: VarIx) -> bool {
+    let whole = var_leaves(t, next).join(" ");
+    let covered: usize = var_leaves(t, v)
+        .iter()
+        .filter(|l| l.len() >= 20 && whole.contains(l.as_str()))
+        .map(String::len)
+        .sum();
+    !whole.is_empty() && covered * 5 >= whole.len() * 4
+}
+
 /// The message texts of `op`'s message-like inputs: a message's content; each message of a
 /// buffer another op made.
 fn message_texts(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<String> {

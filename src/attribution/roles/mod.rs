@@ -7,7 +7,9 @@
 
 mod infer;
 
-pub(crate) use infer::{first_producer, holds_verbatim, verbatim_text};
+pub(crate) use infer::{
+    first_producer, holds_verbatim, is_verbatim_cut, spells_out, verbatim_text,
+};
 
 use std::collections::BTreeMap;
 use std::fmt;

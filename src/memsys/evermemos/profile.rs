@@ -37,6 +37,7 @@ impl<L: Llm> Builder<'_, L> {
             .collect();
         let speakers = [self.conv.speaker_a.clone(), self.conv.speaker_b.clone()];
         let mut op: Option<Scope> = None;
+        let mut tied_fault = false;
         for speaker in speakers {
             let mine: Vec<String> = facts
                 .iter()
@@ -107,9 +108,12 @@ impl<L: Llm> Builder<'_, L> {
             let span = run
                 .spans
                 .llm("profile_update", &req, &raw_text, &resp.model, resp.usage);
-            if faulted || run.spans.span_of(op.id()).is_none() {
+            // One op updates both profiles in two model calls; when the fault overwrote both,
+            // the first call is the earliest decisive one.
+            if (faulted && !tied_fault) || run.spans.span_of(op.id()).is_none() {
                 run.spans.tie(op.id(), &span);
             }
+            tied_fault |= faulted;
             let mut new = old.clone();
             for e in &events {
                 let text = e["text"].as_str().unwrap_or_default().to_owned();
