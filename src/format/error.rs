@@ -75,6 +75,37 @@ impl From<GraphError> for FormatError {
     }
 }
 
+/// Where a reader's problems go: in lenient mode kept in a list, in strict mode the first one
+/// is returned (and stops the read).
+pub(crate) struct Problems {
+    lenient: bool,
+    list: Vec<FormatError>,
+}
+
+impl Problems {
+    /// Starts from `list` (problems found earlier).
+    pub(crate) fn new(lenient: bool, list: Vec<FormatError>) -> Self {
+        Problems { lenient, list }
+    }
+
+    /// Keeps `e` (lenient) or returns it (strict).
+    ///
+    /// # Errors
+    /// `e`, in strict mode.
+    pub(crate) fn report(&mut self, e: FormatError) -> Result<(), FormatError> {
+        if self.lenient {
+            self.list.push(e);
+            Ok(())
+        } else {
+            Err(e)
+        }
+    }
+
+    pub(crate) fn into_list(self) -> Vec<FormatError> {
+        self.list
+    }
+}
+
 /// Converts a serde_json error into a located [`FormatError`].
 pub(crate) fn from_json(e: &serde_json::Error) -> FormatError {
     let message = e.to_string();

@@ -18,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use super::error::Problems;
 use super::inference::Builder;
 use super::smartcomment::Parts;
 use super::spans::{Imported, Kind, Span};
@@ -40,19 +41,12 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
     let Imported {
         spans,
         meta,
-        mut problems,
+        problems,
     } = imported;
-    let mut report = |e: FormatError| -> Result<(), FormatError> {
-        if lenient {
-            problems.push(e);
-            Ok(())
-        } else {
-            Err(e)
-        }
-    };
-    let (spans, index) = unique(spans, &mut report)?;
-    let mut parent = parents(&spans, &index, &mut report)?;
-    let (root, depth) = tree(&spans, &mut parent, &mut report)?;
+    let mut problems = Problems::new(lenient, problems);
+    let (spans, index) = unique(spans, &mut problems)?;
+    let mut parent = parents(&spans, &index, &mut problems)?;
+    let (root, depth) = tree(&spans, &mut parent, &mut problems)?;
     let mut has_children = vec![false; spans.len()];
     for p in parent.iter().flatten() {
         has_children[*p] = true;
@@ -108,7 +102,7 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
     let mut parts = b.finish();
     parts.sessions = sessions(&spans, &root, &parts, &meta);
     parts.meta = meta;
-    Ok((parts, problems))
+    Ok((parts, problems.into_list()))
 }
 
 /// True when a span's output JSON carries a verdict (label, correct or score key), or it has
@@ -130,18 +124,16 @@ fn scope_op(s: &Span) -> Span {
     op
 }
 
-type Report<'a> = dyn FnMut(FormatError) -> Result<(), FormatError> + 'a;
-
 /// Drops spans whose id was seen before; returns the rest and an index by id.
 fn unique(
     spans: Vec<Span>,
-    report: &mut Report<'_>,
+    problems: &mut Problems,
 ) -> Result<(Vec<Span>, HashMap<String, usize>), FormatError> {
     let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
     let mut index: HashMap<String, usize> = HashMap::new();
     for s in spans {
         if let Some(&first) = index.get(&s.id) {
-            report(FormatError::DuplicateId {
+            problems.report(FormatError::DuplicateId {
                 path: format!("{}.{}", s.path, s.id_field),
                 id: s.id.clone(),
                 first: kept[first].path.clone(),
@@ -158,7 +150,7 @@ fn unique(
 fn parents(
     spans: &[Span],
     index: &HashMap<String, usize>,
-    report: &mut Report<'_>,
+    problems: &mut Problems,
 ) -> Result<Vec<Option<usize>>, FormatError> {
     let mut parent = Vec::with_capacity(spans.len());
     for s in spans {
@@ -168,7 +160,7 @@ fn parents(
         };
         let p = index.get(pid).copied();
         if p.is_none() {
-            report(FormatError::Dangling {
+            problems.report(FormatError::Dangling {
                 path: format!("{}.{}", s.path, s.parent_field),
                 id: pid.clone(),
                 kind: "parent span".into(),
@@ -232,7 +224,7 @@ fn sessions(spans: &[Span], root: &[usize], parts: &Parts, meta: &GraphMeta) -> 
 fn tree(
     spans: &[Span],
     parent: &mut [Option<usize>],
-    report: &mut Report<'_>,
+    problems: &mut Problems,
 ) -> Result<(Vec<usize>, Vec<u32>), FormatError> {
     let n = spans.len();
     let (mut root, mut depth, mut state) = (vec![0usize; n], vec![0u32; n], vec![0u8; n]);
@@ -244,7 +236,7 @@ fn tree(
                 2 => break,
                 1 => {
                     let s = &spans[cur];
-                    report(FormatError::Cycle {
+                    problems.report(FormatError::Cycle {
                         path: format!("{}.{}", s.path, s.parent_field),
                         id: s.id.clone(),
                     })?;

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::error::Problems;
 use super::smartcomment::Parts;
 use super::FormatError;
 
@@ -13,15 +14,7 @@ use super::FormatError;
 /// offending records are removed (duplicates, dangling edges and annotations); a bad timestamp
 /// is only reported.
 pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, FormatError> {
-    let mut problems = Vec::new();
-    let mut report = |e: FormatError| -> Result<(), FormatError> {
-        if lenient {
-            problems.push(e);
-            Ok(())
-        } else {
-            Err(e)
-        }
-    };
+    let mut problems = Problems::new(lenient, Vec::new());
 
     for n in &mut p.nodes {
         n.fill_computed();
@@ -74,7 +67,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         );
     for (list, i, value, absent) in stamps {
         if !absent && !is_timestamp(value) {
-            report(FormatError::BadTimestamp {
+            problems.report(FormatError::BadTimestamp {
                 path: format!("data.{list}[{i}].created_at"),
                 value: value.clone(),
             })?;
@@ -85,7 +78,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     let mut drop_nodes = Vec::new();
     for (i, n) in p.nodes.iter().enumerate() {
         if let Some(&first) = seen.get(n.full_node_id.as_str()) {
-            report(FormatError::DuplicateId {
+            problems.report(FormatError::DuplicateId {
                 path: format!("data.nodes[{i}].full_node_id"),
                 id: n.full_node_id.clone(),
                 first: format!("data.nodes[{first}]"),
@@ -99,7 +92,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     let mut drop_ops = Vec::new();
     for (i, o) in p.ops.iter().enumerate() {
         if let Some(&first) = seen_ops.get(o.op_id.as_str()) {
-            report(FormatError::DuplicateId {
+            problems.report(FormatError::DuplicateId {
                 path: format!("data.operations[{i}].op_id"),
                 id: o.op_id.clone(),
                 first: format!("data.operations[{first}]"),
@@ -134,7 +127,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         );
     for (list, i, id, absent) in session_refs {
         if !absent && !sessions.contains(id) {
-            report(FormatError::Dangling {
+            problems.report(FormatError::Dangling {
                 path: format!("data.{list}[{i}].session_id"),
                 id: id.to_owned(),
                 kind: "session".into(),
@@ -175,7 +168,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
             });
         }
         if let Some(b) = bad {
-            report(b)?;
+            problems.report(b)?;
             drop_edges.push(i);
         }
     }
@@ -203,7 +196,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
             None
         };
         if let Some(b) = bad {
-            report(b)?;
+            problems.report(b)?;
             drop_ann.push(i);
         }
     }
@@ -214,7 +207,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     if let Some(a) = p.annotations.as_mut() {
         remove_indices(a, &drop_ann);
     }
-    Ok(problems)
+    Ok(problems.into_list())
 }
 
 /// `YYYY-MM-DD HH:MM:SS` with an optional fraction; `T` is accepted for the space.

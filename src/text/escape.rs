@@ -8,6 +8,21 @@
 /// assert_eq!(memtrace::text::escape_markup("a<b & 'c'"), "a&lt;b &amp; &#39;c&#39;");
 /// ```
 pub fn escape_markup(s: &str) -> String {
+    escape(s, true)
+}
+
+/// Escapes `&`, `<`, `>` and `"` for XML text and double-quoted attributes (`'` stays as it is,
+/// as the agents' XML views have always shown it).
+///
+/// # Example
+/// ```
+/// assert_eq!(memtrace::text::xml_escape("a<b & 'c'"), "a&lt;b &amp; 'c'");
+/// ```
+pub fn xml_escape(s: &str) -> String {
+    escape(s, false)
+}
+
+fn escape(s: &str, apostrophe: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -15,7 +30,7 @@ pub fn escape_markup(s: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            '\'' if apostrophe => out.push_str("&#39;"),
             c => out.push(c),
         }
     }

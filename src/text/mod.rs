@@ -8,7 +8,7 @@ mod stem;
 mod stopwords;
 mod tokenize;
 
-pub use escape::escape_markup;
+pub use escape::{escape_markup, xml_escape};
 pub use fence::{fence, Fence, DATA_CLOSE, DATA_OPEN};
 pub use stem::stem;
 pub use stopwords::{is_stop, StopList};

@@ -1,8 +1,10 @@
 //! The bottom of the core: small helpers every layer may use and that use nothing of the crate.
 //! - [`rng`]: the seeded generator (SplitMix64) of the benchmarks, jitter and shuffles;
 //! - [`hash`]: FNV-1a, for short stable names and seeds;
-//! - [`calendar`]: civil dates ↔ day numbers, and a [`calendar::Date`].
+//! - [`calendar`]: civil dates ↔ day numbers, and a [`calendar::Date`];
+//! - [`json`]: small readers of JSON values.
 
 pub mod calendar;
 pub mod hash;
+pub mod json;
 pub mod rng;

@@ -76,6 +76,20 @@ pub struct OpSubgraph {
 /// # Complexity
 /// O(size of the op's subgraph).
 pub fn op_subgraph(trace: &Trace, op: OpIx) -> Result<OpSubgraph, AlgoError> {
+    let [inputs, intermediates, outputs] = op_var_lists(trace, op)?;
+    Ok(OpSubgraph {
+        op,
+        inputs: inputs.to_vec(),
+        intermediates: intermediates.to_vec(),
+        outputs: outputs.to_vec(),
+    })
+}
+
+/// The input, intermediate and output variables of `op`, borrowed from the flow index.
+///
+/// # Errors
+/// [`AlgoError::Stale`] when the trace's index does not cover `op`.
+pub(crate) fn op_var_lists(trace: &Trace, op: OpIx) -> Result<[&[VarIx]; 3], AlgoError> {
     let f = &trace.flow;
     let i = op.get();
     let (Some(inputs), Some(intermediates), Some(outputs)) = (
@@ -87,12 +101,7 @@ pub fn op_subgraph(trace: &Trace, op: OpIx) -> Result<OpSubgraph, AlgoError> {
             what: format!("operation index {i} is not in the flow index"),
         });
     };
-    Ok(OpSubgraph {
-        op,
-        inputs: inputs.clone(),
-        intermediates: intermediates.clone(),
-        outputs: outputs.clone(),
-    })
+    Ok([inputs, intermediates, outputs])
 }
 
 impl GraphIndex {

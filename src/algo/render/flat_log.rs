@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::{paginate, Page};
 use crate::algo::filter::{filter_ops, Filter};
+use crate::algo::graph::op_var_lists;
 use crate::algo::search::{compile, snippet, RegexOptions};
 use crate::algo::text::{char_window, var_text};
 use crate::algo::AlgoError;
@@ -43,17 +44,7 @@ pub fn render_flat_log(trace: &Trace, budget_chars: usize, page: usize) -> Resul
 /// # Errors
 /// [`AlgoError::Stale`] when the trace's index does not cover `op`.
 pub fn op_block(trace: &Trace, op: OpIx) -> Result<String, AlgoError> {
-    let f = &trace.flow;
-    let i = op.get();
-    let (Some(ins), Some(mids), Some(outs)) = (
-        f.op_inputs.get(i),
-        f.op_intermediates.get(i),
-        f.op_outputs.get(i),
-    ) else {
-        return Err(AlgoError::Stale {
-            what: format!("operation index {i} is not in the flow index"),
-        });
-    };
+    let [ins, mids, outs] = op_var_lists(trace, op)?;
     let r = trace.op(op);
     let mut s = format!("## {} [{}] at {}\n", r.op_name, r.category, r.created_at);
     if !r.comment.is_empty() {

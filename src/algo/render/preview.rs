@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 use super::xml::op_parts;
 use super::{paginate, Page};
 use crate::algo::graph::NodeRef;
-use crate::algo::text::{var_text, xml_escape};
+use crate::algo::text::var_text;
 use crate::algo::AlgoError;
 use crate::model::{OpIx, Trace, VarIx};
+use crate::text::xml_escape;
 
 /// Renders the neighbourhood of `node` without values, page `page` under `budget_chars`.
 ///

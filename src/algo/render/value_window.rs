@@ -2,9 +2,10 @@
 
 use super::{paginate, Page};
 use crate::algo::search::{compile, RegexOptions};
-use crate::algo::text::{byte_at_char, char_at_byte, var_text, xml_escape};
+use crate::algo::text::{byte_at_char, char_at_byte, var_text};
 use crate::algo::AlgoError;
-use crate::model::{Trace, VarIx};
+use crate::model::{NodeRecord, Trace, VarIx};
+use crate::text::xml_escape;
 
 /// Renders the value of `var` from char `start`, page `page` under `budget_chars`. The head line
 /// gives the id, the total length and the char range shown; the text itself is raw (offsets
@@ -22,11 +23,7 @@ pub fn render_value(
     budget_chars: usize,
     page: usize,
 ) -> Result<Page, AlgoError> {
-    let Some(rec) = trace.vars.get(var.get()) else {
-        return Err(AlgoError::Stale {
-            what: format!("variable index {} is not in the trace", var.0),
-        });
-    };
+    let rec = var_record(trace, var)?;
     let text = var_text(rec);
     let total = text.chars().count();
     let body = &text[byte_at_char(&text, start)..];
@@ -54,11 +51,7 @@ pub fn render_value_hits(
     budget_chars: usize,
     page: usize,
 ) -> Result<Page, AlgoError> {
-    let Some(rec) = trace.vars.get(var.get()) else {
-        return Err(AlgoError::Stale {
-            what: format!("variable index {} is not in the trace", var.0),
-        });
-    };
+    let rec = var_record(trace, var)?;
     let re = compile(pattern, opts)?;
     let text = var_text(rec);
     let all: Vec<regex::Match<'_>> = re.find_iter(&text).collect();
@@ -86,4 +79,11 @@ pub fn render_value_hits(
         blocks.len()
     );
     paginate(&head, &blocks, "</hits>", budget_chars, page)
+}
+
+/// The record of `var`, or [`AlgoError::Stale`] when the trace does not have it.
+fn var_record(trace: &Trace, var: VarIx) -> Result<&NodeRecord, AlgoError> {
+    trace.vars.get(var.get()).ok_or_else(|| AlgoError::Stale {
+        what: format!("variable index {} is not in the trace", var.0),
+    })
 }

@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 
 use super::{paginate, Page};
 use crate::algo::graph::op_subgraph;
-use crate::algo::text::{var_text, xml_escape};
+use crate::algo::text::var_text;
 use crate::algo::AlgoError;
 use crate::model::{OpIx, Role, Trace, VarIx};
+use crate::text::xml_escape;
 
 /// Renders `op` as XML, values included, page `page` under `budget_chars`.
 ///
