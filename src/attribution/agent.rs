@@ -206,21 +206,22 @@ fn short(s: &str, max: usize) -> String {
     out
 }
 
-/// Runs `toolbox` with the model until a validated final answer or the iteration cap.
+/// Runs `toolbox` for `case` with the model (method `method`) until a validated final answer
+/// or the iteration cap, and builds the attribution of its verdict.
 ///
 /// # Errors
 /// [`AttributionError::Unresolvable`] for a provider error or when the cap is reached.
-#[allow(clippy::too_many_arguments)] // one run's inputs, each used once
-pub async fn run_agent<L: Llm, T: Toolbox>(
+#[allow(clippy::too_many_arguments)] // the agent's parts, each given by its caller
+pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
     llm: &L,
     trace: &Trace,
     system: &str,
     task: &str,
     toolbox: &mut T,
     limits: &AgentLimits,
-    purpose: &str,
+    method: &str,
     case_id: &str,
-) -> Result<AgentRun, AttributionError> {
+) -> Result<(Attribution, AgentRun), AttributionError> {
     let fail = |reason: String| AttributionError::Unresolvable {
         case_id: case_id.to_owned(),
         reason,
@@ -233,11 +234,18 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
         ],
         tools: tools.clone(),
         temperature: Some(0.0),
-        purpose: purpose.to_owned(),
+        purpose: method.to_owned(),
         ..ChatRequest::default()
     };
     let mut run = AgentRun::default();
-    while (run.calls as usize) < limits.max_iterations {
+    let verdict = loop {
+        if run.calls as usize >= limits.max_iterations {
+            return Err(fail(format!(
+                "{method}: no final answer after {} LLM calls (the iteration cap); raise it or \
+                 use a stronger model",
+                limits.max_iterations
+            )));
+        }
         if estimate_tokens(&req.messages) > limits.history_budget_tokens
             && compress_history(&mut req.messages, limits.keep_recent_turns)
         {
@@ -246,7 +254,7 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
         let reply = llm
             .chat(&req)
             .await
-            .map_err(AttributionError::provider(case_id, purpose))?;
+            .map_err(AttributionError::provider(case_id, method))?;
         run.calls += 1;
         run.usage += reply.usage;
         if reply.tool_calls.is_empty() {
@@ -261,8 +269,7 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
                         &reply.content,
                         &note,
                     ));
-                    run.verdict = Some(v);
-                    return Ok(run);
+                    break v;
                 }
                 Some(Err(e)) => e,
                 None => "error: answer by calling a tool; finish with the final-answer tool \
@@ -298,15 +305,14 @@ pub async fn run_agent<L: Llm, T: Toolbox>(
                 .push(ChatMessage::tool_result(call.id.clone(), text));
         }
         if let Some(v) = done {
-            run.verdict = Some(v);
-            return Ok(run);
+            break v;
         }
-    }
-    Err(fail(format!(
-        "{purpose}: no final answer after {} LLM calls (the iteration cap); raise it or use a \
-         stronger model",
-        limits.max_iterations
-    )))
+    };
+    run.verdict = Some(verdict.clone());
+    Ok((
+        attribution_of(trace, case_id, method, verdict, run.cost()),
+        run,
+    ))
 }
 
 /// Validates a verdict found in a text reply through the toolbox's final tool, if any.
@@ -381,35 +387,6 @@ pub fn attribution_of(
         cost,
         method: method.to_owned(),
     }
-}
-
-/// Runs `toolbox` for `case` with [`run_agent`] (purpose `method`) and builds the attribution
-/// of its verdict.
-///
-/// # Errors
-/// As [`run_agent`]; [`AttributionError::Unresolvable`] when the run ended without a verdict.
-#[allow(clippy::too_many_arguments)] // the agent's parts, each given by its caller
-pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
-    llm: &L,
-    trace: &Trace,
-    system: &str,
-    task: &str,
-    toolbox: &mut T,
-    limits: &AgentLimits,
-    method: &str,
-    case_id: &str,
-) -> Result<(Attribution, AgentRun), AttributionError> {
-    let run = run_agent(llm, trace, system, task, toolbox, limits, method, case_id).await?;
-    let Some(verdict) = run.verdict.clone() else {
-        return Err(AttributionError::Unresolvable {
-            case_id: case_id.to_owned(),
-            reason: format!("{method} ended without a verdict"),
-        });
-    };
-    Ok((
-        attribution_of(trace, case_id, method, verdict, run.cost()),
-        run,
-    ))
 }
 
 /// A JSON Schema object with the given properties, all required.

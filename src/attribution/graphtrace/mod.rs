@@ -22,6 +22,7 @@ use crate::algo::start_points::{start_point_query, start_points, MessageIndex};
 use crate::algo::{failure_slice, GraphIndex, NodeRef, StartPointOptions};
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
 use crate::provider::{Llm, ToolSpec};
+use crate::util::json::str_list;
 use frontier::{Frontier, FRONTIER_CAP};
 
 /// Settings of graphtrace.
@@ -357,17 +358,7 @@ impl<'a> GraphTools<'a> {
     }
 
     fn edit(&mut self, args: &Value) -> Result<String, String> {
-        let ids = |k: &str| -> Vec<String> {
-            args.get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let ids = |k: &str| str_list(args.get(k).unwrap_or(&Value::Null));
         let by = args
             .get("discovered_by")
             .and_then(Value::as_str)
