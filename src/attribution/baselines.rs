@@ -51,74 +51,85 @@ impl Baseline {
 /// Re-asks after a malformed reply.
 const RE_ASKS: usize = 2;
 
-/// Sends `user` and parses the JSON reply with `parse`, re-asking with the parse error.
-async fn ask_json<L: Llm, T>(
-    llm: &L,
-    trace: &Trace,
-    user: String,
-    purpose: &str,
-    run: &mut AgentRun,
-    case_id: &str,
-    parse: impl Fn(&Value) -> Result<T, String>,
-) -> Result<T, AttributionError> {
-    let fail = |reason: String| AttributionError::Unresolvable {
-        case_id: case_id.to_owned(),
-        reason,
-    };
-    // What a step looked at: for the step-wise baselines, the block shown (after the task's
-    // fence); all-at-once shows the whole log, so only its reply counts.
-    let asked = match purpose {
-        "all-at-once" => String::new(),
-        _ => user
-            .split_once(DATA_CLOSE)
-            .map_or("", |(_, rest)| rest)
-            .to_owned(),
-    };
-    let mut req = ChatRequest {
-        messages: vec![
-            ChatMessage::text(ChatRole::System, baseline_system()),
-            ChatMessage::text(ChatRole::User, user),
-        ],
-        temperature: Some(0.0),
-        purpose: purpose.to_owned(),
-        ..ChatRequest::default()
-    };
-    let mut last = String::new();
-    for _ in 0..=RE_ASKS {
-        let reply = llm
-            .chat(&req)
-            .await
-            .map_err(AttributionError::provider(case_id, purpose))?;
-        run.calls += 1;
-        run.usage += reply.usage;
-        let parsed = json_in_text(&reply.content)
-            .ok_or_else(|| {
-                "error: the reply holds no JSON object; answer with one JSON object".to_owned()
-            })
-            .and_then(|v| parse(&v));
-        let note = parsed.as_ref().err().map_or("accepted", String::as_str);
-        // The ids the question showed count as looked at: the asked block, then the reply.
-        let mut step = Step::new(trace, run.calls, purpose, &reply.content, note);
-        for id in ids_in(trace, &asked) {
-            if !step.nodes.contains(&id) && step.nodes.len() < MAX_NODES {
-                step.nodes.push(id);
+/// One baseline run over a failed case: the model, the trace, its flat log, the case's task
+/// and its id.
+struct Asker<'a, L> {
+    llm: &'a L,
+    trace: &'a Trace,
+    log: &'a FlatLog,
+    task: &'a str,
+    case_id: &'a str,
+}
+
+impl<L: Llm> Asker<'_, L> {
+    /// Sends `user` and parses the JSON reply with `parse`, re-asking with the parse error.
+    async fn ask_json<T>(
+        &self,
+        user: String,
+        purpose: &str,
+        run: &mut AgentRun,
+        parse: impl Fn(&Value) -> Result<T, String>,
+    ) -> Result<T, AttributionError> {
+        let (llm, trace, case_id) = (self.llm, self.trace, self.case_id);
+        let fail = |reason: String| AttributionError::Unresolvable {
+            case_id: case_id.to_owned(),
+            reason,
+        };
+        // What a step looked at: for the step-wise baselines, the block shown (after the task's
+        // fence); all-at-once shows the whole log, so only its reply counts.
+        let asked = match purpose {
+            "all-at-once" => String::new(),
+            _ => user
+                .split_once(DATA_CLOSE)
+                .map_or("", |(_, rest)| rest)
+                .to_owned(),
+        };
+        let mut req = ChatRequest {
+            messages: vec![
+                ChatMessage::text(ChatRole::System, baseline_system()),
+                ChatMessage::text(ChatRole::User, user),
+            ],
+            temperature: Some(0.0),
+            purpose: purpose.to_owned(),
+            ..ChatRequest::default()
+        };
+        let mut last = String::new();
+        for _ in 0..=RE_ASKS {
+            let reply = llm
+                .chat(&req)
+                .await
+                .map_err(AttributionError::provider(case_id, purpose))?;
+            run.calls += 1;
+            run.usage += reply.usage;
+            let parsed = json_in_text(&reply.content)
+                .ok_or_else(|| {
+                    "error: the reply holds no JSON object; answer with one JSON object".to_owned()
+                })
+                .and_then(|v| parse(&v));
+            let note = parsed.as_ref().err().map_or("accepted", String::as_str);
+            // The ids the question showed count as looked at: the asked block, then the reply.
+            let mut step = Step::new(trace, run.calls, purpose, &reply.content, note);
+            for id in ids_in(trace, &asked) {
+                if !step.nodes.contains(&id) && step.nodes.len() < MAX_NODES {
+                    step.nodes.push(id);
+                }
+            }
+            run.transcript.push(step);
+            match parsed {
+                Ok(t) => return Ok(t),
+                Err(e) => {
+                    run.rejected_calls += 1;
+                    last.clone_from(&e);
+                    req.messages
+                        .push(ChatMessage::text(ChatRole::Assistant, reply.content));
+                    req.messages.push(ChatMessage::text(ChatRole::User, e));
+                }
             }
         }
-        run.transcript.push(step);
-        match parsed {
-            Ok(t) => return Ok(t),
-            Err(e) => {
-                run.rejected_calls += 1;
-                last.clone_from(&e);
-                req.messages
-                    .push(ChatMessage::text(ChatRole::Assistant, reply.content));
-                req.messages.push(ChatMessage::text(ChatRole::User, e));
-            }
-        }
+        Err(fail(format!(
+            "{purpose}: no valid reply after {RE_ASKS} re-asks: {last}"
+        )))
     }
-    Err(fail(format!(
-        "{purpose}: no valid reply after {RE_ASKS} re-asks: {last}"
-    )))
 }
 
 fn parse_type(v: &Value) -> Result<ErrorType, String> {
@@ -162,6 +173,13 @@ pub async fn attribute_baseline_with<L: Llm>(
     let task = format!("{}{}", case_task(case), roles_note(trace, roles));
     let purpose = baseline.as_str();
     let id = case.query_id.as_str();
+    let asker = Asker {
+        llm,
+        trace,
+        log: &log,
+        task: &task,
+        case_id: id,
+    };
     let mut run = AgentRun::default();
     let verdict = match baseline {
         Baseline::AllAtOnce => {
@@ -170,26 +188,22 @@ pub async fn attribute_baseline_with<L: Llm>(
                  the earliest decisive faulty operation.",
                 fence(&log.text)
             );
-            ask_json(llm, trace, user, purpose, &mut run, id, |v| {
-                validate_verdict(trace, v)
-            })
-            .await?
+            asker
+                .ask_json(user, purpose, &mut run, |v| validate_verdict(trace, v))
+                .await?
         }
-        Baseline::StepByStep => step_by_step(llm, trace, &log, &task, &mut run, id).await?,
-        Baseline::BinarySearch => binary_search(llm, trace, &log, &task, &mut run, id).await?,
+        Baseline::StepByStep => step_by_step(&asker, &mut run).await?,
+        Baseline::BinarySearch => binary_search(&asker, &mut run).await?,
     };
     let a = attribution_of(trace, id, purpose, verdict, run.cost());
     Ok((a, run))
 }
 
 async fn step_by_step<L: Llm>(
-    llm: &L,
-    trace: &Trace,
-    log: &FlatLog,
-    task: &str,
+    a: &Asker<'_, L>,
     run: &mut AgentRun,
-    id: &str,
 ) -> Result<Verdict, AttributionError> {
+    let (trace, log, task) = (a.trace, a.log, a.task);
     for (i, &(op, _)) in log.ops.iter().enumerate() {
         let block = log.block(i).unwrap_or("");
         let user = format!(
@@ -198,22 +212,23 @@ async fn step_by_step<L: Llm>(
             log.ops.len(),
             fence(block)
         );
-        let judged = ask_json(llm, trace, user, "step-by-step", run, id, |v| {
-            match v.get("faulty").and_then(Value::as_bool) {
-                Some(true) => parse_type(v).map(|t| {
-                    Some((
-                        t,
-                        v.get("reason")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
-                    ))
-                }),
-                Some(false) => Ok(None),
-                None => Err("error: give \"faulty\": true or false".to_owned()),
-            }
-        })
-        .await?;
+        let judged = a
+            .ask_json(user, "step-by-step", run, |v| {
+                match v.get("faulty").and_then(Value::as_bool) {
+                    Some(true) => parse_type(v).map(|t| {
+                        Some((
+                            t,
+                            v.get("reason")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_owned(),
+                        ))
+                    }),
+                    Some(false) => Ok(None),
+                    None => Err("error: give \"faulty\": true or false".to_owned()),
+                }
+            })
+            .await?;
         if let Some((error_type, reason)) = judged {
             return Ok(Verdict {
                 error_type,
@@ -223,7 +238,7 @@ async fn step_by_step<L: Llm>(
         }
     }
     Err(AttributionError::Unresolvable {
-        case_id: id.to_owned(),
+        case_id: a.case_id.to_owned(),
         reason: format!(
             "step-by-step judged none of the {} steps faulty",
             log.ops.len()
@@ -232,13 +247,10 @@ async fn step_by_step<L: Llm>(
 }
 
 async fn binary_search<L: Llm>(
-    llm: &L,
-    trace: &Trace,
-    log: &FlatLog,
-    task: &str,
+    a: &Asker<'_, L>,
     run: &mut AgentRun,
-    id: &str,
 ) -> Result<Verdict, AttributionError> {
+    let (trace, log, task) = (a.trace, a.log, a.task);
     let (mut lo, mut hi) = (0usize, log.ops.len());
     let blocks = |a: usize, b: usize| (a..b).filter_map(|i| log.block(i)).collect::<String>();
     while hi - lo > 1 {
@@ -253,14 +265,15 @@ async fn binary_search<L: Llm>(
             hi - 1,
             fence(&blocks(mid, hi)),
         );
-        let first = ask_json(llm, trace, user, "binary-search", run, id, |v| {
-            match v.get("half").and_then(Value::as_str) {
-                Some("first") => Ok(true),
-                Some("second") => Ok(false),
-                _ => Err("error: give \"half\": \"first\" or \"second\"".to_owned()),
-            }
-        })
-        .await?;
+        let first = a
+            .ask_json(user, "binary-search", run, |v| {
+                match v.get("half").and_then(Value::as_str) {
+                    Some("first") => Ok(true),
+                    Some("second") => Ok(false),
+                    _ => Err("error: give \"half\": \"first\" or \"second\"".to_owned()),
+                }
+            })
+            .await?;
         if first {
             hi = mid;
         } else {
@@ -269,7 +282,7 @@ async fn binary_search<L: Llm>(
     }
     let Some(&(op, _)) = log.ops.get(lo) else {
         return Err(AttributionError::Unresolvable {
-            case_id: id.to_owned(),
+            case_id: a.case_id.to_owned(),
             reason: "the trace has no operations".into(),
         });
     };
@@ -277,18 +290,19 @@ async fn binary_search<L: Llm>(
         "{task}\n\nThe earliest decisive error is in this step:\n{}\n\nAnswer {{\"error_type\": \"…\", \"reason\": \"…\"}}.",
         fence(&blocks(lo, lo + 1))
     );
-    let (error_type, reason) = ask_json(llm, trace, user, "binary-search", run, id, |v| {
-        parse_type(v).map(|t| {
-            (
-                t,
-                v.get("reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-            )
+    let (error_type, reason) = a
+        .ask_json(user, "binary-search", run, |v| {
+            parse_type(v).map(|t| {
+                (
+                    t,
+                    v.get("reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                )
+            })
         })
-    })
-    .await?;
+        .await?;
     Ok(Verdict {
         error_type,
         op_id: trace.op(op).op_id.clone(),
