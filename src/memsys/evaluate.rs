@@ -7,14 +7,14 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Recorder, Scope, SessionSpec, Var, VarSpec};
+use memtrace_record::{OpSpec, Scope, SessionSpec, Var, VarSpec};
 
 use super::fault::{holds, Fault};
 use super::locomo::{Conversation, Question};
-use super::prompts::{self, Prompts};
+use super::prompts;
 use super::store::Unit;
 use super::text::judge_rule;
-use super::{Config, MemsysError, QuestionResult, Run, System};
+use super::{Config, Job, MemsysError, QuestionResult, Run, System};
 use crate::provider::Llm;
 
 const QUESTION_TYPES: [&str; 6] = [
@@ -36,63 +36,65 @@ struct Searched {
 ///
 /// # Errors
 /// The provider's error, if a call fails.
-#[allow(clippy::too_many_lines, clippy::too_many_arguments)] // search, answer and judge read best in one place
-pub async fn evaluate<L: Llm>(
-    llm: &L,
-    conv: &Conversation,
-    prompts: &Prompts,
-    cfg: &Config,
-    faults: &[Fault],
+#[allow(clippy::too_many_lines)] // search, answer and judge read best in one place
+pub(super) async fn evaluate<L: Llm>(
+    job: &Job<'_, L>,
     questions: &[usize],
-    rec: &Recorder,
     run: &mut Run,
 ) -> Result<(), MemsysError> {
-    let search = rec.session(
+    let search = job.rec.session(
         SessionSpec::new("memory_search").comment("Each task query searches the memory store."),
     );
     let mut searched = Vec::new();
     for &qi in questions {
-        let Some(q) = conv.questions.get(qi) else {
+        let Some(q) = job.conv.questions.get(qi) else {
             continue;
         };
-        let query = query_var(&search, conv, q);
+        let query = query_var(&search, job.conv, q);
         run.spans.open_kept(
             &q.id,
             "answer_question",
             &json!(q.text),
             &json!({"question_id": q.id, "category": q.category}),
         );
-        let units = match cfg.system {
-            System::Mem0 => search_vector_store(&search, cfg, faults, q, &query, run),
-            System::NaiveRag => super::naiverag::retrieve(&search, cfg, faults, q, &query, run),
-            System::EverMemOs => super::evermemos::retrieve(&search, cfg, faults, q, &query, run),
-            System::AMem => super::amem::retrieve(&search, cfg, faults, q, &query, run),
+        let s = Search {
+            scope: &search,
+            cfg: job.cfg,
+            faults: job.faults,
+            q,
+            query: &query,
+        };
+        let units = match job.cfg.system {
+            System::Mem0 => search_vector_store(&s, run),
+            System::NaiveRag => super::naiverag::retrieve(&s, run),
+            System::EverMemOs => super::evermemos::retrieve(&s, run),
+            System::AMem => super::amem::retrieve(&s, run),
         };
         searched.push((qi, Searched { query, units }));
     }
 
-    let eval = rec.session(
+    let eval = job.rec.session(
         SessionSpec::new("memory_evaluation")
             .comment("Each question is answered from its retrieved memories and judged."),
     );
     let p_answer = eval.var(
         VarSpec::named(
             prompts::QUESTION_ANSWERING,
-            json!(prompts.question_answering),
+            json!(job.prompts.question_answering),
         )
         .category("prompt")
         .comment("The question-answering prompt template.")
         .meta("op_type", json!("question-answering")),
     );
     let p_judge = eval.var(
-        VarSpec::named("locomo-judge", json!(prompts.judge))
+        VarSpec::named("locomo-judge", json!(job.prompts.judge))
             .class_name("judge_prompt")
             .category("prompt")
             .comment("The prompt template for the judge model.")
             .meta("op_type", json!("llm-judge")),
     );
     for (qi, s) in searched {
-        let Some(q) = conv.questions.get(qi) else {
+        let Some(q) = job.conv.questions.get(qi) else {
             continue;
         };
         let op = eval.op(OpSpec::new("question-answering", "evaluation").comment("The question-answering model answers from the question, the retrieved memories and a question-answering prompt."));
@@ -102,11 +104,10 @@ pub async fn evaluate<L: Llm>(
             .map(|u| (u.text.replace('\n', " "), u.timestamp.clone()))
             .collect();
         let context = prompts::build_context(&pairs);
-        let req = prompts::answer_request(prompts, &q.text, &context);
-        let resp = llm.chat(&req).await?;
-        run.usage += resp.usage;
+        let req = prompts::answer_request(job.prompts, &q.text, &context);
+        let resp = run.chat(job.llm, &req).await?;
         let mut prediction = resp.content.trim().to_owned();
-        for (k, f) in faults.iter().enumerate() {
+        for (k, f) in job.faults.iter().enumerate() {
             if let Fault::Response { question, answer } = f {
                 if *question == q.id && judge_rule(&prediction, answer) {
                     prediction = wrong_answer(&s.units, answer);
@@ -151,10 +152,9 @@ pub async fn evaluate<L: Llm>(
 
         let judge = eval.op(OpSpec::new("llm-judge", "evaluation")
             .comment("The judge model judges the prediction against the golden answers."));
-        let correct = if cfg.judge_with_llm {
-            let req = prompts::judge_request(prompts, &q.text, &q.answer, &prediction);
-            let resp = llm.chat(&req).await?;
-            run.usage += resp.usage;
+        let correct = if job.cfg.judge_with_llm {
+            let req = prompts::judge_request(job.prompts, &q.text, &q.answer, &prediction);
+            let resp = run.chat(job.llm, &req).await?;
             run.spans
                 .llm("llm_judge", &req, &resp.content, &resp.model, resp.usage);
             label_is_correct(&resp.content)
@@ -203,7 +203,7 @@ pub async fn evaluate<L: Llm>(
             query_id: s.query.full_node_id(),
             prediction_id: pred.full_node_id(),
             golden_answers_id: gold.full_node_id(),
-            evidence_ids: evidence_ids(conv, q),
+            evidence_ids: evidence_ids(job.conv, q),
             retrieved: s.units.iter().map(|u| u.id.clone()).collect(),
             answer_span: span,
         });
@@ -237,90 +237,100 @@ fn query_var(search: &Scope, conv: &Conversation, q: &Question) -> Var {
     )
 }
 
-/// The first `k` units of `ranked` (store indices with scores, best first), leaving out the
-/// units a retrieval fault for `q` hides; marks such a fault applied at `op_id`.
-pub(super) fn top_k_with_faults(
-    run: &mut Run,
-    faults: &[Fault],
-    q: &Question,
-    ranked: &[(usize, f64)],
-    k: usize,
-    op_id: &str,
-) -> Vec<(Unit, f64)> {
-    let excluded: Vec<(usize, &str)> = faults
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| match f {
-            Fault::Retrieval { question, answer } if *question == q.id => {
-                Some((i, answer.as_str()))
-            }
-            _ => None,
-        })
-        .collect();
-    let mut hits = Vec::new();
-    for &(i, score) in ranked {
-        let Some(u) = run.store.units().get(i) else {
-            continue;
-        };
-        if let Some(&(f, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
-            run.applied[f] = Some(op_id.to_owned());
-            continue;
-        }
-        if hits.len() < k {
-            hits.push((u.clone(), score));
-        }
+/// One question's retrieval: the session it is recorded in, the settings, the faults to inject
+/// and the recorded query.
+pub(super) struct Search<'a> {
+    pub scope: &'a Scope,
+    pub cfg: &'a Config,
+    pub faults: &'a [Fault],
+    pub q: &'a Question,
+    pub query: &'a Var,
+}
+
+impl Search<'_> {
+    /// The retrieval faults for this question: `(fault index, answer)`.
+    pub fn hidden(&self) -> Vec<(usize, &str)> {
+        self.faults
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| match f {
+                Fault::Retrieval { question, answer } if *question == self.q.id => {
+                    Some((i, answer.as_str()))
+                }
+                _ => None,
+            })
+            .collect()
     }
-    hits
+
+    /// The first top-k units of `ranked` (store indices with scores, best first), leaving out
+    /// the units a retrieval fault for the question hides; marks such a fault applied at
+    /// `op_id`.
+    pub fn top_k(&self, run: &mut Run, ranked: &[(usize, f64)], op_id: &str) -> Vec<(Unit, f64)> {
+        let excluded = self.hidden();
+        let mut hits = Vec::new();
+        for &(i, score) in ranked {
+            let Some(u) = run.store.units().get(i) else {
+                continue;
+            };
+            if let Some(&(f, _)) = excluded.iter().find(|(_, a)| holds(&u.text, a)) {
+                run.applied[f] = Some(op_id.to_owned());
+                continue;
+            }
+            if hits.len() < self.cfg.top_k {
+                hits.push((u.clone(), score));
+            }
+        }
+        hits
+    }
+
+    /// [`Search::top_k`] over the units nearest the question by BM25 (64 spare candidates, so
+    /// that units a fault hides still leave k).
+    pub fn nearest_top_k(&self, run: &mut Run, op_id: &str) -> Vec<(Unit, f64)> {
+        let ranked = run.store.nearest(&self.q.text, self.cfg.top_k + 64);
+        self.top_k(run, &ranked, op_id)
+    }
+
+    /// Records the retrieved units as the op's outputs (and as a retriever span); returns them.
+    pub fn link_hits(
+        &self,
+        run: &mut Run,
+        op: &Scope,
+        span_name: &str,
+        hits: Vec<(Unit, f64)>,
+    ) -> Vec<Unit> {
+        let query = self.query;
+        if hits.is_empty() {
+            op.io(&[query], &[], "No memory is retrieved.");
+        }
+        for (u, score) in &hits {
+            op.link_as(
+                query,
+                &u.var,
+                "operation",
+                &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
+            );
+        }
+        let docs = span_docs(&hits);
+        let span = run.spans.retriever(span_name, &self.q.text, &docs);
+        run.spans.tie(op.id(), &span);
+        hits.into_iter().map(|(u, _)| u).collect()
+    }
 }
 
 /// Mem0's `memory_system.search_vector_store`: the top-k units by BM25 (a vector store always
 /// fills its k).
-fn search_vector_store(
-    search: &Scope,
-    cfg: &Config,
-    faults: &[Fault],
-    q: &Question,
-    query: &Var,
-    run: &mut Run,
-) -> Vec<Unit> {
-    let op = search.op(
+fn search_vector_store(s: &Search, run: &mut Run) -> Vec<Unit> {
+    let op = s.scope.op(
         OpSpec::new("memory_system.search_vector_store", "retrieval")
             .comment(&format!(
                 "A task query searches the memory store for top-{} relevant memories.",
-                cfg.top_k
+                s.cfg.top_k
             ))
             .meta("embedding_model", json!("bm25-lexical"))
-            .meta("top_k", json!(cfg.top_k)),
+            .meta("top_k", json!(s.cfg.top_k)),
     );
-    let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
-    let hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
-    link_hits(run, &op, "mem0.vector_store.search", query, &q.text, hits)
-}
-
-/// Records the retrieved units as the op's outputs (and as a retriever span); returns them.
-pub(super) fn link_hits(
-    run: &mut Run,
-    op: &Scope,
-    span_name: &str,
-    query: &Var,
-    text: &str,
-    hits: Vec<(Unit, f64)>,
-) -> Vec<Unit> {
-    if hits.is_empty() {
-        op.io(&[query], &[], "No memory is retrieved.");
-    }
-    for (u, score) in &hits {
-        op.link_as(
-            query,
-            &u.var,
-            "operation",
-            &format!("One memory '{}' is retrieved with score {score:.3}.", u.id),
-        );
-    }
-    let docs = span_docs(&hits);
-    let span = run.spans.retriever(span_name, text, &docs);
-    run.spans.tie(op.id(), &span);
-    hits.into_iter().map(|(u, _)| u).collect()
+    let hits = s.nearest_top_k(run, op.id());
+    s.link_hits(run, &op, "mem0.vector_store.search", hits)
 }
 
 /// `(id, content, score)` of retrieved units, for spans.

@@ -41,6 +41,34 @@ impl Fault {
         }
     }
 
+    /// `(pair, answer, garble)` of an extraction fault.
+    pub(super) fn extraction_at(&self) -> Option<(usize, &str, bool)> {
+        match self {
+            Fault::Extraction {
+                pair,
+                answer,
+                garble,
+            } => Some((*pair, answer, *garble)),
+            _ => None,
+        }
+    }
+
+    /// `(pair, answer)` of an update fault.
+    pub(super) fn update_at(&self) -> Option<(usize, &str)> {
+        match self {
+            Fault::Update { pair, answer } => Some((*pair, answer)),
+            _ => None,
+        }
+    }
+
+    /// `(pair, answer)` of a deletion fault.
+    pub(super) fn deletion_at(&self) -> Option<(usize, &str)> {
+        match self {
+            Fault::Deletion { pair, answer } => Some((*pair, answer)),
+            _ => None,
+        }
+    }
+
     /// The gold answer the fault targets.
     pub fn answer(&self) -> &str {
         match self {

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::text::{locomo_timestamp, Date};
 use super::MemsysError;
+use crate::util::json::str_list;
 
 /// One message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,16 +163,7 @@ impl Conversation {
                 Some(Value::Number(n)) => n.to_string(),
                 _ => continue,
             };
-            let evidence = q
-                .get("evidence")
-                .and_then(Value::as_array)
-                .map(|e| {
-                    e.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let evidence = str_list(q.get("evidence").unwrap_or(&Value::Null));
             questions.push(Question {
                 id: format!("locomo-qa-{index}-{}", i + 1),
                 text: q

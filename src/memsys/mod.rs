@@ -23,6 +23,7 @@ pub mod demo;
 mod evaluate;
 mod evermemos;
 pub mod fault;
+mod forced;
 pub mod locomo;
 mod naiverag;
 pub mod otlp;
@@ -48,7 +49,7 @@ pub use prompts::Prompts;
 pub use record::{pair_of, pairs};
 
 use crate::model::ErrorType;
-use crate::provider::{Llm, ProviderError, Usage};
+use crate::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Usage};
 
 /// Why a memory-system run failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -212,6 +213,17 @@ pub struct Run {
 }
 
 impl Run {
+    /// One LLM call of the run, its usage counted.
+    async fn chat<L: Llm>(
+        &mut self,
+        llm: &L,
+        req: &ChatRequest,
+    ) -> Result<ChatResponse, MemsysError> {
+        let resp = llm.chat(req).await?;
+        self.usage += resp.usage;
+        Ok(resp)
+    }
+
     /// Share of results judged correct, over the results passing `filter`.
     pub fn accuracy(&self, filter: impl Fn(&QuestionResult) -> bool) -> (usize, usize) {
         let picked: Vec<&QuestionResult> = self.results.iter().filter(|r| filter(r)).collect();
@@ -271,16 +283,33 @@ pub async fn run<L: Llm>(
         ),
         ..Run::default()
     };
+    let job = Job {
+        llm,
+        conv,
+        prompts,
+        cfg,
+        faults,
+        rec,
+    };
     match cfg.system {
-        System::Mem0 => pipeline::construct(llm, conv, prompts, cfg, faults, rec, &mut run).await?,
+        System::Mem0 => pipeline::construct(&job, &mut run).await?,
         System::NaiveRag => naiverag::construct(conv, cfg, faults, rec, &mut run),
-        System::EverMemOs => {
-            evermemos::construct(llm, conv, cfg, faults, rec, &mut run).await?;
-        }
-        System::AMem => amem::construct(llm, conv, cfg, faults, rec, &mut run).await?,
+        System::EverMemOs => evermemos::construct(&job, &mut run).await?,
+        System::AMem => amem::construct(&job, &mut run).await?,
     }
-    evaluate::evaluate(llm, conv, prompts, cfg, faults, questions, rec, &mut run).await?;
+    evaluate::evaluate(&job, questions, &mut run).await?;
     Ok(run)
+}
+
+/// What every stage of a run reads: the model, the conversation, the prompts, the settings, the
+/// faults to inject and the recorder.
+struct Job<'a, L> {
+    llm: &'a L,
+    conv: &'a Conversation,
+    prompts: &'a Prompts,
+    cfg: &'a Config,
+    faults: &'a [Fault],
+    rec: &'a Recorder,
 }
 
 /// A MemTraceBench annotation for a failed question.

@@ -15,9 +15,9 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
-use super::evaluate::{link_hits, top_k_with_faults};
+use super::evaluate::Search;
 use super::fault::{garble, holds, Fault};
-use super::locomo::{Conversation, Question, Turn};
+use super::locomo::{Conversation, Turn};
 use super::record::{
     buffer_var, construction_session, finalization_session, message_var_as, role_of, turn_pairs,
     unit_id,
@@ -70,15 +70,10 @@ impl Builder<'_> {
         let mut texts: Vec<String> = chunk.iter().map(|b| b.text.clone()).collect();
         let pairs: Vec<usize> = chunk.iter().map(|b| b.pair).collect();
         for (k, f) in self.faults.iter().enumerate() {
-            let Fault::Extraction {
-                pair,
-                answer,
-                garble: g,
-            } = f
-            else {
+            let Some((pair, answer, garbled)) = f.extraction_at() else {
                 continue;
             };
-            if !pairs.contains(pair) || !holds(&texts.join("\n"), answer) {
+            if !pairs.contains(&pair) || !holds(&texts.join("\n"), answer) {
                 continue;
             }
             let kept: Vec<String> = texts
@@ -86,7 +81,7 @@ impl Builder<'_> {
                 .filter(|t| !holds(t, answer))
                 .cloned()
                 .collect();
-            texts = if *g || kept.len() == texts.len() || kept.is_empty() {
+            texts = if garbled || kept.len() == texts.len() || kept.is_empty() {
                 texts.iter().map(|t| garble(t, answer)).collect()
             } else {
                 kept
@@ -259,22 +254,16 @@ pub fn construct(
 }
 
 /// NaiveRAG's `memory_system.retrieve`: the top-k units by similarity to the question.
-pub fn retrieve(
-    search: &Scope,
-    cfg: &Config,
-    faults: &[Fault],
-    q: &Question,
-    query: &Var,
-    run: &mut Run,
-) -> Vec<Unit> {
-    let op = search.op(OpSpec::new("memory_system.retrieve", "retrieval")
-        .comment(&format!(
-            "A task query searches the memory store for top-{} relevant memories.",
-            cfg.top_k
-        ))
-        .meta("top_k", json!(cfg.top_k))
-        .meta("embedding_model", json!("bm25-lexical")));
-    let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
-    let hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
-    link_hits(run, &op, "InMemoryStore.search", query, &q.text, hits)
+pub(super) fn retrieve(s: &Search, run: &mut Run) -> Vec<Unit> {
+    let op = s
+        .scope
+        .op(OpSpec::new("memory_system.retrieve", "retrieval")
+            .comment(&format!(
+                "A task query searches the memory store for top-{} relevant memories.",
+                s.cfg.top_k
+            ))
+            .meta("top_k", json!(s.cfg.top_k))
+            .meta("embedding_model", json!("bm25-lexical")));
+    let hits = s.nearest_top_k(run, op.id());
+    s.link_hits(run, &op, "InMemoryStore.search", hits)
 }

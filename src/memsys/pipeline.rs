@@ -4,16 +4,18 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
+use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::fault::{garble, holds, Fault};
+use super::fault::{holds, Fault};
+use super::forced::{at_pair, drop_facts, force_deletions, force_update};
 use super::locomo::{Conversation, Turn};
 use super::prompts::{self, Prompts};
 use super::record::{
-    construction_session, llm_var, message_var_as, parse_list, prompt_var, role_of, unit_id,
+    construction_session, deletion_op, llm_var, message_var_as, parse_list, prompt_var, role_of,
+    unit_id,
 };
 use super::store::Unit;
-use super::{Config, MemsysError, Run};
+use super::{Config, Job, MemsysError, Run};
 use crate::provider::Llm;
 
 fn unit_value(id: &str, memory: Option<&str>, timestamp: &str, deleted: bool) -> Value {
@@ -44,22 +46,22 @@ fn message_var(op: &Scope, conv: &Conversation, t: &Turn, timestamp: &str) -> Va
 ///
 /// # Errors
 /// The provider's error, if a call fails.
-pub async fn construct<L: Llm>(
-    llm: &L,
-    conv: &Conversation,
-    prompts: &Prompts,
-    cfg: &Config,
-    faults: &[Fault],
-    rec: &Recorder,
-    run: &mut Run,
-) -> Result<(), MemsysError> {
+pub(super) async fn construct<L: Llm>(job: &Job<'_, L>, run: &mut Run) -> Result<(), MemsysError> {
+    let &Job {
+        llm,
+        conv,
+        prompts,
+        cfg,
+        faults,
+        ..
+    } = job;
     let mut pair_no = 0;
     for session in &conv.sessions {
         let date = session
             .date()
             .map(super::text::Date::long)
             .unwrap_or_default();
-        let scope = construction_session(rec, conv, session);
+        let scope = construction_session(job.rec, conv, session);
         let mut i = 0;
         while i < session.turns.len() {
             let end = (i + 2).min(session.turns.len());
@@ -120,8 +122,7 @@ async fn step<L: Llm>(
         .collect();
     let context = earlier.map(|t| (t.speaker.as_str(), t.text.as_str()));
     let req = prompts::extraction_request(prompts, date, &speakers, context, &msgs);
-    let resp = llm.chat(&req).await?;
-    run.usage += resp.usage;
+    let resp = run.chat(llm, &req).await?;
     let mut raw_text = resp.content.clone();
     let mut cleaned = prompts::strip_code_block(&resp.content);
     let mut facts: Vec<String> = parse_list(&cleaned, "facts")
@@ -132,30 +133,15 @@ async fn step<L: Llm>(
         .comment("Extract facts from a conversation snippet using an LLM.")
         .meta("llm_model", json!(resp.model)));
     for (k, f) in faults.iter().enumerate() {
-        if let Fault::Extraction {
-            pair: p,
-            answer,
-            garble: g,
-        } = f
-        {
-            if *p == pair && facts.iter().any(|x| holds(x, answer)) {
-                facts = facts
-                    .into_iter()
-                    .filter_map(|x| {
-                        if !holds(&x, answer) {
-                            Some(x)
-                        } else if *g {
-                            Some(garble(&x, answer))
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
-                // The fault is the LLM's: its reply is what it would have said.
-                raw_text = json!({ "facts": facts }).to_string();
-                cleaned.clone_from(&raw_text);
-                run.applied[k] = Some(op.id().to_owned());
-            }
+        let Some((p, answer, garbled)) = f.extraction_at() else {
+            continue;
+        };
+        if p == pair && facts.iter().any(|x| holds(x, answer)) {
+            facts = drop_facts(facts, answer, garbled);
+            // The fault is the LLM's: its reply is what it would have said.
+            raw_text = json!({ "facts": facts }).to_string();
+            cleaned.clone_from(&raw_text);
+            run.applied[k] = Some(op.id().to_owned());
         }
     }
     let span = run.spans.llm(
@@ -245,21 +231,18 @@ async fn step<L: Llm>(
             }
         }
     }
-    for f in faults {
-        if let Fault::Update { pair: p, answer } = f {
-            if *p == pair {
-                let targets = run
-                    .store
-                    .units()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, u)| !u.deleted && holds(&u.text, answer))
-                    .map(|(i, _)| i);
-                for i in targets.collect::<Vec<_>>() {
-                    if !similar.contains(&i) {
-                        similar.push(i);
-                    }
-                }
+    let updates = at_pair(faults, pair, Fault::update_at);
+    for &(_, answer) in &updates {
+        let targets = run
+            .store
+            .units()
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| !u.deleted && holds(&u.text, answer))
+            .map(|(i, _)| i);
+        for i in targets.collect::<Vec<_>>() {
+            if !similar.contains(&i) {
+                similar.push(i);
             }
         }
     }
@@ -274,37 +257,18 @@ async fn step<L: Llm>(
         .collect();
     let task = prompts::update_task(&Value::from(old_json), &facts);
     let req = prompts::update_request(prompts, &task);
-    let resp = llm.chat(&req).await?;
-    run.usage += resp.usage;
+    let resp = run.chat(llm, &req).await?;
     let mut raw_text = resp.content.clone();
     let mut cleaned = prompts::strip_code_block(&resp.content);
     let mut events = parse_list(&cleaned, "memory");
-    for (k, f) in faults.iter().enumerate() {
-        if let Fault::Update { pair: p, answer } = f {
-            if *p != pair {
-                continue;
-            }
-            let wrong = facts.iter().find(|x| !holds(x, answer)).cloned();
-            for (local, u) in old_units
-                .iter()
-                .enumerate()
-                .filter(|(_, u)| holds(&u.text, answer))
-            {
-                let text = wrong.clone().unwrap_or_else(|| garble(&u.text, answer));
-                let event = json!({"id": local.to_string(), "text": text, "event": "UPDATE", "old_memory": u.text});
-                let slot = events
-                    .iter_mut()
-                    .find(|e| e["id"].as_str() == Some(local.to_string().as_str()));
-                match slot {
-                    Some(e) => *e = event,
-                    None => events.push(event),
-                }
-                run.applied[k] = Some(op.id().to_owned());
-            }
-            // The fault is the LLM's: its reply is what it would have said.
-            raw_text = json!({ "memory": events }).to_string();
-            cleaned.clone_from(&raw_text);
+    for &(k, answer) in &updates {
+        let old_texts = old_units.iter().map(|u| u.text.as_str());
+        if force_update(&mut events, old_texts, &facts, answer) {
+            run.applied[k] = Some(op.id().to_owned());
         }
+        // The fault is the LLM's: its reply is what it would have said.
+        raw_text = json!({ "memory": events }).to_string();
+        cleaned.clone_from(&raw_text);
     }
     let span = run.spans.llm(
         "mem0.update_memory_decision",
@@ -450,9 +414,8 @@ async fn step<L: Llm>(
 
     // 3. Deletion check.
     let del_req = prompts::delete_request(prompts, &task);
-    let resp = llm.chat(&del_req).await?;
-    run.usage += resp.usage;
-    let mut doomed: Vec<(Unit, String)> = Vec::new();
+    let resp = run.chat(llm, &del_req).await?;
+    let mut doomed: Vec<Unit> = Vec::new();
     for e in parse_list(&prompts::strip_code_block(&resp.content), "memory") {
         let local = e["id"].as_str().and_then(|k| k.parse::<usize>().ok());
         if e["event"].as_str() == Some("DELETE") {
@@ -461,58 +424,33 @@ async fn step<L: Llm>(
                 .and_then(|u| run.store.get(&u.id))
                 .filter(|u| !u.deleted)
             {
-                doomed.push((u.clone(), u.text.clone()));
+                doomed.push(u.clone());
             }
         }
     }
-    let mut fault_ix = Vec::new();
-    for (k, f) in faults.iter().enumerate() {
-        if let Fault::Deletion { pair: p, answer } = f {
-            if *p == pair {
-                for u in run
-                    .store
-                    .units()
-                    .iter()
-                    .filter(|u| !u.deleted && holds(&u.text, answer))
-                {
-                    if !doomed.iter().any(|(d, _)| d.id == u.id) {
-                        doomed.push((u.clone(), u.text.clone()));
-                    }
-                    fault_ix.push(k);
-                }
-            }
-        }
-    }
+    let fault_ix = force_deletions(
+        &at_pair(faults, pair, Fault::deletion_at),
+        run.store.units(),
+        &mut doomed,
+    );
     let said: Vec<Value> = doomed
         .iter()
         .enumerate()
-        .map(|(k, (_, t))| json!({"id": k.to_string(), "text": t, "event": "DELETE"}))
+        .map(|(k, u)| json!({"id": k.to_string(), "text": u.text, "event": "DELETE"}))
         .collect();
-    let reply = if fault_ix.is_empty() {
-        resp.content.clone()
-    } else {
-        // The fault is the LLM's: its reply is what it would have said.
-        json!({ "memory": said }).to_string()
-    };
-    let span = run.spans.llm(
-        "mem0.delete_memory",
-        &del_req,
-        &reply,
-        &resp.model,
-        resp.usage,
-    );
-    if doomed.is_empty() {
-        return Ok(());
-    }
-    let op = scope.op(
+    let Some(op) = deletion_op(
+        run,
+        scope,
+        ("mem0.delete_memory", &del_req, &resp),
+        &said,
+        fault_ix,
+        !doomed.is_empty(),
         OpSpec::new("memory_system.delete_memory", "deletion")
             .comment("Decide with an LLM whether an existing memory is retracted by the new facts, and delete it from the memory store.")
             .meta("llm_model", json!(resp.model)),
-    );
-    run.spans.tie(op.id(), &span);
-    for k in fault_ix {
-        run.applied[k] = Some(op.id().to_owned());
-    }
+    ) else {
+        return Ok(());
+    };
     let del = op.var(
         VarSpec::content("delete_action", json!({"memory": said}))
             .render(Render::Json)
@@ -529,7 +467,7 @@ async fn step<L: Llm>(
             .category("marker")
             .comment("It marks the memory unit is deleted successfully."),
     );
-    for (u, _) in doomed {
+    for u in doomed {
         let var = op.mutate(
             &u.var,
             &unit_value(&u.id, None, timestamp, true),

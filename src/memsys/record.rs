@@ -3,9 +3,11 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{sha1_hex, Recorder, Render, Scope, SessionSpec, Var, VarSpec};
+use memtrace_record::{sha1_hex, OpSpec, Recorder, Render, Scope, SessionSpec, Var, VarSpec};
 
 use super::locomo::{Conversation, Session, Turn};
+use super::Run;
+use crate::provider::{ChatRequest, ChatResponse};
 
 /// The message pairs of a conversation: `(session index, first turn, last turn exclusive)`,
 /// numbered from 0 in order. Faults name their pair by this number.
@@ -110,6 +112,37 @@ pub(super) fn parse_list(text: &str, key: &str) -> Vec<Value> {
         .ok()
         .and_then(|v| v.get(key).and_then(Value::as_array).cloned())
         .unwrap_or_default()
+}
+
+/// Records a deletion decision's LLM call as span `name`: with the model's reply, or, when
+/// faults forced deletions (`faulted`), the reply it would have given (`said`). When anything
+/// is deleted (`deletes`), opens the op of `spec`, tied to the span and carrying the faults.
+#[track_caller]
+pub(super) fn deletion_op(
+    run: &mut Run,
+    scope: &Scope,
+    (name, req, resp): (&str, &ChatRequest, &ChatResponse),
+    said: &[Value],
+    faulted: Vec<usize>,
+    deletes: bool,
+    spec: OpSpec,
+) -> Option<Scope> {
+    let reply = if faulted.is_empty() {
+        resp.content.clone()
+    } else {
+        // The fault is the LLM's: its reply is what it would have said.
+        json!({ "memory": said }).to_string()
+    };
+    let span = run.spans.llm(name, req, &reply, &resp.model, resp.usage);
+    if !deletes {
+        return None;
+    }
+    let op = scope.op(spec);
+    run.spans.tie(op.id(), &span);
+    for k in faulted {
+        run.applied[k] = Some(op.id().to_owned());
+    }
+    Some(op)
 }
 
 /// The `memory_construction` session of a LoCoMo session, as MemBase opens it.

@@ -70,6 +70,19 @@ impl Store {
         }
     }
 
+    /// Takes the live unit `id`'s text out of the index; its position, or `None` when there is
+    /// no such live unit.
+    fn unindex_live(&mut self, id: &str) -> Option<usize> {
+        let i = *self.by_id.get(id)?;
+        let old = self
+            .units
+            .get(i)
+            .filter(|u| !u.deleted)
+            .map(|u| u.text.clone())?;
+        self.index(i, &old, -1);
+        Some(i)
+    }
+
     /// Adds a unit.
     pub fn add(&mut self, unit: Unit) {
         let i = self.units.len();
@@ -83,18 +96,9 @@ impl Store {
 
     /// Replaces a live unit's text; returns false when there is no such live unit.
     pub fn update(&mut self, id: &str, text: &str, var: Var) -> bool {
-        let Some(&i) = self.by_id.get(id) else {
+        let Some(i) = self.unindex_live(id) else {
             return false;
         };
-        let Some(old) = self
-            .units
-            .get(i)
-            .filter(|u| !u.deleted)
-            .map(|u| u.text.clone())
-        else {
-            return false;
-        };
-        self.index(i, &old, -1);
         self.index(i, text, 1);
         if let Some(u) = self.units.get_mut(i) {
             text.clone_into(&mut u.text);
@@ -105,18 +109,9 @@ impl Store {
 
     /// Marks a unit deleted; returns false when there is no such live unit.
     pub fn delete(&mut self, id: &str, var: Var) -> bool {
-        let Some(&i) = self.by_id.get(id) else {
+        let Some(i) = self.unindex_live(id) else {
             return false;
         };
-        let Some(old) = self
-            .units
-            .get(i)
-            .filter(|u| !u.deleted)
-            .map(|u| u.text.clone())
-        else {
-            return false;
-        };
-        self.index(i, &old, -1);
         if let Some(u) = self.units.get_mut(i) {
             u.deleted = true;
             u.var = var;

@@ -7,62 +7,59 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::super::fault::{garble, holds, Fault};
+use super::super::fault::holds;
+use super::super::forced::{force_deletions, force_update};
 use super::super::prompts::{self, Prompts};
-use super::super::record::{llm_var, parse_list, prompt_var};
+use super::super::record::{deletion_op, llm_var, parse_list, prompt_var};
 use super::super::store::Unit;
 use super::super::{MemsysError, Run};
 use super::{Builder, CONSOLIDATION_PROMPT, EVOLUTION_PROMPT};
 use crate::provider::Llm;
 
-/// The live notes among `ids`, plus every live note holding the answer of a fault of type
-/// `forced` at `pair` (a faulty LLM call acts on notes it should have left alone); never the
-/// `new` notes themselves.
-fn neighbour_units(
-    run: &Run,
-    (ids, new): (&[String], &[String]),
-    faults: &[Fault],
-    pair: usize,
-    forced: fn(&Fault) -> Option<(usize, &str)>,
-) -> Vec<Unit> {
-    let mut out: Vec<Unit> = ids
-        .iter()
-        .filter_map(|id| run.store.get(id))
-        .filter(|u| !u.deleted)
-        .cloned()
-        .collect();
-    for f in faults {
-        let Some((p, answer)) = forced(f) else {
-            continue;
-        };
-        if p != pair {
-            continue;
-        }
-        let live = run
-            .store
-            .units()
+/// One step over the new notes of a pair and their neighbour notes (evolution or
+/// consolidation), with the faults forced into it.
+pub(super) struct Step<'a> {
+    pub scope: &'a Scope,
+    pub new: &'a [String],
+    /// The live neighbour notes, plus every live note holding a forced fault's answer (a faulty
+    /// LLM call acts on notes it should have left alone); never the new notes themselves.
+    pub old: Vec<Unit>,
+    /// `(fault index, answer)` of the faults forced into this step.
+    pub forced: Vec<(usize, &'a str)>,
+}
+
+impl<'a> Step<'a> {
+    /// The step over `neighbours`; `None` when it has no note to act on.
+    pub fn new(
+        run: &Run,
+        scope: &'a Scope,
+        (new, neighbours): (&'a [String], &[String]),
+        forced: Vec<(usize, &'a str)>,
+    ) -> Option<Self> {
+        let mut old: Vec<Unit> = neighbours
             .iter()
-            .filter(|u| !u.deleted && !new.contains(&u.id));
-        for u in live.filter(|u| holds(&u.text, answer)) {
-            if !out.iter().any(|o| o.id == u.id) {
-                out.push(u.clone());
+            .filter_map(|id| run.store.get(id))
+            .filter(|u| !u.deleted)
+            .cloned()
+            .collect();
+        for &(_, answer) in &forced {
+            let live = run
+                .store
+                .units()
+                .iter()
+                .filter(|u| !u.deleted && !new.contains(&u.id));
+            for u in live.filter(|u| holds(&u.text, answer)) {
+                if !old.iter().any(|o| o.id == u.id) {
+                    old.push(u.clone());
+                }
             }
         }
-    }
-    out
-}
-
-fn update_of(f: &Fault) -> Option<(usize, &str)> {
-    match f {
-        Fault::Update { pair, answer } => Some((*pair, answer)),
-        _ => None,
-    }
-}
-
-fn deletion_of(f: &Fault) -> Option<(usize, &str)> {
-    match f {
-        Fault::Deletion { pair, answer } => Some((*pair, answer)),
-        _ => None,
+        (!old.is_empty()).then_some(Step {
+            scope,
+            new,
+            old,
+            forced,
+        })
     }
 }
 
@@ -86,25 +83,18 @@ impl<L: Llm> Builder<'_, L> {
     /// `amem.process_memory`: the neighbours the new notes refine evolve.
     pub(super) async fn evolve(
         &mut self,
-        scope: &Scope,
-        new: &[String],
-        neighbours: &[String],
-        pair: usize,
+        step: &Step<'_>,
         run: &mut Run,
     ) -> Result<(), MemsysError> {
-        let old = neighbour_units(run, (neighbours, new), self.faults, pair, update_of);
-        if old.is_empty() {
-            return Ok(());
-        }
+        let (scope, new, old) = (step.scope, step.new, &step.old);
         let contents = self.contents(new);
-        let task = task_of(&old, &contents);
+        let task = task_of(old, &contents);
         let p = Prompts {
             update_decision: EVOLUTION_PROMPT.to_owned(),
             ..Prompts::default()
         };
         let req = prompts::update_request(&p, &task);
-        let resp = self.llm.chat(&req).await?;
-        run.usage += resp.usage;
+        let resp = run.chat(self.job.llm, &req).await?;
         let mut events = parse_list(&prompts::strip_code_block(&resp.content), "memory");
         let mut raw_text = resp.content.clone();
         let op = scope.op(
@@ -112,28 +102,9 @@ impl<L: Llm> Builder<'_, L> {
                 .comment("Memory evolution: an LLM decides whether the new notes should evolve their neighbour notes, and rewrites their content, context and tags.")
                 .meta("llm_model", json!(resp.model)),
         );
-        for (k, f) in self.faults.iter().enumerate() {
-            let Some((p, answer)) = update_of(f) else {
-                continue;
-            };
-            if p != pair {
-                continue;
-            }
-            let wrong = contents.iter().find(|x| !holds(x, answer)).cloned();
-            for (local, u) in old
-                .iter()
-                .enumerate()
-                .filter(|(_, u)| holds(&u.text, answer))
-            {
-                let text = wrong.clone().unwrap_or_else(|| garble(&u.text, answer));
-                let event = json!({"id": local.to_string(), "text": text, "event": "UPDATE", "old_memory": u.text});
-                match events
-                    .iter_mut()
-                    .find(|e| e["id"].as_str() == Some(local.to_string().as_str()))
-                {
-                    Some(e) => *e = event,
-                    None => events.push(event),
-                }
+        for &(k, answer) in &step.forced {
+            let old_texts = old.iter().map(|u| u.text.as_str());
+            if force_update(&mut events, old_texts, &contents, answer) {
                 run.applied[k] = Some(op.id().to_owned());
                 // The fault is the LLM's: its reply is what it would have said.
                 raw_text = json!({ "memory": events }).to_string();
@@ -257,45 +228,24 @@ impl<L: Llm> Builder<'_, L> {
     /// `amem.consolidate_memories`: the notes the new ones retract are removed (tombstones).
     pub(super) async fn consolidate(
         &mut self,
-        scope: &Scope,
-        new: &[String],
-        neighbours: &[String],
-        pair: usize,
+        step: &Step<'_>,
         run: &mut Run,
     ) -> Result<(), MemsysError> {
-        let old = neighbour_units(run, (neighbours, new), self.faults, pair, deletion_of);
-        if old.is_empty() {
-            return Ok(());
-        }
-        let task = task_of(&old, &self.contents(new));
+        let (scope, new, old) = (step.scope, step.new, &step.old);
+        let task = task_of(old, &self.contents(new));
         let p = Prompts {
             update_decision: CONSOLIDATION_PROMPT.to_owned(),
             ..Prompts::default()
         };
         let req = prompts::delete_request(&p, &task);
-        let resp = self.llm.chat(&req).await?;
-        run.usage += resp.usage;
+        let resp = run.chat(self.job.llm, &req).await?;
         let mut doomed: Vec<Unit> = parse_list(&prompts::strip_code_block(&resp.content), "memory")
             .iter()
             .filter(|e| e["event"].as_str() == Some("DELETE"))
             .filter_map(|e| e["id"].as_str().and_then(|k| k.parse::<usize>().ok()))
             .filter_map(|k| old.get(k).cloned())
             .collect();
-        let mut fault_ix = Vec::new();
-        for (k, f) in self.faults.iter().enumerate() {
-            let Some((p, answer)) = deletion_of(f) else {
-                continue;
-            };
-            if p != pair {
-                continue;
-            }
-            for u in old.iter().filter(|u| holds(&u.text, answer)) {
-                if !doomed.iter().any(|d| d.id == u.id) {
-                    doomed.push(u.clone());
-                }
-                fault_ix.push(k);
-            }
-        }
+        let fault_ix = force_deletions(&step.forced, old, &mut doomed);
         let said: Vec<Value> = doomed
             .iter()
             .map(|u| {
@@ -303,31 +253,19 @@ impl<L: Llm> Builder<'_, L> {
                 json!({"id": local.to_string(), "text": u.text, "event": "DELETE"})
             })
             .collect();
-        let reply = if fault_ix.is_empty() {
-            resp.content.clone()
-        } else {
-            // The fault is the LLM's: its reply is what it would have said.
-            json!({ "memory": said }).to_string()
-        };
-        let span = run.spans.llm(
-            "amem.consolidate_memories",
-            &req,
-            &reply,
-            &resp.model,
-            resp.usage,
-        );
-        if doomed.is_empty() {
-            return Ok(());
-        }
-        let op = scope.op(
+        let Some(op) = deletion_op(
+            run,
+            scope,
+            ("amem.consolidate_memories", &req, &resp),
+            &said,
+            fault_ix,
+            !doomed.is_empty(),
             OpSpec::new("amem.consolidate_memories", "consolidation")
                 .comment("Consolidate the memory: an LLM finds the neighbour notes the new notes supersede, and they are removed.")
                 .meta("llm_model", json!(resp.model)),
-        );
-        run.spans.tie(op.id(), &span);
-        for k in fault_ix {
-            run.applied[k] = Some(op.id().to_owned());
-        }
+        ) else {
+            return Ok(());
+        };
         let decision = op.var(
             VarSpec::content("consolidation_decision", json!({"memory": said}))
                 .render(Render::Json)

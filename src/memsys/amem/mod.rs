@@ -19,20 +19,23 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
+use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::evaluate::{link_hits, top_k_with_faults};
+use super::evaluate::Search;
 use super::fault::{garble, holds, Fault};
-use super::locomo::{Conversation, Question, Turn};
+use super::forced::at_pair;
+use super::locomo::Turn;
 use super::prompts::{self, Prompts};
 use super::record::{
     construction_session, llm_var, message_var_as, parse_list, prompt_var, role_of, unit_id,
 };
 use super::store::Unit;
 use super::text::Date;
-use super::{Config, MemsysError, Run};
+use super::{Job, MemsysError, Run};
 use crate::memsys::simulated;
 use crate::provider::Llm;
+use crate::util::json::str_list;
+use evolve::Step;
 
 /// The note-construction instructions (A-Mem's `analyze_content`, shortened).
 pub const NOTE_PROMPT: &str = "Generate a structured analysis of the conversation: for each distinct personal fact (events, plans, preferences, relationships, possessions, jobs) write a note whose content is a short third-person sentence naming the speaker, with its keywords, a one-sentence context and tags. Resolve relative dates. Skip greetings and questions. Return JSON: {\"notes\": [{\"content\": \"...\", \"keywords\": [...], \"context\": \"...\", \"tags\": [...]}]}.";
@@ -66,22 +69,8 @@ impl Note {
     }
 }
 
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 struct Builder<'a, L> {
-    llm: &'a L,
-    conv: &'a Conversation,
-    cfg: &'a Config,
-    faults: &'a [Fault],
+    job: &'a Job<'a, L>,
     notes: Vec<Note>,
     note_prompt: Option<Var>,
     evolution_prompt: Option<Var>,
@@ -109,8 +98,16 @@ impl<L: Llm> Builder<'_, L> {
         }
         run.pairs_with_facts.insert(pair);
         let neighbours = self.link(scope, &new, run);
-        self.evolve(scope, &new, &neighbours, pair, run).await?;
-        self.consolidate(scope, &new, &neighbours, pair, run).await
+        let faults = self.job.faults;
+        let updates = at_pair(faults, pair, Fault::update_at);
+        if let Some(step) = Step::new(run, scope, (&new, &neighbours), updates) {
+            self.evolve(&step, run).await?;
+        }
+        let deletions = at_pair(faults, pair, Fault::deletion_at);
+        let Some(step) = Step::new(run, scope, (&new, &neighbours), deletions) else {
+            return Ok(());
+        };
+        self.consolidate(&step, run).await
     }
 
     /// `amem.add_note`: the LLM writes one note per fact; returns the new notes' ids.
@@ -123,7 +120,10 @@ impl<L: Llm> Builder<'_, L> {
         pair: usize,
         run: &mut Run,
     ) -> Result<Vec<String>, MemsysError> {
-        let speakers = [self.conv.speaker_a.as_str(), self.conv.speaker_b.as_str()];
+        let speakers = [
+            self.job.conv.speaker_a.as_str(),
+            self.job.conv.speaker_b.as_str(),
+        ];
         let msgs: Vec<(&str, &str)> = turns
             .iter()
             .map(|t| (t.speaker.as_str(), t.text.as_str()))
@@ -134,8 +134,7 @@ impl<L: Llm> Builder<'_, L> {
         };
         let mut req = prompts::extraction_request(&p, date, &speakers, None, &msgs);
         simulated::NOTE.clone_into(&mut req.purpose);
-        let resp = self.llm.chat(&req).await?;
-        run.usage += resp.usage;
+        let resp = run.chat(self.job.llm, &req).await?;
         let mut raw_text = resp.content.clone();
         let mut drafts = parse_list(&prompts::strip_code_block(&raw_text), "notes");
         let op = scope.op(
@@ -143,17 +142,12 @@ impl<L: Llm> Builder<'_, L> {
                 .comment("Construct memory notes from the conversation: an LLM analyses the content into notes with keywords, context and tags.")
                 .meta("llm_model", json!(resp.model)),
         );
-        for (k, f) in self.faults.iter().enumerate() {
-            let Fault::Extraction {
-                pair: p,
-                answer,
-                garble: g,
-            } = f
-            else {
+        for (k, f) in self.job.faults.iter().enumerate() {
+            let Some((p, answer, garbled)) = f.extraction_at() else {
                 continue;
             };
             let hit = |d: &Value| holds(d["content"].as_str().unwrap_or_default(), answer);
-            if *p != pair || !drafts.iter().any(hit) {
+            if p != pair || !drafts.iter().any(hit) {
                 continue;
             }
             drafts = drafts
@@ -161,10 +155,10 @@ impl<L: Llm> Builder<'_, L> {
                 .filter_map(|d| {
                     if !hit(&d) {
                         Some(d)
-                    } else if *g {
+                    } else if garbled {
                         let gb = |v: &Value| garble(v.as_str().unwrap_or_default(), answer);
                         let list = |v: &Value| -> Vec<String> {
-                            strings(v).iter().map(|s| garble(s, answer)).collect()
+                            str_list(v).iter().map(|s| garble(s, answer)).collect()
                         };
                         Some(
                             json!({"content": gb(&d["content"]), "keywords": list(&d["keywords"]),
@@ -192,7 +186,7 @@ impl<L: Llm> Builder<'_, L> {
             .map(|t| {
                 message_var_as(
                     &op,
-                    self.conv,
+                    self.job.conv,
                     t,
                     timestamp,
                     &t.text,
@@ -242,16 +236,16 @@ impl<L: Llm> Builder<'_, L> {
             if content.is_empty() {
                 continue;
             }
-            let id = unit_id(self.cfg.seed, pair, &content);
+            let id = unit_id(self.job.cfg.seed, pair, &content);
             if run.store.get(&id).is_some() {
                 continue;
             }
             let note = Note {
                 id: id.clone(),
                 content: content.clone(),
-                keywords: strings(&d["keywords"]),
+                keywords: str_list(&d["keywords"]),
                 context: d["context"].as_str().unwrap_or_default().to_owned(),
-                tags: strings(&d["tags"]),
+                tags: str_list(&d["tags"]),
                 timestamp: timestamp.to_owned(),
                 ..Note::default()
             };
@@ -349,19 +343,10 @@ impl<L: Llm> Builder<'_, L> {
 ///
 /// # Errors
 /// The provider's error, if a call fails.
-pub async fn construct<L: Llm>(
-    llm: &L,
-    conv: &Conversation,
-    cfg: &Config,
-    faults: &[Fault],
-    rec: &Recorder,
-    run: &mut Run,
-) -> Result<(), MemsysError> {
+pub(super) async fn construct<L: Llm>(job: &Job<'_, L>, run: &mut Run) -> Result<(), MemsysError> {
+    let conv = job.conv;
     let mut b = Builder {
-        llm,
-        conv,
-        cfg,
-        faults,
+        job,
         notes: Vec::new(),
         note_prompt: None,
         evolution_prompt: None,
@@ -369,7 +354,7 @@ pub async fn construct<L: Llm>(
     let mut pair_no = 0;
     for session in &conv.sessions {
         let date = session.date().map(Date::long).unwrap_or_default();
-        let scope = construction_session(rec, conv, session);
+        let scope = construction_session(job.rec, conv, session);
         for turns in session.turns.chunks(2) {
             let msgs: Vec<Value> = turns
                 .iter()
@@ -390,15 +375,9 @@ pub async fn construct<L: Llm>(
 }
 
 /// A-Mem's `search_agentic`: the top-k notes by similarity, then the notes they link to.
-pub fn retrieve(
-    search: &Scope,
-    cfg: &Config,
-    faults: &[Fault],
-    q: &Question,
-    query: &Var,
-    run: &mut Run,
-) -> Vec<Unit> {
-    let op = search.op(
+pub(super) fn retrieve(s: &Search, run: &mut Run) -> Vec<Unit> {
+    let cfg = s.cfg;
+    let op = s.scope.op(
         OpSpec::new("amem.search_agentic", "retrieval")
             .comment(&format!(
                 "A task query searches the agentic memory for the top-{} notes and the notes they link to.",
@@ -407,16 +386,8 @@ pub fn retrieve(
             .meta("k", json!(cfg.top_k))
             .meta("embedding_model", json!("bm25-lexical")),
     );
-    let ranked = run.store.nearest(&q.text, cfg.top_k + 64);
-    let mut hits = top_k_with_faults(run, faults, q, &ranked, cfg.top_k, op.id());
-    let hidden: Vec<(usize, String)> = faults
-        .iter()
-        .enumerate()
-        .filter_map(|(k, f)| match f {
-            Fault::Retrieval { question, answer } if *question == q.id => Some((k, answer.clone())),
-            _ => None,
-        })
-        .collect();
+    let mut hits = s.nearest_top_k(run, op.id());
+    let hidden = s.hidden();
     let linked: Vec<String> = hits
         .iter()
         .flat_map(|(u, _)| run.links.get(&u.id).cloned().unwrap_or_default())
@@ -439,5 +410,5 @@ pub fn retrieve(
         hits.push((u, 0.0));
         extra += 1;
     }
-    link_hits(run, &op, "amem.retriever.search", query, &q.text, hits)
+    s.link_hits(run, &op, "amem.retriever.search", hits)
 }

@@ -21,14 +21,15 @@
 mod profile;
 mod retrieve;
 
-pub use retrieve::retrieve;
+pub(super) use retrieve::retrieve;
 
 use serde_json::{json, Value};
 
-use memtrace_record::{sha1_hex, OpSpec, Recorder, Render, Scope, Var, VarSpec};
+use memtrace_record::{sha1_hex, OpSpec, Render, Scope, Var, VarSpec};
 
-use super::fault::{garble, holds, Fault};
-use super::locomo::{Conversation, Turn};
+use super::fault::holds;
+use super::forced::drop_facts;
+use super::locomo::Turn;
 use super::prompts::{self, Prompts};
 use super::record::{
     buffer_var, construction_session, finalization_session, llm_var, message_var_as, parse_list,
@@ -36,7 +37,7 @@ use super::record::{
 };
 use super::store::Unit;
 use super::text::Date;
-use super::{Config, MemsysError, Run};
+use super::{Job, MemsysError, Run};
 use crate::provider::Llm;
 
 /// The episode-extraction instructions (EverMemOS's episode extractor, shortened).
@@ -94,10 +95,7 @@ impl Profile {
 }
 
 struct Builder<'a, L> {
-    llm: &'a L,
-    conv: &'a Conversation,
-    cfg: &'a Config,
-    faults: &'a [Fault],
+    job: &'a Job<'a, L>,
     buffer: Vec<Buffered>,
     profiles: Vec<Profile>,
     segments: usize,
@@ -118,7 +116,7 @@ impl<L: Llm> Builder<'_, L> {
     ) -> Result<(), MemsysError> {
         let raw = message_var_as(
             scope,
-            self.conv,
+            self.job.conv,
             &item.turn,
             &item.timestamp,
             &item.turn.text,
@@ -214,7 +212,11 @@ impl<L: Llm> Builder<'_, L> {
             return Ok(());
         };
         let event_id = sha1_hex(
-            format!("{}:{}:{}", self.cfg.seed, self.segments, first.turn.dia_id).as_bytes(),
+            format!(
+                "{}:{}:{}",
+                self.job.cfg.seed, self.segments, first.turn.dia_id
+            )
+            .as_bytes(),
         )
         .get(..24)
         .unwrap_or_default()
@@ -242,7 +244,10 @@ impl<L: Llm> Builder<'_, L> {
         );
 
         // Episode extraction.
-        let speakers = [self.conv.speaker_a.as_str(), self.conv.speaker_b.as_str()];
+        let speakers = [
+            self.job.conv.speaker_a.as_str(),
+            self.job.conv.speaker_b.as_str(),
+        ];
         let msgs: Vec<(&str, &str)> = seg
             .iter()
             .map(|b| (b.turn.speaker.as_str(), b.turn.text.as_str()))
@@ -252,8 +257,7 @@ impl<L: Llm> Builder<'_, L> {
             ..Prompts::default()
         };
         let req = prompts::extraction_request(&p, &last.date, &speakers, None, &msgs);
-        let resp = self.llm.chat(&req).await?;
-        run.usage += resp.usage;
+        let resp = run.chat(self.job.llm, &req).await?;
         let op = scope.op(
             OpSpec::new("memory_system.extract_memory", "extraction")
                 .comment("Run the memory-extraction stage on the initial memory-unit: extract an episode-level narrative memory.")
@@ -268,28 +272,12 @@ impl<L: Llm> Builder<'_, L> {
             facts.into_iter().partition(|f| is_profile_fact(f));
         let pairs: Vec<usize> = seg.iter().map(|b| b.pair).collect();
         let mut faulted = false;
-        for (k, f) in self.faults.iter().enumerate() {
-            let Fault::Extraction {
-                pair,
-                answer,
-                garble: g,
-            } = f
-            else {
+        for (k, f) in self.job.faults.iter().enumerate() {
+            let Some((pair, answer, garbled)) = f.extraction_at() else {
                 continue;
             };
-            if pairs.contains(pair) && events.iter().any(|e| holds(e, answer)) {
-                events = events
-                    .into_iter()
-                    .filter_map(|e| {
-                        if !holds(&e, answer) {
-                            Some(e)
-                        } else if *g {
-                            Some(garble(&e, answer))
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
+            if pairs.contains(&pair) && events.iter().any(|e| holds(e, answer)) {
+                events = drop_facts(events, answer, garbled);
                 run.applied[k] = Some(op.id().to_owned());
                 faulted = true;
             }
@@ -386,19 +374,10 @@ impl<L: Llm> Builder<'_, L> {
 ///
 /// # Errors
 /// The provider's error, if a call fails.
-pub async fn construct<L: Llm>(
-    llm: &L,
-    conv: &Conversation,
-    cfg: &Config,
-    faults: &[Fault],
-    rec: &Recorder,
-    run: &mut Run,
-) -> Result<(), MemsysError> {
+pub(super) async fn construct<L: Llm>(job: &Job<'_, L>, run: &mut Run) -> Result<(), MemsysError> {
+    let conv = job.conv;
     let mut b = Builder {
-        llm,
-        conv,
-        cfg,
-        faults,
+        job,
         buffer: Vec::new(),
         profiles: Vec::new(),
         segments: 0,
@@ -406,7 +385,7 @@ pub async fn construct<L: Llm>(
         profile_prompt: None,
     };
     for (session, pairs) in conv.sessions.iter().zip(turn_pairs(conv)) {
-        let scope = construction_session(rec, conv, session);
+        let scope = construction_session(job.rec, conv, session);
         let date = session.date().map(Date::long).unwrap_or_default();
         for (t, pair) in session.turns.iter().zip(pairs) {
             let item = Buffered {
@@ -426,7 +405,7 @@ pub async fn construct<L: Llm>(
             run.spans.close(None);
         }
     }
-    let fin = finalization_session(rec);
+    let fin = finalization_session(job.rec);
     if !b.buffer.is_empty() {
         let buffer = b.buffer_var(&fin);
         let seg = std::mem::take(&mut b.buffer);

@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::super::fault::{garble, holds, Fault};
+use super::super::fault::{holds, Fault};
+use super::super::forced::{at_pair, force_update};
 use super::super::prompts::{self, Prompts};
 use super::super::record::{llm_var, parse_list, prompt_var};
 use super::super::store::Unit;
@@ -26,16 +27,11 @@ impl<L: Llm> Builder<'_, L> {
         run: &mut Run,
     ) -> Result<(), MemsysError> {
         let pair = last.pair;
-        let forced: Vec<(usize, &str)> = self
-            .faults
-            .iter()
-            .enumerate()
-            .filter_map(|(k, f)| match f {
-                Fault::Update { pair: p, answer } if *p == pair => Some((k, answer.as_str())),
-                _ => None,
-            })
-            .collect();
-        let speakers = [self.conv.speaker_a.clone(), self.conv.speaker_b.clone()];
+        let forced = at_pair(self.job.faults, pair, Fault::update_at);
+        let speakers = [
+            self.job.conv.speaker_a.clone(),
+            self.job.conv.speaker_b.clone(),
+        ];
         let mut op: Option<Scope> = None;
         let mut tied_fault = false;
         for speaker in speakers {
@@ -77,28 +73,13 @@ impl<L: Llm> Builder<'_, L> {
                 ..Prompts::default()
             };
             let req = prompts::update_request(&p, &task);
-            let resp = self.llm.chat(&req).await?;
-            run.usage += resp.usage;
+            let resp = run.chat(self.job.llm, &req).await?;
             let mut events = parse_list(&prompts::strip_code_block(&resp.content), "memory");
             let mut raw_text = resp.content.clone();
             let mut faulted = false;
             for &(k, answer) in &forced {
-                let wrong = mine.iter().find(|x| !holds(x, answer)).cloned();
-                for (local, item) in old
-                    .items
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, i)| holds(i, answer))
-                {
-                    let text = wrong.clone().unwrap_or_else(|| garble(item, answer));
-                    let event = json!({"id": local.to_string(), "text": text, "event": "UPDATE", "old_memory": item});
-                    match events
-                        .iter_mut()
-                        .find(|e| e["id"].as_str() == Some(local.to_string().as_str()))
-                    {
-                        Some(e) => *e = event,
-                        None => events.push(event),
-                    }
+                let items = old.items.iter().map(String::as_str);
+                if force_update(&mut events, items, &mine, answer) {
                     run.applied[k] = Some(op.id().to_owned());
                     faulted = true;
                     // The fault is the LLM's: its reply is what it would have said.

@@ -4,14 +4,12 @@
 
 use serde_json::{json, Value};
 
-use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
+use memtrace_record::{OpSpec, Render, VarSpec};
 
-use super::super::evaluate::{span_docs, top_k_with_faults};
-use super::super::fault::Fault;
-use super::super::locomo::Question;
+use super::super::evaluate::{span_docs, Search};
 use super::super::store::Unit;
 use super::super::text::{recall, term_set};
-use super::super::{Config, Run};
+use super::super::Run;
 
 fn candidates(list: &[(usize, f64)], run: &Run) -> Value {
     Value::from(
@@ -22,14 +20,14 @@ fn candidates(list: &[(usize, f64)], run: &Run) -> Value {
 }
 
 /// EverMemOS's retrieval: hybrid (BM25 + dense, reciprocal-rank fused) then a reranker.
-pub fn retrieve(
-    search: &Scope,
-    cfg: &Config,
-    faults: &[Fault],
-    q: &Question,
-    query: &Var,
-    run: &mut Run,
-) -> Vec<Unit> {
+pub(in super::super) fn retrieve(s: &Search, run: &mut Run) -> Vec<Unit> {
+    let &Search {
+        scope: search,
+        cfg,
+        q,
+        query,
+        ..
+    } = s;
     const RRF_K: f64 = 60.0;
     let pool = cfg.top_k * 5;
     let first = search.op(
@@ -120,7 +118,7 @@ pub fn retrieve(
         })
         .collect();
     reranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let hits = top_k_with_faults(run, faults, q, &reranked, cfg.top_k, op.id());
+    let hits = s.top_k(run, &reranked, op.id());
     let kept: Vec<(usize, f64)> = hits
         .iter()
         .filter_map(|(u, s)| {
