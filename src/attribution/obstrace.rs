@@ -94,6 +94,8 @@ impl Default for ObsTrace {
 }
 
 impl ObsTrace {
+    // Kept twin (duplicates): the same two entry points as GraphTrace's, by design.
+
     /// Attributes one failed case with `llm`.
     ///
     /// # Errors

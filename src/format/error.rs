@@ -22,6 +22,9 @@ pub enum FormatError {
     #[error("not a trace memtrace can read ({reason}). memtrace reads smartcomment / MemTraceBench JSON (a `data` object with `nodes`, `edges`, `operations`), OTLP JSON or JSON Lines (`resourceSpans`), and Langfuse exports (a trace with `observations`).")]
     Unknown { reason: String },
 
+    // Kept twin (duplicates): Dangling, DuplicateId and Cycle repeat GraphError's variants so
+    // FormatError keeps one flat JSON/TS shape (`{"error": "dangling", …}`) for the page and the
+    // JS API; `From<GraphError>` maps them one to one.
     #[error("{path}: unknown {kind} id {id:?}. Every reference must name a record in the same file; was the file cut or merged from two runs?")]
     Dangling {
         path: String,

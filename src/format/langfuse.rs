@@ -456,6 +456,7 @@ fn observation(
         ),
         _ => "OK".to_owned(),
     };
+    // Kept twin (duplicates): the OTLP reader fills the same Span fields from its own.
     Ok(Span {
         id,
         trace_id: trace_id.to_owned(),

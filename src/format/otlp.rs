@@ -551,6 +551,7 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
     }
     let status = status_text(raw.status.as_ref());
     metadata.insert("status".into(), Value::String(status.clone()));
+    // Kept twin (duplicates): the Langfuse reader fills the same Span fields from its own.
     Ok(Span {
         id: raw.span_id,
         trace_id: raw.trace_id,

@@ -7,6 +7,7 @@ pub enum GraphError {
     #[error("{path}: {message}")]
     Field { path: String, message: String },
 
+    // Kept twin (duplicates): FormatError repeats these three for its flat JSON shape.
     #[error("{path}: unknown {kind} id {id:?}. Every reference must name a record in the same file; was the file cut or merged from two runs?")]
     Dangling {
         path: String,

@@ -48,6 +48,9 @@ impl Default for GraphTrace {
 }
 
 impl GraphTrace {
+    // Kept twin (duplicates): ObsTrace has the same two entry points (default roles, given
+    // roles) by design; only these signatures repeat, the bodies differ.
+
     /// Attributes one failed case with `llm`.
     ///
     /// # Errors
