@@ -21,6 +21,7 @@ fn candidates(list: &[(usize, f64)], run: &Run) -> Value {
 
 /// EverMemOS's retrieval: hybrid (BM25 + dense, reciprocal-rank fused) then a reranker.
 pub(in super::super) fn retrieve(s: &Search, run: &mut Run) -> Vec<Unit> {
+    const RRF_K: f64 = 60.0;
     let &Search {
         scope: search,
         cfg,
@@ -28,7 +29,6 @@ pub(in super::super) fn retrieve(s: &Search, run: &mut Run) -> Vec<Unit> {
         query,
         ..
     } = s;
-    const RRF_K: f64 = 60.0;
     let pool = cfg.top_k * 5;
     let first = search.op(
         OpSpec::new("memory_system.hybrid_retrieval", "retrieval")
