@@ -8,15 +8,12 @@
 
 mod common;
 
-use common::TraceBuilder;
+use common::{ask, case, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
-use memtrace::model::{ErrorType, FailureCase};
+use memtrace::model::ErrorType;
 use serde_json::json;
 
-fn message(b: &mut TraceBuilder, name: &str, text: &str) -> String {
-    let value = json!({"content": text, "timestamp": "2022-04-03T10:00:00"});
-    b.var(name, 1, "message", &value.to_string())
-}
+const SAID: &str = "2022-04-03T10:00:00";
 
 fn buffer(b: &mut TraceBuilder, version: u32, texts: &[&str]) -> String {
     let value: Vec<_> = texts.iter().map(|t| json!({"content": t})).collect();
@@ -69,8 +66,8 @@ fn a_later_segment_is_not_the_evidence() {
     let newest = "Anyway, I have to go now, see you soon!";
     let later = "Man, Apex Legends looks tough, but I never played it myself.";
     let mut b = TraceBuilder::new();
-    let e = message(&mut b, "U1:D1:1", evidence);
-    let n = message(&mut b, "U1:D1:2", newest);
+    let e = message(&mut b, "U1:D1:1", evidence, SAID);
+    let n = message(&mut b, "U1:D1:2", newest, SAID);
     let buf1 = buffer(&mut b, 1, &[evidence, newest]);
     b.op(
         "op-buf1",
@@ -114,7 +111,7 @@ fn a_later_segment_is_not_the_evidence() {
         &[],
         &[&buf2],
     );
-    let m = message(&mut b, "U1:D2:1", later);
+    let m = message(&mut b, "U1:D2:1", later, SAID);
     let buf3 = buffer(&mut b, 3, &[newest, later]);
     b.op(
         "op-buf2",
@@ -143,43 +140,19 @@ fn a_later_segment_is_not_the_evidence() {
         &[newest, later],
         "John said Apex Legends looks tough.",
     );
-    let query = b.var(
-        "query:q1",
-        1,
-        "message & query",
-        "What is James's favourite game?",
-    );
-    b.op(
-        "op-rerank",
-        "memory_system.agentic_final_rerank",
-        "retrieval",
-        &[&query],
-        &[],
+    let question = "What is James's favourite game?";
+    let rerank = ("op-rerank", "memory_system.agentic_final_rerank");
+    let prediction = "A game with his team.";
+    ask(
+        &mut b,
+        rerank,
+        question,
         &[&lost, &look_alike],
-    );
-    let prompt = b.var("qa-prompt", 1, "prompt", "Answer from the memories.");
-    let pred = b.var("prediction:q1", 1, "llm_response", "A game with his team.");
-    b.op(
-        "op-answer",
-        "question-answering",
-        "evaluation",
-        &[&lost, &look_alike, &query, &prompt],
-        &[],
-        &[&pred],
+        prediction,
+        false,
     );
     let t = b.build();
-    let c = FailureCase {
-        query_id: query.clone(),
-        query: "What is James's favourite game?".into(),
-        golden_answers: vec!["Apex Legends".into()],
-        prediction: "A game with his team.".into(),
-        prediction_id: Some(pred.clone()),
-        evidence_ids: vec![e.clone()],
-        judge_score: Some(0.0),
-        annotation: None,
-        answer_op: Some("op-answer".into()),
-        judge_op: None,
-    };
+    let c = case(question, "Apex Legends", prediction, &e);
     let a = InfoFlow::default().attribute(&t, &c).unwrap();
     assert_eq!(
         (a.op_id.as_str(), a.error_type),

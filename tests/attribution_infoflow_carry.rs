@@ -7,64 +7,14 @@
 
 mod common;
 
-use common::TraceBuilder;
+use common::{ask, case, message, unit, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
 
-fn message(b: &mut TraceBuilder, name: &str, text: &str) -> String {
-    let value = serde_json::json!({"content": text, "timestamp": "2023-04-02T10:00:00"});
-    b.var(name, 1, "message", &value.to_string())
-}
-
-fn unit(b: &mut TraceBuilder, name: &str, version: u32, memory: Option<&str>) -> String {
-    let value = match memory {
-        Some(m) => serde_json::json!({"id": name, "memory": m, "timestamp": "2023-04-02T10:00:00"}),
-        None => serde_json::json!({"id": name, "memory": null, "deleted": true}),
-    };
-    b.var(name, version, "memory_entry", &value.to_string())
-}
-
-/// Retrieval hands `units` to the answer op, which answers `prediction`.
-fn ask(b: &mut TraceBuilder, question: &str, units: &[&str], prediction: &str) {
-    let query = b.var("query:q1", 1, "message & query", question);
-    b.op(
-        "op-search",
-        "memory.search",
-        "retrieval",
-        &[&query],
-        &[],
-        units,
-    );
-    let prompt = b.var("qa-prompt", 1, "prompt", "Answer from the memories.");
-    let context = b.var("context:q1", 1, "memory_context", "the memories");
-    let pred = b.var("prediction:q1", 1, "llm_response", prediction);
-    let mut inputs: Vec<&str> = units.to_vec();
-    inputs.extend([query.as_str(), prompt.as_str()]);
-    b.op(
-        "op-answer",
-        "question-answering",
-        "evaluation",
-        &inputs,
-        &[&context],
-        &[&pred],
-    );
-}
-
-fn case(question: &str, gold: &str, prediction: &str, evidence: &str) -> FailureCase {
-    FailureCase {
-        query_id: "query:q1@1".into(),
-        query: question.into(),
-        golden_answers: vec![gold.into()],
-        prediction: prediction.into(),
-        prediction_id: Some("prediction:q1@1".into()),
-        evidence_ids: vec![evidence.into()],
-        judge_score: Some(0.0),
-        annotation: None,
-        answer_op: Some("op-answer".into()),
-        judge_op: None,
-    }
-}
+/// Mem0's retrieval op.
+const SEARCH: (&str, &str) = ("op-search", "memory.search");
+const SAID: &str = "2023-04-02T10:00:00";
 
 fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
     let a = InfoFlow::default().attribute(t, c).unwrap();
@@ -78,6 +28,7 @@ fn an_extraction_that_changed_a_date_is_blamed_on_the_extraction() {
         &mut b,
         "U1:D1:1",
         "I moved to Denver on 27 March 2023, right after my birthday!",
+        SAID,
     );
     let p = b.var("extract-prompt", 1, "prompt", "Extract the facts.");
     let wrong = "Caroline moved to Denver on 20 March 2023, right after her birthday.";
@@ -105,7 +56,7 @@ fn an_extraction_that_changed_a_date_is_blamed_on_the_extraction() {
         &[&a],
     );
     let question = "When did Caroline move to Denver?";
-    ask(&mut b, question, &[&a], "20 March 2023");
+    ask(&mut b, SEARCH, question, &[&a], "20 March 2023", true);
     let t = b.build();
     let (op, kind, reason) = verdict(&t, &case(question, "27 March 2023", "20 March 2023", &m));
     assert_eq!(
@@ -123,6 +74,7 @@ fn a_deleted_unit_with_a_look_alike_left_is_a_deletion_error() {
         &mut b,
         "U1:D1:1",
         "Last summer we went on a camping trip to Banff.",
+        SAID,
     );
     let p = b.var("extract-prompt", 1, "prompt", "Extract the facts.");
     let kept = "Caroline went on a camping trip to Banff last summer.";
@@ -153,6 +105,7 @@ fn a_deleted_unit_with_a_look_alike_left_is_a_deletion_error() {
         &mut b,
         "U1:D1:2",
         "Next year we plan a camping trip to Yosemite.",
+        SAID,
     );
     let plan = "Caroline plans a camping trip to Yosemite next year.";
     let f2 = b.var(
@@ -181,7 +134,7 @@ fn a_deleted_unit_with_a_look_alike_left_is_a_deletion_error() {
         &[&a2, &b1],
     );
     let question = "Where did Caroline travel with her family?";
-    ask(&mut b, question, &[&b1], "Yosemite");
+    ask(&mut b, SEARCH, question, &[&b1], "Yosemite", true);
     let t = b.build();
     let c = case(question, "a camping trip to Banff", "Yosemite", &m1);
     let (op, kind, reason) = verdict(&t, &c);

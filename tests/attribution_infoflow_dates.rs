@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::TraceBuilder;
+use common::{ask, case, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
-use memtrace::model::{ErrorType, FailureCase};
+use memtrace::model::ErrorType;
 use memtrace::Trace;
 
 /// One evidence message said on `day`, an extraction that turned it into `episode`, the memory
@@ -18,12 +18,7 @@ use memtrace::Trace;
 /// extraction wrote; retrieval hands both units to the answer op.
 fn trace(evidence: &str, day: &str, episode: &str, other: &str, other_day: &str) -> Trace {
     let mut b = TraceBuilder::new();
-    let m = b.var(
-        "U1:D1:1",
-        1,
-        "message",
-        &serde_json::json!({"content": evidence, "timestamp": day}).to_string(),
-    );
+    let m = message(&mut b, "U1:D1:1", evidence, day);
     let p = b.var(
         "episode-prompt",
         1,
@@ -50,41 +45,20 @@ fn trace(evidence: &str, day: &str, episode: &str, other: &str, other_day: &str)
         &[],
         &[&raw, &a, &o],
     );
-    let query = b.var("query:q1", 1, "message & query", "the question");
-    b.op(
-        "op-rerank",
-        "memory_system.agentic_final_rerank",
-        "retrieval",
-        &[&query],
-        &[],
+    let rerank = ("op-rerank", "memory_system.agentic_final_rerank");
+    ask(
+        &mut b,
+        rerank,
+        "the question",
         &[&a, &o],
-    );
-    let prompt = b.var("qa-prompt", 1, "prompt", "Answer from the memories.");
-    let pred = b.var("prediction:q1", 1, "llm_response", "I don't know.");
-    b.op(
-        "op-answer",
-        "question-answering",
-        "evaluation",
-        &[&a, &o, &query, &prompt],
-        &[],
-        &[&pred],
+        "I don't know.",
+        false,
     );
     b.build()
 }
 
 fn verdict(t: &Trace, question: &str, gold: &str) -> (String, ErrorType, String) {
-    let c = FailureCase {
-        query_id: "query:q1@1".into(),
-        query: question.into(),
-        golden_answers: vec![gold.into()],
-        prediction: "I don't know.".into(),
-        prediction_id: Some("prediction:q1@1".into()),
-        evidence_ids: vec!["U1:D1:1@1".into()],
-        judge_score: Some(0.0),
-        annotation: None,
-        answer_op: Some("op-answer".into()),
-        judge_op: None,
-    };
+    let c = case(question, gold, "I don't know.", "U1:D1:1@1");
     let a = InfoFlow::default().attribute(t, &c).unwrap();
     (a.op_id, a.error_type, a.reason)
 }

@@ -1,7 +1,7 @@
 //! Builders for hand-made traces in tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test helpers
 
-use memtrace::model::{EdgeRecord, NodeRecord, OpRecord, SessionRecord, Unset};
+use memtrace::model::{EdgeRecord, FailureCase, NodeRecord, OpRecord, SessionRecord, Unset};
 use memtrace::Trace;
 use serde_json::{Map, Value};
 
@@ -181,5 +181,72 @@ impl TraceBuilder {
     /// The records without indexing.
     pub fn raw(self) -> Trace {
         self.trace
+    }
+}
+
+/// A message variable (`U1:D1:1`-style name) said at `timestamp`.
+pub fn message(b: &mut TraceBuilder, name: &str, text: &str, timestamp: &str) -> String {
+    let value = serde_json::json!({"content": text, "timestamp": timestamp});
+    b.var(name, 1, "message", &value.to_string())
+}
+
+/// A Mem0-shaped memory unit version holding `memory` (`None`: the deletion tombstone).
+pub fn unit(b: &mut TraceBuilder, name: &str, version: u32, memory: Option<&str>) -> String {
+    let value = match memory {
+        Some(m) => {
+            serde_json::json!({"id": name, "memory": m, "timestamp": "2023-04-02T10:00:00"})
+        }
+        None => serde_json::json!({"id": name, "memory": null, "deleted": true}),
+    };
+    b.var(name, version, "memory_entry", &value.to_string())
+}
+
+/// The question `query:q1` and its retrieval op (`retrieval`: op id and name) handing `units`
+/// to the answer op `op-answer`, which answers `prediction:q1` with a QA prompt (and a
+/// `context:q1` intermediate when `context`). Returns the query's and prediction's ids.
+pub fn ask(
+    b: &mut TraceBuilder,
+    (retrieval_id, retrieval): (&str, &str),
+    question: &str,
+    units: &[&str],
+    prediction: &str,
+    context: bool,
+) -> (String, String) {
+    let query = b.var("query:q1", 1, "message & query", question);
+    b.op(retrieval_id, retrieval, "retrieval", &[&query], &[], units);
+    let prompt = b.var("qa-prompt", 1, "prompt", "Answer from the memories.");
+    let mids: Vec<String> = if context {
+        vec![b.var("context:q1", 1, "memory_context", "the memories")]
+    } else {
+        Vec::new()
+    };
+    let pred = b.var("prediction:q1", 1, "llm_response", prediction);
+    let mut inputs: Vec<&str> = units.to_vec();
+    inputs.extend([query.as_str(), prompt.as_str()]);
+    let mids: Vec<&str> = mids.iter().map(String::as_str).collect();
+    b.op(
+        "op-answer",
+        "question-answering",
+        "evaluation",
+        &inputs,
+        &mids,
+        &[&pred],
+    );
+    (query, pred)
+}
+
+/// The failed case of [`ask`]'s question: `prediction` instead of `gold`, from `evidence`.
+pub fn case(question: &str, gold: &str, prediction: &str, evidence: &str) -> FailureCase {
+    FailureCase {
+        query_id: "query:q1@1".into(),
+        query: question.into(),
+        golden_answers: vec![gold.into()],
+        prediction: prediction.into(),
+        prediction_id: Some("prediction:q1@1".into()),
+        evidence_ids: vec![evidence.into()],
+        judge_score: Some(0.0),
+        annotation: None,
+        answer_op: Some("op-answer".into()),
+        judge_op: None,
     }
 }
