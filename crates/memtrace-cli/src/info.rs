@@ -43,7 +43,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 fn print(input: &Input, json: bool) -> anyhow::Result<()> {
-    let d = &input.detection;
+    let d = input.detection()?;
     let s = input.trace.summary(input.format.as_str());
     if json {
         let mut v = serde_json::to_value(&s)?;
@@ -51,7 +51,7 @@ fn print(input: &Input, json: bool) -> anyhow::Result<()> {
         v["questions"] = d.questions.into();
         v["found_by"] = serde_json::to_value(&d.found_by)?;
         if d.cases.is_empty() {
-            v["looked_for"] = looked_for_json(d);
+            v["looked_for"] = looked_for_json(&d);
         }
         println!("{}", serde_json::to_string(&v)?);
         return Ok(());
@@ -72,7 +72,7 @@ fn print(input: &Input, json: bool) -> anyhow::Result<()> {
         .collect();
     println!("  annotations {} ({})", s.annotations, by_type.join(", "));
     if d.cases.is_empty() {
-        print_looked_for(d);
+        print_looked_for(&d);
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! (with the role overrides, failure rules and marked questions the user set there); with
 //! `--annotations FILE`, plus the ground truth of an annotation file the page exported.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -20,12 +21,27 @@ pub struct Input {
     pub name: String,
     pub trace: Trace,
     pub format: Format,
-    /// How the failure cases were found (what was looked for when there are none).
-    pub detection: Detection,
+    /// How rules and marks found the failure cases (`None` when there were none: see
+    /// [`Input::detection`]).
+    detection: Option<Detection>,
     /// Role overrides saved with the trace in a bundle (`--role` flags come on top).
     pub roles: BTreeMap<String, OpRole>,
     /// The trace the page had on screen when it saved the bundle (true for a plain file).
     pub current: bool,
+}
+
+impl Input {
+    /// How the failure cases were found (what was looked for when there are none). Without
+    /// rules or marks, detection runs here, only for the commands that report it.
+    ///
+    /// # Errors
+    /// As [`Trace::detect`].
+    pub fn detection(&self) -> anyhow::Result<Cow<'_, Detection>> {
+        Ok(match &self.detection {
+            Some(d) => Cow::Borrowed(d),
+            None => Cow::Owned(self.trace.detect(&[], &[])?),
+        })
+    }
 }
 
 /// The part of the page's settings that changes analysis; the rest is the page's own.

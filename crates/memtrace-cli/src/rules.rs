@@ -23,14 +23,18 @@ fn parse_rule(s: &str) -> Result<FailRule, String> {
 
 impl RuleArgs {
     /// Finds `trace.cases` again with `saved` rules (from a bundle), these rules and `marks`,
-    /// and says what was looked for.
+    /// and says what was looked for; `None` (nothing run) when there is no rule and no mark:
+    /// loading already found the cases without any.
     pub fn apply(
         &self,
         trace: &mut Trace,
         saved: &[FailRule],
         marks: &[Mark],
-    ) -> anyhow::Result<Detection> {
+    ) -> anyhow::Result<Option<Detection>> {
+        if saved.is_empty() && self.failed_if.is_empty() && marks.is_empty() {
+            return Ok(None);
+        }
         let rules: Vec<FailRule> = saved.iter().chain(&self.failed_if).cloned().collect();
-        Ok(trace.apply_rules(&rules, marks)?)
+        Ok(Some(trace.apply_rules(&rules, marks)?))
     }
 }
