@@ -287,7 +287,17 @@ impl Key {
     fn carry_one(&self, text: &str, anchor: Option<Date>) -> f64 {
         if !self.event.is_empty() {
             let have = terms(text);
-            let held = self.event.iter().filter(|w| have.contains(*w)).count();
+            // Stems differ by form ("move" / "moved" -> "mov"): a shared start of 3+ letters holds.
+            let alike = |w: &String, h: &String| {
+                h == w
+                    || (w.len().min(h.len()) >= 3
+                        && (w.starts_with(h.as_str()) || h.starts_with(w.as_str())))
+            };
+            let held = self
+                .event
+                .iter()
+                .filter(|w| have.iter().any(|h| alike(w, h)))
+                .count();
             if held < (self.event.len() / 2).max(1) {
                 return 0.0;
             }
