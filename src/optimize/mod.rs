@@ -121,9 +121,10 @@ impl Meter {
 
 /// Progress of a step: the stage, items done of total, and the meter.
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
-// The module already has an `attributeWith` `Progress`.
-#[cfg_attr(feature = "ts", serde(rename = "OptimizeProgress"))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Its TypeScript name (the module already has an `attributeWith` `Progress`); JSON has no
+// struct names, so files and replies are unchanged.
+#[serde(rename = "OptimizeProgress")]
 pub struct Progress {
     pub stage: String,
     pub done: usize,
