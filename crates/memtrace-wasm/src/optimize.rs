@@ -267,24 +267,24 @@ pub fn optimize_step(
 #[wasm_bindgen(js_name = exportPrompts, unchecked_return_type = "PromptFile[]")]
 pub fn export_prompts(
     #[wasm_bindgen(unchecked_param_type = "ExportFormat")] kind: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "PromptVersion[] | undefined")] versions: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PromptVersion[]")] versions: Option<JsValue>,
 ) -> JsResult<JsValue> {
     let format: ExportFormat = serde_wasm_bindgen::from_value(kind).map_err(|_| {
         MemtraceError::argument(
             "exportPrompts kind: expected \"update_results\", \"mem0\" or \"text\"",
         )
     })?;
-    let versions: Vec<PromptVersion> = if versions.is_undefined() || versions.is_null() {
+    let versions: Vec<PromptVersion> = if let Some(v) = versions.filter(|v| !v.is_null()) {
+        serde_wasm_bindgen::from_value(v).map_err(|e| {
+            MemtraceError::argument(format!(
+                "exportPrompts versions: {e} (pass PromptVersion[])"
+            ))
+        })?
+    } else {
         LAST.with(|l| l.borrow().clone()).ok_or_else(|| {
             MemtraceError::argument(
                 "exportPrompts: no versions yet; run optimizeStep first or pass its versions",
             )
-        })?
-    } else {
-        serde_wasm_bindgen::from_value(versions).map_err(|e| {
-            MemtraceError::argument(format!(
-                "exportPrompts versions: {e} (pass PromptVersion[])"
-            ))
         })?
     };
     let files: Vec<PromptFile> = export::files(&versions, format)

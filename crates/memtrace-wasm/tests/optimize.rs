@@ -68,20 +68,20 @@ async fn optimize_step_rewrites_blamed_prompts_and_exports_them() {
         .unwrap();
     assert_eq!(json(summary)["failures"], n);
 
-    let files = json(export_prompts("update_results".into(), JsValue::UNDEFINED).unwrap());
+    let files = json(export_prompts("update_results".into(), None).unwrap());
     assert_eq!(files[0]["path"], "update_results.json");
     let keyed: serde_json::Value =
         serde_json::from_str(files[0]["text"].as_str().unwrap()).unwrap();
     for target in &accepted {
         assert_eq!(keyed[format!("{target}@2")]["value"], IMPROVED);
     }
-    let text = json(export_prompts("text".into(), opts(&r["versions"])).unwrap());
+    let text = json(export_prompts("text".into(), Some(opts(&r["versions"]))).unwrap());
     assert!(text
         .as_array()
         .unwrap()
         .iter()
         .any(|f| f["path"] == format!("prompts/{}@2.txt", accepted[0]) && f["text"] == IMPROVED));
-    let e = thrown(export_prompts("yaml".into(), JsValue::UNDEFINED).unwrap_err());
+    let e = thrown(export_prompts("yaml".into(), None).unwrap_err());
     assert_eq!(e["kind"], "argument", "{e}");
 }
 
