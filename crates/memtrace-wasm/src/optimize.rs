@@ -256,6 +256,13 @@ pub fn optimize_step(
     }))
 }
 
+// `versions` may be left out (wasm-bindgen writes a typed parameter as required).
+#[wasm_bindgen(typescript_custom_section)]
+const EXPORT_PROMPTS_LATEST: &str = r#"
+/** The prompt versions of the latest `optimizeStep` as files of one export format. */
+export function exportPrompts(kind: ExportFormat): PromptFile[];
+"#;
+
 /// The prompt versions as files of one export format: `update_results` (MemTrace's
 /// `update_results.json`, keys `<name>@<version>`), `mem0` (`mem0_config.json`) or `text`
 /// (`prompts/<name>@<version>.txt`, `.diff`, `versions.json`). `versions` default to those of
