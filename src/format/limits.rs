@@ -34,8 +34,8 @@ fn mib(bytes: u64) -> String {
 }
 
 /// Refuses `bytes` if it is larger, nests deeper or holds a longer string than `limits` allows.
-/// One pass over the bytes that tracks only whether it is inside a string; it does not validate
-/// JSON (the parser does that next).
+/// One pass over the bytes that jumps through strings to their closing quote; it does not
+/// validate JSON (the parser does that next).
 ///
 /// # Errors
 /// [`FormatError::TooLarge`] for the file size; [`FormatError::Field`] (located at a line and
@@ -51,51 +51,46 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
             limit_bytes: limits.max_file_bytes,
         });
     }
-    let (mut line, mut line_start) = (1_usize, 0_usize);
-    let mut depth = 0_usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut string_start = 0_usize;
-    let at = |line: usize, line_start: usize, i: usize| {
-        format!("line {line}, column {}", i.saturating_sub(line_start) + 1)
+    // Where a refusal is: counted only then, so the pass itself skips through strings.
+    let at = |i: usize| {
+        let before = bytes.get(..i).unwrap_or(bytes);
+        let line = memchr::memchr_iter(b'\n', before).count() + 1;
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+        format!("line {line}, column {}", i - line_start + 1)
     };
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\n' {
-            line += 1;
-            line_start = i + 1;
-        }
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-                continue;
-            }
-            // Content bytes so far (the opening quote is at `string_start`).
-            let len = u64::try_from(i - string_start).unwrap_or(u64::MAX);
-            if len > limits.max_string_bytes {
-                return Err(FormatError::Field {
-                    path: at(line, line_start, string_start),
-                    message: format!(
-                        "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
-                        mib(limits.max_string_bytes)
-                    ),
-                });
-            }
-            continue;
-        }
+    let mut depth = 0_usize;
+    let mut i = 0_usize;
+    while let Some(&b) = bytes.get(i) {
         match b {
             b'"' => {
-                in_string = true;
-                string_start = i;
+                // The closing quote: the next `"` not escaped by a backslash (or the end).
+                let mut j = i + 1;
+                let end = loop {
+                    let rest = bytes.get(j..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        Some(k) if rest.get(k) == Some(&b'\\') => j += k + 2,
+                        Some(k) => break j + k,
+                        None => break bytes.len(),
+                    }
+                };
+                // Content bytes (the opening quote is at `i`).
+                let len = u64::try_from(end.saturating_sub(i + 1)).unwrap_or(u64::MAX);
+                if len > limits.max_string_bytes {
+                    return Err(FormatError::Field {
+                        path: at(i),
+                        message: format!(
+                            "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
+                            mib(limits.max_string_bytes)
+                        ),
+                    });
+                }
+                i = end;
             }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > limits.max_depth {
                     return Err(FormatError::Field {
-                        path: at(line, line_start, i),
+                        path: at(i),
                         message: format!(
                             "the JSON nests deeper than {} levels of arrays/objects, memtrace's limit; a trace never needs this, so the file is probably not a trace or is malicious.",
                             limits.max_depth
@@ -106,6 +101,7 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     Ok(())
 }

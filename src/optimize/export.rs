@@ -11,6 +11,7 @@ use super::closed_loop::PromptVersion;
 use crate::memsys::prompts as names;
 
 /// The export formats, by the names the CLI and the page use.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
@@ -111,4 +112,21 @@ pub fn text_files(versions: &[PromptVersion]) -> Vec<(String, String)> {
     let text = serde_json::to_string_pretty(&Value::Object(index)).unwrap_or_default();
     files.push(("versions.json".into(), text));
     files
+}
+
+/// The files of one export format, `(path, contents)` with paths relative to an output folder:
+/// `update_results.json`, `mem0_config.json`, or `prompts/…` ([`text_files`]).
+pub fn files(versions: &[PromptVersion], format: ExportFormat) -> Vec<(String, String)> {
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    match format {
+        ExportFormat::UpdateResults => vec![(
+            "update_results.json".into(),
+            pretty(&update_results(versions)),
+        )],
+        ExportFormat::Mem0 => vec![("mem0_config.json".into(), pretty(&mem0_config(versions)))],
+        ExportFormat::Text => text_files(versions)
+            .into_iter()
+            .map(|(name, text)| (format!("prompts/{name}"), text))
+            .collect(),
+    }
 }

@@ -15,6 +15,7 @@ use crate::provider::ChatRequest;
 pub const PURPOSE: &str = "optimize.feedback";
 
 /// The feedback a failure gave a target.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Feedback {
     pub target: String,

@@ -66,10 +66,7 @@ impl Default for LoopConfig {
                 ..memsys::Config::default()
             },
             optimize: OptimizeConfig::default(),
-            selection: Selection {
-                exclude: vec!["judge_prompt:locomo-judge".into()],
-                ..Selection::default()
-            },
+            selection: super::gather::default_selection(),
             infoflow: InfoFlow::default(),
             model: String::new(),
             prices: PriceTable::builtin(),
@@ -129,6 +126,7 @@ pub struct RoundRecord {
 }
 
 /// One version of a prompt, with its lineage.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptVersion {
     pub name: String,

@@ -12,7 +12,8 @@
 //!
 //! [`estimate`] predicts calls, tokens and cost before a run; [`closed_loop`] runs rounds of
 //! (memory system → judge → attribute → optimize) as a resumable state machine; [`export`] writes
-//! the results as `update_results.json`, Mem0 config keys or text files.
+//! the results as `update_results.json`, Mem0 config keys or text files; [`gather`] feeds one step
+//! from attributed traces.
 
 pub mod aggregate;
 #[path = "loop.rs"]
@@ -20,6 +21,7 @@ pub mod closed_loop;
 pub mod estimate;
 pub mod export;
 pub mod feedback;
+pub mod gather;
 pub mod history;
 pub mod placeholders;
 pub mod targets;
@@ -78,6 +80,7 @@ impl Default for OptimizeConfig {
 }
 
 /// An update attempt the placeholder guard refused.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rejected {
     pub value: String,
@@ -85,6 +88,7 @@ pub struct Rejected {
 }
 
 /// What a step did to one target, with its lineage.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
     pub target: String,
@@ -101,6 +105,7 @@ pub struct Edit {
 }
 
 /// Calls and tokens spent so far.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Meter {
     pub calls: u64,
@@ -115,7 +120,11 @@ impl Meter {
 }
 
 /// Progress of a step: the stage, items done of total, and the meter.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Its TypeScript name (the module already has an `attributeWith` `Progress`); JSON has no
+// struct names, so files and replies are unchanged.
+#[serde(rename = "OptimizeProgress")]
 pub struct Progress {
     pub stage: String,
     pub done: usize,
@@ -124,10 +133,12 @@ pub struct Progress {
 }
 
 /// What one optimization step produced.
+#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct StepOutcome {
     pub feedbacks: Vec<Feedback>,
     /// Aggregated feedback per target.
+    #[cfg_attr(feature = "ts", tsify(type = "Record<string, string>"))]
     pub summaries: BTreeMap<String, String>,
     pub edits: Vec<Edit>,
     pub meter: Meter,

@@ -3,7 +3,6 @@
 //! state file); with trace files it runs one optimization step over their attributed failures.
 //! Results are exported with `--export` and the loop's page is written as `optimize.html`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,10 +13,9 @@ use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
 use memtrace::optimize::closed_loop::{advance, diff, LoopConfig, LoopState, Phase, PromptVersion};
-use memtrace::optimize::{
-    estimate, export, map_failure, step, targets, History, Mapped, OptimizeConfig, Progress,
-    Selection,
-};
+use memtrace::optimize::export::ExportFormat;
+use memtrace::optimize::gather::{default_selection, versions, Gathered};
+use memtrace::optimize::{estimate, export, step, History, OptimizeConfig, Progress};
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm};
 use memtrace_cli::llm::{CliLlm, ProviderArgs};
 
@@ -182,23 +180,18 @@ fn write_exports(
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     for f in formats {
-        match f {
-            ExportChoice::UpdateResults => write(
-                &out.join("update_results.json"),
-                &serde_json::to_string_pretty(&export::update_results(versions))?,
-            )?,
-            ExportChoice::Mem0 => write(
-                &out.join("mem0_config.json"),
-                &serde_json::to_string_pretty(&export::mem0_config(versions))?,
-            )?,
-            ExportChoice::Text => {
-                let dir = out.join("prompts");
-                std::fs::create_dir_all(&dir)
+        let format = match f {
+            ExportChoice::UpdateResults => ExportFormat::UpdateResults,
+            ExportChoice::Mem0 => ExportFormat::Mem0,
+            ExportChoice::Text => ExportFormat::Text,
+        };
+        for (name, text) in export::files(versions, format) {
+            let path = out.join(name);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
                     .with_context(|| format!("cannot create {}", dir.display()))?;
-                for (name, text) in export::text_files(versions) {
-                    write(&dir.join(name), &text)?;
-                }
             }
+            write(&path, &text)?;
         }
     }
     Ok(())
@@ -258,10 +251,7 @@ fn run_loop(
             heldout: args.heldout.clone(),
             categories: args.categories.clone(),
             optimize: opt_cfg,
-            selection: Selection {
-                exclude: vec!["judge_prompt:locomo-judge".into()],
-                ..Selection::default()
-            },
+            selection: default_selection(),
             infoflow: InfoFlow::default(),
             model,
             prices,
@@ -342,36 +332,31 @@ fn run_once(
     model: &str,
     prices: &memtrace::provider::PriceTable,
 ) -> anyhow::Result<ExitCode> {
-    let sel = Selection {
-        exclude: vec!["judge_prompt:locomo-judge".into()],
-        ..Selection::default()
-    };
+    let sel = default_selection();
     let infoflow = InfoFlow::default();
-    let mut values: BTreeMap<String, String> = BTreeMap::new();
-    let mut failures = Vec::new();
-    let mut not_optimizable = 0;
+    let mut gathered = Gathered::default();
     for path in &args.files {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let trace = load(&bytes, LoadOptions::default())
             .with_context(|| path.display().to_string())?
             .trace;
-        for (name, t) in targets(&trace, &sel) {
-            values.entry(name).or_insert(t.value);
-        }
-        for case in &trace.cases {
-            let Ok(a) = infoflow.attribute(&trace, case) else {
-                continue;
-            };
-            match map_failure(&trace, &a, &sel, cfg.render_chars) {
-                Mapped::Targets(f) => failures.extend(f),
-                Mapped::NotOptimizable { case_id, why, .. } => {
-                    not_optimizable += 1;
-                    eprintln!("{case_id}: not optimizable ({why})");
-                }
-            }
-        }
+        let verdicts: Vec<_> = trace
+            .cases
+            .iter()
+            .filter_map(|case| infoflow.attribute(&trace, case).ok())
+            .collect();
+        gathered.add(&trace, &verdicts, &sel, cfg.render_chars);
     }
+    for n in &gathered.not_optimizable {
+        eprintln!("{}: not optimizable ({})", n.case_id, n.why);
+    }
+    let Gathered {
+        values,
+        failures,
+        not_optimizable,
+    } = gathered;
+    let not_optimizable = not_optimizable.len();
     let mut history = History::new(cfg.history_len);
     let e = estimate::estimate(&values, &failures, &history, cfg, prices, model);
     eprintln!("{} failures on {} targets ({not_optimizable} not optimizable); estimate: {} calls (at most {}), tokens in {} out {}, cost {}", failures.len(), values.len(), e.feedback_calls + e.aggregate_calls + e.update_calls, e.max_calls, e.usage.input_tokens, e.usage.output_tokens, e.cost_usd.map_or("unknown".into(), |c| format!("${c:.4}")));
@@ -387,40 +372,12 @@ fn run_once(
         &mut print_progress,
     ))?;
     let cost = prices.cost_usd(model, out.meter.usage);
-    let mut versions: Vec<PromptVersion> = values
-        .iter()
-        .map(|(name, value)| PromptVersion {
-            name: name.clone(),
-            version: 1,
-            parent: None,
-            value: value.clone(),
-            round: None,
-            score: None,
-            cost_usd: Some(0.0),
-            diff: String::new(),
-            cases: Vec::new(),
-            feedback: String::new(),
-            rationale: String::new(),
-        })
-        .collect();
+    let versions = versions(&values, &out, cost);
     for ed in out
         .edits
         .iter()
         .filter(|e| e.accepted && e.new_value != e.old_value)
     {
-        versions.push(PromptVersion {
-            name: ed.target.clone(),
-            version: 2,
-            parent: Some(1),
-            value: ed.new_value.clone(),
-            round: Some(0),
-            score: None,
-            cost_usd: cost,
-            diff: diff(&ed.target, &ed.old_value, &ed.new_value),
-            cases: ed.cases.clone(),
-            feedback: ed.feedback.clone(),
-            rationale: ed.rationale.clone(),
-        });
         println!(
             "{}: edited ({} rejected attempts)\n{}",
             ed.target,

@@ -11,7 +11,7 @@ use wasm_bindgen::JsValue;
 pub struct MemtraceError {
     /// What went wrong, one word: `json`, `field`, `unknown_format`, `dangling`, `duplicate_id`,
     /// `cycle`, `bad_timestamp`, `too_large`, `argument`, `not_found`, `rule`, `regex`,
-    /// `attribution`, `provider`, `cancelled`.
+    /// `attribution`, `provider`, `optimize`, `cancelled`.
     pub kind: &'static str,
     pub message: String,
     /// A JSON path into the file, when the error has one.

@@ -12,12 +12,16 @@
 mod error;
 #[cfg(target_arch = "wasm32")]
 mod llm;
+#[cfg(target_arch = "wasm32")]
+mod optimize;
 mod trace;
 mod types;
 
 use wasm_bindgen::prelude::*;
 
 pub use error::MemtraceError;
+#[cfg(target_arch = "wasm32")]
+pub use optimize::{export_prompts, optimize_step};
 pub use trace::Trace;
 
 /// Reads a trace (format detected from content) and returns its summary.

@@ -77,7 +77,9 @@ pub struct Progress {
 type Llm = HttpLlm<FetchTransport, TimerSleep>;
 
 /// Splits the options object: its data, its `signal` and its `onProgress` callback.
-fn split(opts: &JsValue) -> JsResult<(JsValue, Option<AbortSignal>, Option<js_sys::Function>)> {
+pub(crate) fn split(
+    opts: &JsValue,
+) -> JsResult<(JsValue, Option<AbortSignal>, Option<js_sys::Function>)> {
     if opts.is_undefined() || opts.is_null() {
         return Ok((JsValue::UNDEFINED, None, None));
     }
@@ -108,7 +110,7 @@ fn split(opts: &JsValue) -> JsResult<(JsValue, Option<AbortSignal>, Option<js_sy
 }
 
 /// The provider over `fetch`, stopped when `signal` aborts.
-fn provider(
+pub(crate) fn provider(
     p: &ProviderOptions,
     signal: Option<&AbortSignal>,
     token: &CancelToken,
@@ -151,7 +153,9 @@ fn provider(
 }
 
 /// A token cancelled when `signal` aborts (kept alive by the returned closure).
-fn cancel_token(signal: Option<&AbortSignal>) -> (CancelToken, Option<Closure<dyn FnMut()>>) {
+pub(crate) fn cancel_token(
+    signal: Option<&AbortSignal>,
+) -> (CancelToken, Option<Closure<dyn FnMut()>>) {
     let token = CancelToken::new();
     let Some(signal) = signal else {
         return (token, None);
@@ -165,7 +169,7 @@ fn cancel_token(signal: Option<&AbortSignal>) -> (CancelToken, Option<Closure<dy
     (token, Some(on_abort))
 }
 
-fn cancelled() -> MemtraceError {
+pub(crate) fn cancelled() -> MemtraceError {
     MemtraceError::new(
         "cancelled",
         "the run was cancelled through its AbortSignal",

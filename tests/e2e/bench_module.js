@@ -1,0 +1,102 @@
+// The JavaScript module's benchmark in headless Chromium, run by `scripts/bench --browser` (not a
+// test: node --test skips it). Prints one Markdown table: loading a large trace through the
+// module's web build (`Trace.load(bytes)`) against `JSON.parse` of the same bytes, side by side in
+// one page, medians of alternating repetitions; then the package sizes of the web and Node builds.
+//   node tests/e2e/bench_module.js URL WEB_PKG NODE_PKG BIG.json
+// URL serves the example page at vanilla/index.html with WEB_PKG as its pkg/.
+const [url, webPkg, nodePkg, bigPath] = process.argv.slice(2);
+process.env.MEMTRACE_E2E_URL = url; // read by ./browser when it loads
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+const { launch } = require('./browser');
+
+const REPS = Number(process.env.MEMTRACE_BENCH_REPS || 5);
+
+/** In the page: reads the file from the input, then alternately loads it through the module and
+ *  parses it with JSON.parse; returns every time (ms) and what each saw. */
+async function loadVsParse(page, file, reps) {
+  await page.evaluate(() => {
+    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'bench-input', hidden: true });
+    document.body.append(input);
+  });
+  await page.setInputFiles('#bench-input', file);
+  return page.evaluate(async (reps) => {
+    const mod = await import('./pkg/memtrace_wasm.js');
+    await mod.default();
+    const bytes = new Uint8Array(await document.querySelector('#bench-input').files[0].arrayBuffer());
+    const load = [];
+    const parse = [];
+    let vars = 0;
+    let nodes = 0;
+    for (let i = 0; i < reps; i += 1) {
+      // Alternate which goes first so neither always runs after the other's garbage.
+      for (const which of i % 2 ? ['parse', 'load'] : ['load', 'parse']) {
+        if (which === 'load') {
+          const t0 = performance.now();
+          const trace = mod.Trace.load(bytes);
+          load.push(performance.now() - t0);
+          vars = trace.summary().variables;
+          trace.free();
+        } else {
+          const t0 = performance.now();
+          const json = JSON.parse(new TextDecoder().decode(bytes));
+          parse.push(performance.now() - t0);
+          nodes = json.data.nodes.length;
+        }
+      }
+    }
+    return { load, parse, vars, nodes, size: bytes.length };
+  }, reps);
+}
+
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const f2 = (x) => x.toFixed(2);
+const mb = (n) => `${f2(n / 1e6)} MB`;
+const kb = (n) => `${(n / 1e3).toFixed(1)} kB`;
+const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
+
+/** Sizes of one wasm-pack output: [file, raw, gzipped] for its .wasm, .js and .d.ts. */
+function sizes(dir) {
+  const files = fs.readdirSync(dir).filter((f) => /\.(wasm|js|d\.ts)$/.test(f) && !f.endsWith('.wasm.d.ts'));
+  return files.sort().map((f) => {
+    const buf = fs.readFileSync(path.join(dir, f));
+    return [f, buf.length, gz(buf)];
+  });
+}
+
+(async () => {
+  const browser = await launch();
+  const rows = [];
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('crash', () => problems.push('the page crashed'));
+    await page.goto(new URL('vanilla/index.html', url).href);
+    await page.waitForFunction(() => document.readyState === 'complete');
+    const r = await loadVsParse(page, bigPath, REPS);
+    if (problems.length) throw new Error(problems.join('\n'));
+    if (r.vars !== r.nodes) throw new Error(`the module read ${r.vars} variables, JSON.parse ${r.nodes} nodes`);
+    const load = median(r.load);
+    const parse = median(r.parse);
+    rows.push([`load ${mb(r.size)} trace (${r.nodes} variables): \`Trace.load(bytes)\`, web build`,
+      `${f2(load / 1000)} s`, '≤ 1.2× JSON.parse',
+      `${f2(parse / 1000)} s (\`JSON.parse(new TextDecoder().decode(bytes))\`)`, `${f2(load / parse)}×`]);
+    for (const [build, dir] of [['web', webPkg], ['Node', nodePkg]]) {
+      for (const [file, raw, z] of sizes(dir)) {
+        const big = file.endsWith('.wasm');
+        rows.push([`package (${build}): ${file}`, big ? mb(z) : kb(z), big ? '≤ 1.5 MB gzipped' : '–',
+          `${big ? mb(raw) : kb(raw)} raw`, `${f2(z / raw)}× gzipped`]);
+      }
+    }
+    console.log('| measure | value | goal | baseline (same run) | ratio |');
+    console.log('|---|---|---|---|---|');
+    for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+    console.log(`\nload: median of ${REPS} repetitions each, alternating, in one page (headless Chromium);`
+      + ` all times (ms): Trace.load ${r.load.map(Math.round).join(' ')}, JSON.parse ${r.parse.map(Math.round).join(' ')}.`
+      + ' Package sizes: value gzipped (level 9), baseline raw.');
+  } finally {
+    await browser.close();
+  }
+})().catch((e) => { console.error(e.stack || e.message); process.exit(1); });
