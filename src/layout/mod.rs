@@ -98,6 +98,14 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Each lifeline's first and last placed version (the line drawn between them).
+    pub fn lifeline_ends(&self) -> impl Iterator<Item = (&LaidNode, &LaidNode)> + '_ {
+        self.lifelines.iter().filter_map(|line| {
+            let end = |i: Option<&u32>| i.and_then(|&i| self.nodes.get(i as usize));
+            Some((end(line.nodes.first())?, end(line.nodes.last())?))
+        })
+    }
+
     /// Where `node` was placed, if it is in the layout.
     pub fn index_of(&self, node: NodeRef) -> Option<u32> {
         self.slot.get(&node).copied()

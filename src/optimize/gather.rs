@@ -84,19 +84,7 @@ pub fn versions(
 ) -> Vec<PromptVersion> {
     let mut versions: Vec<PromptVersion> = values
         .iter()
-        .map(|(name, value)| PromptVersion {
-            name: name.clone(),
-            version: 1,
-            parent: None,
-            value: value.clone(),
-            round: None,
-            score: None,
-            cost_usd: Some(0.0),
-            diff: String::new(),
-            cases: Vec::new(),
-            feedback: String::new(),
-            rationale: String::new(),
-        })
+        .map(|(name, value)| PromptVersion::original(name.clone(), value.clone()))
         .collect();
     for ed in out
         .edits

@@ -146,6 +146,25 @@ pub struct PromptVersion {
     pub rationale: String,
 }
 
+impl PromptVersion {
+    /// Version 1: the prompt a run started with.
+    pub fn original(name: String, value: String) -> Self {
+        PromptVersion {
+            name,
+            version: 1,
+            parent: None,
+            value,
+            round: None,
+            score: None,
+            cost_usd: Some(0.0),
+            diff: String::new(),
+            cases: Vec::new(),
+            feedback: String::new(),
+            rationale: String::new(),
+        }
+    }
+}
+
 /// Everything the loop needs to resume.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoopState {
@@ -206,19 +225,7 @@ impl LoopState {
         }
         let versions = prompt_values(&prompts)
             .into_iter()
-            .map(|(name, value)| PromptVersion {
-                name,
-                version: 1,
-                parent: None,
-                value,
-                round: None,
-                score: None,
-                cost_usd: Some(0.0),
-                diff: String::new(),
-                cases: Vec::new(),
-                feedback: String::new(),
-                rationale: String::new(),
-            })
+            .map(|(name, value)| PromptVersion::original(name, value))
             .collect();
         Ok(Self {
             history: History::new(config.optimize.history_len),

@@ -162,6 +162,7 @@ impl Runner {
     }
 }
 
+// Kept alike: `file`, `case` and `json` open `story.rs`'s Args too; each command documents its own flags.
 #[derive(clap::Args)]
 pub struct Args {
     /// A trace file.

@@ -108,6 +108,8 @@ pub struct SessionSpec {
     pub metadata: Map<String, Value>,
 }
 
+// Kept alike: SessionSpec and VarSpec share `comment`/`meta` setters on fields of their own; a
+// macro would hide the setters' docs from rustdoc.
 impl SessionSpec {
     /// A session of this category with a generated id.
     pub fn new(category: &str) -> Self {
@@ -176,6 +178,7 @@ pub struct VarSpec {
     metadata: Map<String, Value>,
 }
 
+// Kept alike: see SessionSpec — the same `comment`/`meta` setters on this spec's own fields.
 impl VarSpec {
     /// Identity by name: the same name with a different value becomes a new version.
     pub fn named(name: &str, value: Value) -> Self {

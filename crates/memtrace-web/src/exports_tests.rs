@@ -16,17 +16,7 @@ fn verdicts(t: &Trace) -> BTreeMap<String, Verdict> {
         .iter()
         .filter_map(|c| {
             let a = InfoFlow::default().attribute(t, c).ok()?;
-            Some((
-                c.query_id.clone(),
-                Verdict {
-                    error_type: a.error_type.as_str().to_owned(),
-                    op_id: a.op_id,
-                    reason: a.reason,
-                    confidence: a.confidence,
-                    method: a.method,
-                    ..Verdict::default()
-                },
-            ))
+            Some((c.query_id.clone(), Verdict::from(&a)))
         })
         .collect()
 }

@@ -141,11 +141,6 @@ pub fn pending_cases(
 /// The page's verdict from a finished run, with what it cost at `prices`.
 pub fn verdict_of(a: &Attribution, run: &AgentRun, prices: &ProviderSettings) -> Verdict {
     Verdict {
-        error_type: a.error_type.as_str().to_owned(),
-        op_id: a.op_id.clone(),
-        reason: a.reason.clone(),
-        confidence: a.confidence,
-        method: a.method.clone(),
         cost: Some(VerdictCost {
             llm_calls: run.calls,
             input_tokens: run.usage.input_tokens,
@@ -153,7 +148,7 @@ pub fn verdict_of(a: &Attribution, run: &AgentRun, prices: &ProviderSettings) ->
             cost_usd: prices.cost_usd(run.usage),
         }),
         transcript: run.transcript.clone(),
-        counterfactual: None,
+        ..Verdict::from(a)
     }
 }
 

@@ -86,14 +86,7 @@ pub fn infoflow_verdict(t: &Trace, roles: &Roles, c: &FailureCase) -> Result<Ver
     let a = InfoFlow::default()
         .attribute_with(t, roles, c)
         .map_err(|e| e.to_string())?;
-    Ok(Verdict {
-        error_type: a.error_type.as_str().to_owned(),
-        op_id: a.op_id,
-        reason: a.reason,
-        confidence: a.confidence,
-        method: a.method,
-        ..Verdict::default()
-    })
+    Ok(Verdict::from(&a))
 }
 
 /// Sets (`Some`) or resets (`None`) the role of every op named `op_name` in `t`, then

@@ -40,6 +40,20 @@ pub struct Verdict {
     pub counterfactual: Option<String>,
 }
 
+impl From<&memtrace::attribution::Attribution> for Verdict {
+    /// The verdict an attributor gave, before cost, transcript and counterfactual are known.
+    fn from(a: &memtrace::attribution::Attribution) -> Self {
+        Verdict {
+            error_type: a.error_type.as_str().to_owned(),
+            op_id: a.op_id.clone(),
+            reason: a.reason.clone(),
+            confidence: a.confidence,
+            method: a.method.clone(),
+            ..Verdict::default()
+        }
+    }
+}
+
 /// The calls, tokens and dollars a verdict cost.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct VerdictCost {

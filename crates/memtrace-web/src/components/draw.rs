@@ -202,13 +202,7 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
         ctx.set_line_width(3.0_f64.min(6.0 * s).max(1.0));
         ctx.set_stroke_style_str("rgba(47,158,68,0.55)");
         ctx.begin_path();
-        for line in &l.lifelines {
-            let (Some(a), Some(b)) = (
-                line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
-                line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
-            ) else {
-                continue;
-            };
+        for (a, b) in l.lifeline_ends() {
             let (a, b) = (
                 (f64::from(a.x), f64::from(a.y)),
                 (f64::from(b.x), f64::from(b.y)),
@@ -463,13 +457,7 @@ fn paint(
         ras.line(px(a.x, a.y), px(b.x, b.y), c, alpha, max_steps);
     }
     let memory = rgb(color(Hue::Memory));
-    for line in &l.lifelines {
-        let (Some(a), Some(b)) = (
-            line.nodes.first().and_then(|&i| l.nodes.get(i as usize)),
-            line.nodes.last().and_then(|&i| l.nodes.get(i as usize)),
-        ) else {
-            continue;
-        };
+    for (a, b) in l.lifeline_ends() {
         ras.line(px(a.x, a.y), px(b.x, b.y), memory, 160, max_steps);
     }
     for &i in shown {
