@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -74,15 +75,40 @@ async fn first_visit_lists_the_demo_failures_and_draws_the_graph() {
         .expect("query")
         .expect("first failure selected");
     assert_eq!(selected.get_attribute("data-case").as_deref(), Some("0"));
-    yew::platform::time::sleep(Duration::from_millis(50)).await;
+    // A selected failure opens as its story; its "Graph view" button shows the graph.
+    let cards = text_of(&root, "#story .story-card").await;
+    assert!(cards.is_some(), "the story of the first failure");
+    let button: web_sys::HtmlElement = root
+        .query_selector("#story .story-graph")
+        .expect("query")
+        .expect("graph view button")
+        .dyn_into()
+        .expect("a button");
+    button.click();
+    assert!(
+        text_of(&root, "#graph-canvas").await.is_some(),
+        "graph shown"
+    );
+    let mut drawn = 0.0;
+    for _ in 0..50 {
+        yew::platform::time::sleep(Duration::from_millis(20)).await;
+        drawn = graph_nodes_drawn();
+        if drawn > 0.0 {
+            break;
+        }
+    }
+    assert!(drawn > 0.0, "graph drew its nodes");
+}
+
+/// Nodes the graph's last frame drew (`window.__memtrace_graph_stats.nodes`).
+fn graph_nodes_drawn() -> f64 {
     let stats = js_sys::Reflect::get(
         &web_sys::window().expect("window"),
         &"__memtrace_graph_stats".into(),
     )
     .expect("stats");
-    let drawn = js_sys::Reflect::get(&stats, &"nodes".into())
+    js_sys::Reflect::get(&stats, &"nodes".into())
         .ok()
         .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    assert!(drawn > 0.0, "graph drew its nodes");
+        .unwrap_or(0.0)
 }
