@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use memtrace::attribution::{Basis, InfoFlow, OpRole, RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
+use memtrace::memsys::bench::{generate, BenchFormat, BenchOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::System;
 use memtrace::model::{ErrorType, Trace};
@@ -56,6 +56,37 @@ fn naiverag_roles_from_structure() {
     assert_eq!(roles["memory_system.retrieve"].0, OpRole::Retrieval);
     assert_eq!(roles["question-answering"].0, OpRole::Response);
     assert_eq!(roles["llm-judge"].0, OpRole::Judge);
+}
+
+/// NaiveRAG as OTLP, judged by an LLM span (the e2e roles test's files): the answer copies
+/// retrieved chunks, so a later answer's prompt holds an earlier prediction. Reading it does
+/// not make the later answer a judge.
+#[test]
+fn naiverag_otlp_answers_stay_responses() {
+    let dir = common::locomo_dir();
+    let convs = common::conversations(&dir);
+    let opts = BenchOptions {
+        per_type: 2,
+        seed: 3,
+        system: System::NaiveRag,
+        format: BenchFormat::Otlp,
+        ..BenchOptions::default()
+    };
+    let report =
+        futures_executor::block_on(generate(&SimulatedLlm, &convs[..1], &opts)).expect("generate");
+    assert!(report.files.len() >= 2, "{} files", report.files.len());
+    for f in &report.files {
+        let t = load(&f.bytes, LoadOptions::default()).unwrap().trace;
+        let roles = by_name(&t, &RoleConfig::default());
+        println!("{}: {roles:?}", f.name);
+        assert_eq!(
+            roles["question_answering"].0,
+            OpRole::Response,
+            "{}",
+            f.name
+        );
+        assert_eq!(roles["llm_judge"].0, OpRole::Judge, "{}", f.name);
+    }
 }
 
 #[test]

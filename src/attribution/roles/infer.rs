@@ -72,6 +72,20 @@ fn anchors(t: &Trace) -> Anchors {
         a.judges
             .extend(case.judge_op.as_deref().and_then(|j| t.op_by_id(j)));
     }
+    // A later answer that reads an earlier prediction (a copy of the same memories in its
+    // prompt) answers another question; it does not judge this one.
+    let answer_names: BTreeSet<&str> = a
+        .answers
+        .iter()
+        .map(|&o| t.op(o).op_name.as_str())
+        .collect();
+    let named: BTreeSet<OpIx> = t
+        .cases
+        .iter()
+        .filter_map(|c| c.judge_op.as_deref().and_then(|j| t.op_by_id(j)))
+        .collect();
+    a.judges
+        .retain(|&o| named.contains(&o) || !answer_names.contains(t.op(o).op_name.as_str()));
     if a.memory_kinds.is_empty() {
         // No retrieval to learn from: memory is what has several versions.
         a.memory_kinds = t
