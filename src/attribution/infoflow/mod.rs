@@ -88,6 +88,9 @@ struct Finding {
     confidence: f64,
 }
 
+/// Where a memory unit lost the information: when, the op, its role, the versions, why.
+type Loss = (String, OpIx, OpRole, Vec<VarIx>, String);
+
 /// The places of one case's pipeline, found from the graph.
 #[derive(Clone)]
 struct Stage {
@@ -303,6 +306,69 @@ impl InfoFlow {
             }
         }
 
+        // Where a memory unit's visible versions lost the information: the writer of the
+        // version after the last one that held it.
+        let visible_of = |name: &str| -> Vec<VarIx> {
+            t.flow.versions.get(name).map_or_else(Vec::new, |versions| {
+                versions
+                    .iter()
+                    .copied()
+                    .filter(|&v| t.var(v).created_at <= stage.cutoff)
+                    .collect()
+            })
+        };
+        let loss_of = |visible: &[VarIx]| -> Option<Loss> {
+            let last_good = visible.iter().rposition(|&v| carries(v))?;
+            let &next = visible.get(last_good + 1)?;
+            let writer = t.flow.producers[next.get()]
+                .iter()
+                .copied()
+                .find(|&o| Some(o) != stage.retrieval_op && o != stage.answer_op)?;
+            // A raw unit's copy dropped when an extraction handed the information on elsewhere
+            // (a reply, a profile) is not where it was lost: the other path is followed.
+            let handed_on = copies(visible[last_good])
+                && roles.role(writer) == OpRole::Extraction
+                && t.flow.op_produced(writer).any(|w| {
+                    t.var(w).full_name != t.var(next).full_name
+                        && t.var(w).category != "prompt"
+                        && carries(w)
+                });
+            if handed_on {
+                return None;
+            }
+            // A store that applied a model's decision: the decision lost the information.
+            let writer = decider(t, writer, visible[last_good], next).unwrap_or(writer);
+            let role = match roles.role(writer) {
+                _ if is_tombstone(t, next) => OpRole::Deletion,
+                r @ (OpRole::Deletion | OpRole::Extraction) => r,
+                _ => OpRole::Update,
+            };
+            let verb = if role == OpRole::Deletion {
+                "deleted"
+            } else {
+                "overwrote"
+            };
+            let reason = format!(
+                "{} held the information; {} {verb} it as {}, which no longer holds it.{}",
+                t.var(visible[last_good]).full_node_id,
+                t.op(writer).op_name,
+                t.var(next).full_node_id,
+                changed(t, key, [next])
+            );
+            Some((
+                t.op(writer).created_at.clone(),
+                writer,
+                role,
+                vec![visible[last_good], next],
+                reason,
+            ))
+        };
+        let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
+        let identities: BTreeSet<&str> = memory
+            .iter()
+            .map(|&v| t.var(v).full_name.as_str())
+            .collect();
+
         // 1. The answer op had the information.
         let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
         let held = answer_inputs
@@ -323,26 +389,33 @@ impl InfoFlow {
             )
         };
         if let Some(v) = held {
+            // Unless a memory unit the answer read had lost the information before the
+            // question (a profile overwritten): the answer trusted the corrupted memory.
+            let read = |v: VarIx| {
+                let inputs = &t.flow.op_inputs[stage.answer_op.get()];
+                inputs.contains(&v)
+                    || t.flow.consumers[v.get()].iter().any(|&o| {
+                        Some(o) == stage.retrieval_op
+                            && t.flow.op_produced(o).any(|w| inputs.contains(&w))
+                    })
+            };
+            let trusted_loss = identities
+                .iter()
+                .map(|name| visible_of(name))
+                .filter(|vis| vis.last().is_some_and(|&cur| read(cur) && !carries(cur)))
+                .filter_map(|vis| loss_of(&vis))
+                .filter(|l| l.2 != OpRole::Extraction)
+                .min_by(|a, b| a.0.cmp(&b.0));
+            if let Some((_, op, role, path, reason)) = trusted_loss {
+                return Ok(result(op, role, path, reason, 0.75));
+            }
             return Ok(answered_anyway(v, "the answer-bearing information", 0.85));
         }
 
-        let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
-        let identities: BTreeSet<&str> = memory
-            .iter()
-            .map(|&v| t.var(v).full_name.as_str())
-            .collect();
-
         // 2 and 3: follow each memory identity's versions up to the question.
-        let mut losses: Vec<(String, OpIx, OpRole, Vec<VarIx>, String)> = Vec::new();
+        let mut losses: Vec<Loss> = Vec::new();
         for name in identities {
-            let Some(versions) = t.flow.versions.get(name) else {
-                continue;
-            };
-            let visible: Vec<VarIx> = versions
-                .iter()
-                .copied()
-                .filter(|&v| t.var(v).created_at <= stage.cutoff)
-                .collect();
+            let visible = visible_of(name);
             let Some(&current) = visible.last() else {
                 continue;
             };
@@ -373,55 +446,7 @@ impl InfoFlow {
                 );
                 return Ok(result(op, OpRole::Retrieval, vec![current], reason, 0.8));
             }
-            let Some(last_good) = visible.iter().rposition(|&v| carries(v)) else {
-                continue;
-            };
-            let Some(&next) = visible.get(last_good + 1) else {
-                continue;
-            };
-            let writer = t.flow.producers[next.get()]
-                .iter()
-                .copied()
-                .find(|&o| Some(o) != stage.retrieval_op && o != stage.answer_op);
-            let Some(writer) = writer else { continue };
-            // A raw unit's copy dropped when an extraction handed the information on elsewhere
-            // (a reply, a profile) is not where it was lost: the other path is followed.
-            let handed_on = copies(visible[last_good])
-                && roles.role(writer) == OpRole::Extraction
-                && t.flow.op_produced(writer).any(|w| {
-                    t.var(w).full_name != t.var(next).full_name
-                        && t.var(w).category != "prompt"
-                        && carries(w)
-                });
-            if handed_on {
-                continue;
-            }
-            // A store that applied a model's decision: the decision lost the information.
-            let writer = decider(t, writer, visible[last_good], next).unwrap_or(writer);
-            let role = match roles.role(writer) {
-                _ if is_tombstone(t, next) => OpRole::Deletion,
-                r @ (OpRole::Deletion | OpRole::Extraction) => r,
-                _ => OpRole::Update,
-            };
-            let verb = if role == OpRole::Deletion {
-                "deleted"
-            } else {
-                "overwrote"
-            };
-            let reason = format!(
-                "{} held the information; {} {verb} it as {}, which no longer holds it.{}",
-                t.var(visible[last_good]).full_node_id,
-                t.op(writer).op_name,
-                t.var(next).full_node_id,
-                changed(t, key, [next])
-            );
-            losses.push((
-                t.op(writer).created_at.clone(),
-                writer,
-                role,
-                vec![visible[last_good], next],
-                reason,
-            ));
+            losses.extend(loss_of(&visible));
         }
         if let Some((_, op, role, path, reason)) = losses.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
             return Ok(result(op, role, path, reason, 0.8));
