@@ -131,7 +131,9 @@ fn amem_otlp_failures_found_and_attributed() {
 
 // (op-id, type) floors: measured on the held-out seeds 11 + 12 minus 0.02-0.03 (branch `otlp3`:
 // Mem0 0.925 / 0.925, NaiveRAG 0.958 / 0.958, EverMemOS 0.819 / 0.825; tuned on seeds 1-6 only).
-const MEM0: (f64, f64) = (0.90, 0.90);
+// After the "answer read a memory that lost it" rule (seeds 1, 2, 31, 32 tuned): Mem0 0.940,
+// NaiveRAG 0.958 / 0.967, EverMemOS 0.831 / 0.838, A-Mem 0.950.
+const MEM0: (f64, f64) = (0.91, 0.91);
 const NAIVERAG: (f64, f64) = (0.93, 0.93);
 const EVERMEMOS: (f64, f64) = (0.79, 0.80);
 /// A-Mem, never tuned on: 200 cases, op-id 0.945, type 0.945 (measured once).
