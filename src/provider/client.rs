@@ -30,6 +30,8 @@ pub struct CallStats {
     pub max_wait_ms: u64,
     /// Calls that ended in an error.
     pub failures: u64,
+    /// Answered calls whose reply had no token counts (their usage is estimated).
+    pub estimated_calls: u64,
     pub usage: UsageLedger,
 }
 
@@ -269,10 +271,15 @@ impl<T: Transport, S: Sleep> Llm for HttpLlm<T, S> {
                 ),
             };
             let resp = self.send(&http).await?;
-            match self.cfg.api {
+            let mut reply = match self.cfg.api {
                 ApiKind::OpenAi => openai::parse_chat(&resp.body),
                 ApiKind::Anthropic => anthropic::parse_chat(&resp.body, structured),
+            }?;
+            if reply.usage_estimated {
+                reply.estimate_usage(&http.body);
+                self.stats.borrow_mut().estimated_calls += 1;
             }
+            Ok(reply)
         }
         .await;
         self.finish(result.map(|r| {

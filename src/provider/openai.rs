@@ -38,7 +38,7 @@ pub fn build_chat(cfg: &ProviderConfig, req: &ChatRequest) -> HttpRequest {
                    "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": true}}),
         );
     }
-    if let Some(n) = req.max_tokens {
+    if let Some(n) = req.max_tokens.or(cfg.max_tokens) {
         body.insert("max_tokens".into(), json!(n));
     }
     if let Some(t) = req.temperature {
