@@ -104,14 +104,12 @@ impl Toolbox for Ops<'_> {
         tools()
     }
     fn call(&mut self, name: &str, args: &Value) -> Result<ToolOutcome, String> {
-        match name {
-            "final_answer" => validate_verdict(self.0, args).map(ToolOutcome::Final),
-            _ => {
-                let id = args["op_id"].as_str().unwrap_or("");
-                let op = self.0.op_by_id(id).ok_or(format!("no operation {id}"))?;
-                Ok(ToolOutcome::Text(format!("op {}", self.0.op(op).op_name)))
-            }
+        if name == "final_answer" {
+            return validate_verdict(self.0, args).map(ToolOutcome::Final);
         }
+        let id = args["op_id"].as_str().unwrap_or("");
+        let op = self.0.op_by_id(id).ok_or(format!("no operation {id}"))?;
+        Ok(ToolOutcome::Text(format!("op {}", self.0.op(op).op_name)))
     }
 }
 

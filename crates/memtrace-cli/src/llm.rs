@@ -122,8 +122,10 @@ impl ProviderArgs {
         match self.config(key)? {
             None => Ok(CliLlm::Simulated(ScriptedLlm::new(Script::default()))),
             Some(cfg) => Ok(CliLlm::Http(
-                HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
-                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+                Box::new(
+                    HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                ),
                 log,
             )),
         }
@@ -145,7 +147,10 @@ impl ProviderArgs {
 
 /// The provider a command uses; an HTTP one may log its replies (`--replies-out`).
 pub enum CliLlm {
-    Http(HttpLlm<NativeTransport, ThreadSleep>, Option<RefCell<File>>),
+    Http(
+        Box<HttpLlm<NativeTransport, ThreadSleep>>,
+        Option<RefCell<File>>,
+    ),
     Simulated(ScriptedLlm),
 }
 
