@@ -10,7 +10,8 @@ use super::transcript::Step;
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, Trace};
 use crate::provider::{
-    check_tool_call, ChatMessage, ChatRequest, ChatRole, Llm, ToolCall, ToolSpec, Usage,
+    check_tool_call, tool_calls_in_text, ChatMessage, ChatRequest, ChatRole, Llm, ToolCall,
+    ToolSpec, Usage,
 };
 
 pub use crate::text::{DATA_CLOSE, DATA_OPEN};
@@ -89,9 +90,7 @@ pub fn validate_verdict(trace: &Trace, v: &Value) -> Result<Verdict, String> {
 
 /// The first JSON object in a text reply (models wrap JSON in prose or code fences).
 pub fn json_in_text(text: &str) -> Option<Value> {
-    let start = text.find('{')?;
-    let end = text.rfind('}')?;
-    serde_json::from_str(text.get(start..=end)?).ok()
+    crate::provider::text_calls::first_object(text)
 }
 
 /// What a tool call produced.
@@ -122,6 +121,8 @@ pub trait Toolbox {
 pub struct AgentRun {
     pub verdict: Option<Verdict>,
     pub usage: Usage,
+    /// Some reply had no token counts (`usage` is partly estimated).
+    pub usage_estimated: bool,
     pub calls: u32,
     /// Malformed calls answered with an error.
     pub rejected_calls: u32,
@@ -141,6 +142,7 @@ impl AgentRun {
             input_tokens: self.usage.input_tokens,
             output_tokens: self.usage.output_tokens,
             wall_ms: 0,
+            tokens_estimated: self.usage_estimated,
         }
     }
 }
@@ -186,11 +188,17 @@ pub fn compress_history(messages: &mut Vec<ChatMessage>, keep_recent: usize) -> 
         for c in &m.tool_calls {
             lines.push(format!("- called {}({})", c.name, short(&c.arguments, 160)));
         }
+        let first = m.content.lines().next().unwrap_or("");
         if m.role == ChatRole::Tool {
-            let first = m.content.lines().next().unwrap_or("");
             lines.push(format!("  → {}", short(first, 200)));
         } else if m.role == ChatRole::User && m.content.starts_with("Summary of earlier") {
             lines.push(m.content.clone());
+        } else if m.role == ChatRole::User && m.content.starts_with("Result of ") {
+            // The results of calls made in text (see attribute_with_agent): first result line.
+            let result = m.content.lines().nth(1).unwrap_or("");
+            lines.push(format!("  → {}", short(result, 200)));
+        } else if m.role == ChatRole::Assistant && m.tool_calls.is_empty() {
+            lines.push(format!("- wrote {}", short(m.content.trim(), 160)));
         }
     }
     messages.insert(2, ChatMessage::text(ChatRole::User, lines.join("\n")));
@@ -257,6 +265,40 @@ pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
             .map_err(AttributionError::provider(case_id, method))?;
         run.calls += 1;
         run.usage += reply.usage;
+        run.usage_estimated |= reply.usage_estimated;
+        // A server without native tool calls gets them back in text: the calls the model wrote
+        // as JSON are run, and their results sent as a user message (its template may refuse
+        // the `tool` role).
+        let text_calls = if reply.tool_calls.is_empty() {
+            tool_calls_in_text(&reply.content, &tools)
+        } else {
+            Vec::new()
+        };
+        if !text_calls.is_empty() {
+            req.messages.push(ChatMessage::text(
+                ChatRole::Assistant,
+                reply.content.clone(),
+            ));
+            let mut results = Vec::new();
+            let mut done = None;
+            for call in &text_calls {
+                let text = dispatch(toolbox, &tools, call, &mut run, &mut done);
+                run.transcript.push(Step::new(
+                    trace,
+                    run.calls,
+                    &call.name,
+                    &call.arguments,
+                    &text,
+                ));
+                results.push(format!("Result of {}:\n{text}", call.name));
+            }
+            if let Some(v) = done {
+                break v;
+            }
+            req.messages
+                .push(ChatMessage::text(ChatRole::User, results.join("\n\n")));
+            continue;
+        }
         if reply.tool_calls.is_empty() {
             // A text answer: accept a valid verdict in it, else remind the model of the tools.
             let nudge = match json_in_text(&reply.content).map(|v| toolbox_final(toolbox, &v)) {
@@ -272,9 +314,7 @@ pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
                     break v;
                 }
                 Some(Err(e)) => e,
-                None => "error: answer by calling a tool; finish with the final-answer tool \
-                         ({error_type, op_id, reason})"
-                    .to_owned(),
+                None => tool_nudge(&tools),
             };
             run.transcript.push(Step::new(
                 trace,
@@ -313,6 +353,18 @@ pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
         attribution_of(trace, case_id, method, verdict, run.cost()),
         run,
     ))
+}
+
+/// What a model that answered in text without a call is told: the tools, and how to call one
+/// in text when it has no native tool calls.
+fn tool_nudge(tools: &[ToolSpec]) -> String {
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    format!(
+        "error: answer by calling a tool ({}); finish with the final-answer tool \
+         ({{error_type, op_id, reason}}). Without native tool calls, reply with one JSON object \
+         {{\"name\": \"<tool>\", \"arguments\": {{…}}}}.",
+        names.join(", ")
+    )
 }
 
 /// Validates a verdict found in a text reply through the toolbox's final tool, if any.

@@ -101,6 +101,7 @@ impl<L: Llm> Asker<'_, L> {
                 .map_err(AttributionError::provider(case_id, purpose))?;
             run.calls += 1;
             run.usage += reply.usage;
+            run.usage_estimated |= reply.usage_estimated;
             let parsed = json_in_text(&reply.content)
                 .ok_or_else(|| {
                     "error: the reply holds no JSON object; answer with one JSON object".to_owned()

@@ -313,6 +313,7 @@ mod tests {
                     input_tokens: t,
                     output_tokens: 1,
                     wall_ms: 0,
+                    tokens_estimated: false,
                 },
                 method: "m".into(),
             }),

@@ -42,6 +42,9 @@ pub struct Cost {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub wall_ms: u64,
+    /// Some reply had no token counts: the tokens are partly estimated (4 characters a token).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tokens_estimated: bool,
 }
 
 /// The verdict on one failed case.

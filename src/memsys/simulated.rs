@@ -110,6 +110,7 @@ impl SimulatedLlm {
             tool_calls: Vec::new(),
             usage,
             model: MODEL.to_owned(),
+            usage_estimated: false,
         })
     }
 }

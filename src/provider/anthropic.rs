@@ -21,7 +21,10 @@ pub fn build_chat(cfg: &ProviderConfig, req: &ChatRequest) -> HttpRequest {
     body.insert("model".into(), json!(cfg.model));
     body.insert(
         "max_tokens".into(),
-        json!(req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        json!(req
+            .max_tokens
+            .or(cfg.max_tokens)
+            .unwrap_or(DEFAULT_MAX_TOKENS)),
     );
     let system: Vec<&str> = req
         .messages

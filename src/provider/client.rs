@@ -2,7 +2,7 @@
 //! through the caller's [`Transport`], retries what is worth retrying (waiting through the
 //! caller's [`Sleep`]), parses the reply and keeps count of attempts, retries and tokens.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::config::{ApiKind, ProviderConfig};
 use super::cost::UsageLedger;
@@ -30,6 +30,8 @@ pub struct CallStats {
     pub max_wait_ms: u64,
     /// Calls that ended in an error.
     pub failures: u64,
+    /// Answered calls whose reply had no token counts (their usage is estimated).
+    pub estimated_calls: u64,
     pub usage: UsageLedger,
 }
 
@@ -41,6 +43,8 @@ pub struct HttpLlm<T, S> {
     cancel: CancelToken,
     rng: RefCell<SplitMix64>,
     stats: RefCell<CallStats>,
+    /// The server refused `response_format: json_schema`: send schemas as `json_object`.
+    json_object: Cell<bool>,
 }
 
 impl<T: Transport, S: Sleep> HttpLlm<T, S> {
@@ -58,6 +62,7 @@ impl<T: Transport, S: Sleep> HttpLlm<T, S> {
             cancel: CancelToken::new(),
             rng,
             stats: RefCell::default(),
+            json_object: Cell::new(false),
         })
     }
 
@@ -261,18 +266,41 @@ impl<T: Transport, S: Sleep> Llm for HttpLlm<T, S> {
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError> {
         self.stats.borrow_mut().calls += 1;
         let result = async {
-            let (http, structured) = match self.cfg.api {
-                ApiKind::OpenAi => (openai::build_chat(&self.cfg, req), false),
+            let (mut http, structured) = match self.cfg.api {
+                ApiKind::OpenAi => (
+                    openai::build_chat_with(&self.cfg, req, self.json_object.get()),
+                    false,
+                ),
                 ApiKind::Anthropic => (
                     anthropic::build_chat(&self.cfg, req),
                     req.json_schema.is_some(),
                 ),
             };
-            let resp = self.send(&http).await?;
-            match self.cfg.api {
+            let resp = match self.send(&http).await {
+                // A server that refuses the `json_schema` form (its error names
+                // `response_format`) is asked again, and from now on, with `json_object`.
+                Err(ProviderError::Http { status, message })
+                    if self.cfg.api == ApiKind::OpenAi
+                        && req.json_schema.is_some()
+                        && !self.json_object.get()
+                        && (400..600).contains(&status)
+                        && message.contains("response_format") =>
+                {
+                    self.json_object.set(true);
+                    http = openai::build_chat_with(&self.cfg, req, true);
+                    self.send(&http).await?
+                }
+                other => other?,
+            };
+            let mut reply = match self.cfg.api {
                 ApiKind::OpenAi => openai::parse_chat(&resp.body),
                 ApiKind::Anthropic => anthropic::parse_chat(&resp.body, structured),
+            }?;
+            if reply.usage_estimated {
+                reply.estimate_usage(&http.body);
+                self.stats.borrow_mut().estimated_calls += 1;
             }
+            Ok(reply)
         }
         .await;
         self.finish(result.map(|r| {

@@ -276,3 +276,42 @@ fn batch_survives_thirty_percent_faults() {
         s.attempts, s.retries
     );
 }
+
+#[test]
+fn a_server_refusing_json_schema_gets_json_object_from_then_on() {
+    // llama-cpp-python's reply to `response_format: json_schema` (HTTP 500, its words).
+    let refused = r#"{"error": {"message": "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}"}}"#;
+    let fake = Fake {
+        queue: RefCell::default(),
+        on_empty: Box::new(move |req, _| {
+            let body: Value = serde_json::from_str(&req.body).unwrap();
+            match body["response_format"]["type"].as_str() {
+                Some("json_schema") => resp(500, refused, &[]),
+                _ => resp(200, &openai_text("{\"ok\": true}"), &[]),
+            }
+        }),
+        seen: RefCell::default(),
+    };
+    let mut c = cfg(ApiKind::OpenAi);
+    c.retry.max_retries = 0;
+    let llm = HttpLlm::new(c, fake, RecordingSleep::default()).unwrap();
+    let mut req = user("give JSON");
+    req.json_schema = Some(json!({"type": "object"}));
+    for _ in 0..2 {
+        let r = futures_executor::block_on(llm.chat(&req)).unwrap();
+        assert_eq!(r.content, "{\"ok\": true}");
+    }
+    let kinds: Vec<String> = llm
+        .transport()
+        .seen
+        .borrow()
+        .iter()
+        .map(|h| {
+            let body: Value = serde_json::from_str(&h.body).unwrap();
+            body["response_format"]["type"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["json_schema", "json_object", "json_object"]);
+    let body: Value = serde_json::from_str(&llm.transport().seen.borrow()[1].body).unwrap();
+    assert_eq!(body["response_format"]["schema"], json!({"type": "object"}));
+}

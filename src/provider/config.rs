@@ -62,6 +62,9 @@ pub struct ProviderConfig {
     /// Per attempt.
     pub timeout_ms: u64,
     pub retry: RetryPolicy,
+    /// Output tokens asked for at most when a request sets no limit of its own (a small local
+    /// model may otherwise write until its context is full).
+    pub max_tokens: Option<u32>,
 }
 
 impl ProviderConfig {
@@ -74,6 +77,7 @@ impl ProviderConfig {
             api_key,
             timeout_ms: 60_000,
             retry: RetryPolicy::default(),
+            max_tokens: None,
         }
     }
 

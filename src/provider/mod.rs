@@ -22,6 +22,7 @@ pub mod http;
 pub mod openai;
 pub mod retry;
 pub mod scripted;
+pub mod text_calls;
 pub mod tools;
 
 pub use batch::{chat_batch, run_bounded};
@@ -34,6 +35,7 @@ pub use http::{
 };
 pub use retry::RetryPolicy;
 pub use scripted::{Script, ScriptedLlm};
+pub use text_calls::tool_calls_in_text;
 pub use tools::{check_tool_call, run_tool_loop, ToolLoop};
 
 /// Who said a message.
@@ -143,11 +145,15 @@ pub struct ChatResponse {
     /// The model that answered, as the provider reported it.
     #[serde(default)]
     pub model: String,
+    /// The reply carried no token counts: `usage` is an estimate (4 characters a token).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub usage_estimated: bool,
 }
 
 impl ChatResponse {
     /// A parsed wire reply: `content` and `tool_calls` as the dialect read them, usage from the
-    /// counters at JSON pointers `input` and `output` (0 when absent), and the reported model.
+    /// counters at JSON pointers `input` and `output` (0 when absent; both absent marks the
+    /// usage for estimating, see [`ChatResponse::estimate_usage`]), and the reported model.
     pub(crate) fn from_wire(
         v: &serde_json::Value,
         content: String,
@@ -167,7 +173,27 @@ impl ChatResponse {
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or_default()
                 .to_owned(),
+            usage_estimated: count(input).is_none() && count(output).is_none(),
         }
+    }
+
+    /// When the server sent no token counts, estimates them (4 characters a token) from the
+    /// request body sent and this reply's text and tool calls; marked by `usage_estimated`.
+    pub fn estimate_usage(&mut self, request_body: &str) {
+        if !self.usage_estimated {
+            return;
+        }
+        let out: usize = self.content.chars().count()
+            + self
+                .tool_calls
+                .iter()
+                .map(|c| c.name.len() + c.arguments.chars().count())
+                .sum::<usize>();
+        let tokens = |chars: usize| u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX);
+        self.usage = Usage {
+            input_tokens: tokens(request_body.chars().count()),
+            output_tokens: tokens(out),
+        };
     }
 }
 

@@ -13,6 +13,13 @@ pub const SCHEMA_NAME: &str = "response";
 
 /// Builds the HTTP request for `POST {base}/chat/completions`.
 pub fn build_chat(cfg: &ProviderConfig, req: &ChatRequest) -> HttpRequest {
+    build_chat_with(cfg, req, false)
+}
+
+/// As [`build_chat`]; with `json_object`, a structured-output schema is sent as
+/// `{"type": "json_object", "schema": …}`, the form of servers that refuse `json_schema`
+/// (llama-cpp-python).
+pub fn build_chat_with(cfg: &ProviderConfig, req: &ChatRequest, json_object: bool) -> HttpRequest {
     let mut body = Map::new();
     body.insert("model".into(), json!(cfg.model));
     body.insert(
@@ -32,13 +39,15 @@ pub fn build_chat(cfg: &ProviderConfig, req: &ChatRequest) -> HttpRequest {
         body.insert("tool_choice".into(), json!("auto"));
     }
     if let Some(schema) = &req.json_schema {
-        body.insert(
-            "response_format".into(),
+        let format = if json_object {
+            json!({"type": "json_object", "schema": schema})
+        } else {
             json!({"type": "json_schema",
-                   "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": true}}),
-        );
+                   "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": true}})
+        };
+        body.insert("response_format".into(), format);
     }
-    if let Some(n) = req.max_tokens {
+    if let Some(n) = req.max_tokens.or(cfg.max_tokens) {
         body.insert("max_tokens".into(), json!(n));
     }
     if let Some(t) = req.temperature {

@@ -147,6 +147,7 @@ impl Llm for ScriptedLlm {
                 output_tokens,
             },
             model: "scripted".to_owned(),
+            usage_estimated: false,
         })
     }
 }

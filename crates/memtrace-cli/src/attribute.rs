@@ -143,7 +143,7 @@ impl Runner {
                         CliLlm::Simulated(_) => {
                             check_with(&SimulatedLlm, trace, roles, case, &a.op_id).await
                         }
-                        llm @ CliLlm::Http(_) => {
+                        llm @ CliLlm::Http(..) => {
                             check_with(llm, trace, roles, case, &a.op_id).await
                         }
                     }
@@ -176,6 +176,10 @@ pub struct Args {
     /// Check each verdict by counterfactual replay (verified / refuted / not replayable).
     #[arg(long)]
     verify: bool,
+    /// Write the provider's call statistics (calls, retries, tokens, estimated replies) as JSON
+    /// here; they are printed on stderr whenever an LLM was called.
+    #[arg(long, value_name = "FILE")]
+    stats_out: Option<PathBuf>,
     #[command(flatten)]
     method: MethodArgs,
     #[command(flatten)]
@@ -202,6 +206,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args,
             &runner.attribute(&input.trace, &input.roles, &cases, args.verify),
         )?;
+    }
+    if runner.llm.stats().calls > 0 || args.stats_out.is_some() {
+        let prices = args.method.provider.price_table()?;
+        memtrace_cli::llm::report_stats(&runner.llm, &prices, args.stats_out.as_deref())?;
     }
     if let (Some(q), false) = (&args.case, matched) {
         bail!(
@@ -238,8 +246,16 @@ fn print_results(args: &Args, results: &[CaseResult]) -> anyhow::Result<()> {
                 println!("  reason    {}", a.reason);
                 println!("  confidence {:.2}", a.confidence);
                 println!(
-                    "  cost      {} LLM calls, {} input / {} output tokens, {} ms",
-                    a.cost.llm_calls, a.cost.input_tokens, a.cost.output_tokens, a.cost.wall_ms
+                    "  cost      {} LLM calls, {} input / {} output tokens{}, {} ms",
+                    a.cost.llm_calls,
+                    a.cost.input_tokens,
+                    a.cost.output_tokens,
+                    if a.cost.tokens_estimated {
+                        " (estimated: the server sent no usage)"
+                    } else {
+                        ""
+                    },
+                    a.cost.wall_ms
                 );
                 if let Some(ann) = &case.annotation {
                     let agree = if ann.op_id == a.op_id && ann.error_type == a.error_type {
@@ -250,7 +266,7 @@ fn print_results(args: &Args, results: &[CaseResult]) -> anyhow::Result<()> {
                     println!("  annotation {} at {} — {agree}", ann.error_type, ann.op_id);
                 }
             }
-            Err(e) => println!("  not attributed: {e}"),
+            Err(e) => println!("  no verdict: {e}"),
         }
     }
     Ok(())

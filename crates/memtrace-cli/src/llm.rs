@@ -3,6 +3,9 @@
 //! The API key comes only from the environment variable `MEMTRACE_API_KEY` (never a flag, so
 //! it stays out of shell history) and is sent only to `--base-url`.
 
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
@@ -59,6 +62,14 @@ pub struct ProviderArgs {
     /// A JSON price table `{model: {input_usd_per_mtok, output_usd_per_mtok}}`; default: built in.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
+    /// Output tokens per reply at most, for requests that set no limit (a small local model may
+    /// otherwise write until its context is full).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// Append every reply as one JSON line to FILE (purpose, the request's last message, the
+    /// raw text and tool calls, usage): the raw steps of a run, answered or not.
+    #[arg(long, value_name = "FILE")]
+    pub replies_out: Option<PathBuf>,
 }
 
 impl ProviderArgs {
@@ -83,6 +94,7 @@ impl ProviderArgs {
         cfg.timeout_ms = self.timeout_ms;
         cfg.retry.max_retries = self.max_retries;
         cfg.retry.base_delay_ms = self.retry_base_ms;
+        cfg.max_tokens = self.max_tokens;
         cfg.validate()
             .map_err(|e| anyhow::anyhow!("{e} (see --base-url / --model)"))?;
         Ok(Some(cfg))
@@ -97,11 +109,24 @@ impl ProviderArgs {
             .ok()
             .filter(|k| !k.trim().is_empty())
             .map(ApiKey::new);
+        let log = match &self.replies_out {
+            Some(path) => Some(RefCell::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .with_context(|| format!("cannot open {}", path.display()))?,
+            )),
+            None => None,
+        };
         match self.config(key)? {
             None => Ok(CliLlm::Simulated(ScriptedLlm::new(Script::default()))),
             Some(cfg) => Ok(CliLlm::Http(
-                HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
-                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+                Box::new(
+                    HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                ),
+                log,
             )),
         }
     }
@@ -120,9 +145,12 @@ impl ProviderArgs {
     }
 }
 
-/// The provider a command uses.
+/// The provider a command uses; an HTTP one may log its replies (`--replies-out`).
 pub enum CliLlm {
-    Http(HttpLlm<NativeTransport, ThreadSleep>),
+    Http(
+        Box<HttpLlm<NativeTransport, ThreadSleep>>,
+        Option<RefCell<File>>,
+    ),
     Simulated(ScriptedLlm),
 }
 
@@ -130,7 +158,7 @@ impl CliLlm {
     /// Calls, attempts, retries, waits and tokens so far (zero for the simulated provider).
     pub fn stats(&self) -> CallStats {
         match self {
-            Self::Http(h) => h.stats(),
+            Self::Http(h, _) => h.stats(),
             Self::Simulated(_) => CallStats::default(),
         }
     }
@@ -139,10 +167,81 @@ impl CliLlm {
 impl Llm for CliLlm {
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError> {
         match self {
-            Self::Http(h) => h.chat(req).await,
+            Self::Http(h, log) => {
+                let result = h.chat(req).await;
+                if let Some(log) = log {
+                    log_reply(&mut log.borrow_mut(), req, &result);
+                }
+                result
+            }
             Self::Simulated(s) => s.chat(req).await,
         }
     }
+}
+
+/// One JSON line per reply; a failed write is reported once per line on stderr, never fatal.
+fn log_reply(file: &mut File, req: &ChatRequest, result: &Result<ChatResponse, ProviderError>) {
+    let last = req.messages.last().map_or("", |m| m.content.as_str());
+    let asked: String = last.chars().take(400).collect();
+    let line = match result {
+        Ok(r) => json!({
+            "purpose": req.purpose, "messages": req.messages.len(), "asked": asked,
+            "content": r.content, "tool_calls": r.tool_calls, "usage": r.usage,
+            "usage_estimated": r.usage_estimated, "model": r.model,
+        }),
+        Err(e) => json!({
+            "purpose": req.purpose, "messages": req.messages.len(), "asked": asked,
+            "error": e.to_string(),
+        }),
+    };
+    if let Err(e) = writeln!(file, "{line}") {
+        eprintln!("cannot log the reply: {e}");
+    }
+}
+
+/// Prints the provider's call statistics on stderr (tokens marked when estimated) and writes
+/// them as JSON to `path` when given.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn report_stats(
+    llm: &CliLlm,
+    prices: &PriceTable,
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    let stats = llm.stats();
+    let (cost_usd, unpriced) = stats.usage.cost_usd(prices);
+    let total = stats.usage.total();
+    let estimated = if stats.estimated_calls > 0 {
+        format!(
+            " (estimated for {} of {} replies: no usage sent)",
+            stats.estimated_calls, stats.calls
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "calls {} · attempts {} · retries {} · waited {} ms · tokens in {} out {}{estimated} · cost ${cost_usd:.6}{}",
+        stats.calls,
+        stats.attempts,
+        stats.retries,
+        stats.waited_ms,
+        total.input_tokens,
+        total.output_tokens,
+        if unpriced.is_empty() { String::new() } else { format!(" (no price: {})", unpriced.join(", ")) }
+    );
+    if let Some(path) = path {
+        let out = json!({
+            "calls": stats.calls, "attempts": stats.attempts, "retries": stats.retries,
+            "waited_ms": stats.waited_ms, "failures": stats.failures,
+            "estimated_calls": stats.estimated_calls,
+            "input_tokens": total.input_tokens, "output_tokens": total.output_tokens,
+            "usage_by_model": stats.usage.by_model, "cost_usd": cost_usd, "unpriced": unpriced,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&out)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `memtrace llm-ping`: sends prompts and prints the replies (a check of the provider settings).
@@ -184,28 +283,7 @@ pub fn ping(args: &PingArgs) -> anyhow::Result<()> {
         .collect();
     let replies =
         futures_executor::block_on(chat_batch(&llm, &requests, args.provider.concurrency));
-    let stats = llm.stats();
-    let (cost_usd, unpriced) = stats.usage.cost_usd(&prices);
-    let total = stats.usage.total();
-    eprintln!(
-        "calls {} · attempts {} · retries {} · waited {} ms · tokens in {} out {} · cost ${cost_usd:.6}{}",
-        stats.calls,
-        stats.attempts,
-        stats.retries,
-        stats.waited_ms,
-        total.input_tokens,
-        total.output_tokens,
-        if unpriced.is_empty() { String::new() } else { format!(" (no price: {})", unpriced.join(", ")) }
-    );
-    if let Some(path) = &args.stats_out {
-        let out = json!({
-            "calls": stats.calls, "attempts": stats.attempts, "retries": stats.retries,
-            "waited_ms": stats.waited_ms, "failures": stats.failures,
-            "usage_by_model": stats.usage.by_model, "cost_usd": cost_usd, "unpriced": unpriced,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&out)?)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+    report_stats(&llm, &prices, args.stats_out.as_deref())?;
     let mut first_error = None;
     for (i, r) in replies.into_iter().enumerate() {
         match r {

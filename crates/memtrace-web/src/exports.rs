@@ -31,7 +31,7 @@ fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Result<Attribution, Str
             llm_calls: c.llm_calls,
             input_tokens: c.input_tokens,
             output_tokens: c.output_tokens,
-            wall_ms: 0,
+            ..Cost::default()
         }),
         method: v.method.clone(),
     })

@@ -28,6 +28,11 @@ pub struct ProviderSettings {
     pub remember_key: bool,
     /// Per attempt.
     pub timeout_ms: u64,
+    /// LLM calls per case at most (the agents' step cap).
+    pub max_calls: usize,
+    /// Output tokens per reply at most (0: the provider's default); small local models may
+    /// otherwise write until their context is full.
+    pub max_tokens: u32,
 }
 
 impl Default for ProviderSettings {
@@ -40,6 +45,8 @@ impl Default for ProviderSettings {
             output_usd_per_mtok: 0.60,
             remember_key: false,
             timeout_ms: 60_000,
+            max_calls: 40,
+            max_tokens: 0,
         }
     }
 }
@@ -63,6 +70,7 @@ impl ProviderSettings {
         self.base_url.trim().clone_into(&mut cfg.base_url);
         cfg.timeout_ms = self.timeout_ms.max(1_000);
         cfg.retry = RetryPolicy::default();
+        cfg.max_tokens = (self.max_tokens > 0).then_some(self.max_tokens);
         cfg.validate()
             .map_err(|m| format!("provider settings: {m}. Fix it in the provider settings."))?;
         if !csp_allows(&cfg.base_url) {

@@ -261,11 +261,11 @@ pub fn run_panel(props: &Props) -> Html {
             </div>
             if !state.failed.is_empty() {
                 <div id="run-failed" class="error" role="alert">
-                    <p>{ format!("{} case(s) failed after the provider's retries:", state.failed.len()) }
+                    <p>{ format!("{} case(s) ended with no verdict:", state.failed.len()) }
                         {" "}<button id="retry-failed" class="button" disabled={state.running} onclick={retry_failed}>{"retry failed"}</button></p>
                     <ul>
                         { for state.failed.iter().map(|(q, e)| html! {
-                            <li class="failed-case" data-query={q.clone()}><code>{ q.clone() }</code>{ format!(": {e}") }</li>
+                            <li class="failed-case" data-query={q.clone()}><code>{ q.clone() }</code>{ format!(": no verdict: {e}") }</li>
                         }) }
                     </ul>
                 </div>

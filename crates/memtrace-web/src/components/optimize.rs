@@ -130,7 +130,7 @@ impl<L: Llm> Llm for Metered<'_, L> {
 /// Who runs the memory system.
 enum System {
     Simulated,
-    Provider(HttpLlm<FetchTransport, TimerSleep>),
+    Provider(Box<HttpLlm<FetchTransport, TimerSleep>>),
 }
 
 impl Llm for System {
@@ -157,7 +157,7 @@ async fn run_loop(
     };
     let system = if saved.setup.system_provider {
         match runner::provider(&provider, key, &stopper) {
-            Ok(p) => System::Provider(p),
+            Ok(p) => System::Provider(Box::new(p)),
             Err(m) => return dispatch.dispatch(Msg::Ended(Some(format!("memory system: {m}")))),
         }
     } else {

@@ -87,6 +87,18 @@ pub fn provider_form(props: &Props) -> Html {
             .parse::<u64>()
             .map_or(s.timeout_ms, |secs| secs.clamp(1, 600) * 1000);
     });
+    let on_max_calls = edit(|s, e| {
+        s.max_calls = input_value(&e)
+            .trim()
+            .parse::<usize>()
+            .map_or(s.max_calls, |n| n.clamp(1, 200));
+    });
+    let on_max_tokens = edit(|s, e| {
+        s.max_tokens = input_value(&e)
+            .trim()
+            .parse::<u32>()
+            .map_or(s.max_tokens, |n| n.min(100_000));
+    });
     let on_remember = {
         let (s, on_change, status) = (s.clone(), props.on_change.clone(), status.clone());
         Callback::from(move |e: Event| {
@@ -168,6 +180,12 @@ pub fn provider_form(props: &Props) -> Html {
                 </label>
                 <label>{"timeout (s) "}
                     <input id="provider-timeout" type="number" min="1" step="1" value={(s.timeout_ms / 1000).to_string()} onchange={on_timeout} />
+                </label>
+                <label title="the agents' step cap: a case with no answer by then ends with no verdict">{"max calls / case "}
+                    <input id="provider-max-calls" type="number" min="1" step="1" value={s.max_calls.to_string()} onchange={on_max_calls} />
+                </label>
+                <label title="0: the provider's default; a small local model may otherwise write until its context is full">{"max output tokens "}
+                    <input id="provider-max-tokens" type="number" min="0" step="1" value={s.max_tokens.to_string()} onchange={on_max_tokens} />
                 </label>
                 <label class="remember" title="off: the key is kept for this tab only (sessionStorage)">
                     <input id="remember-key" type="checkbox" checked={s.remember_key} onchange={on_remember} />

@@ -8,7 +8,9 @@ use std::rc::Rc;
 
 use memtrace::attribution::counterfactual::{self, Check};
 use memtrace::attribution::transcript::{reply_steps, Step};
-use memtrace::attribution::{attribute_case_with, Method, MethodSettings, RoleConfig, Roles};
+use memtrace::attribution::{
+    attribute_case_with, AttributionError, Method, MethodSettings, RoleConfig, Roles,
+};
 use memtrace::provider::{
     ApiKey, CancelToken, ChatMessage, ChatRequest, ChatResponse, ChatRole, HttpLlm, Llm,
     ProviderError, RetryPolicy, ToolCall, Usage,
@@ -195,10 +197,13 @@ pub async fn run_cases(
         }
     };
     let inferred = Roles::infer(&trace, &roles);
-    let methods = MethodSettings {
+    let mut methods = MethodSettings {
         roles,
         ..MethodSettings::default()
     };
+    for limits in [&mut methods.graphtrace.limits, &mut methods.obstrace.limits] {
+        limits.max_iterations = settings.max_calls.max(1);
+    }
     for i in cases {
         let Some(case) = trace.cases.get(i) else {
             continue;
@@ -221,7 +226,9 @@ pub async fn run_cases(
                 }
                 Err(e) => {
                     last = e.to_string();
-                    if e.is_permanent() {
+                    // A run that ended without a valid answer (the step cap, replies that stayed
+                    // malformed) is the model's answer: running it again would only pay twice.
+                    if e.is_permanent() || matches!(e, AttributionError::Unresolvable { .. }) {
                         break;
                     }
                 }
