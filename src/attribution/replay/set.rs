@@ -25,6 +25,7 @@ use super::layout::{
 use super::{parse_events, rebuild, top_k, Stores};
 use crate::attribution::counterfactual::{answer_and_judge, rerun_answer};
 use crate::attribution::roles::{OpRole, Roles};
+use crate::memsys::fault::holds;
 use crate::memsys::prompts::{build_context, delete_request, strip_code_block, update_request};
 use crate::memsys::store::Store;
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
@@ -60,9 +61,10 @@ pub struct SetReplay {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisiveSet {
     pub outcome: SetOutcome,
-    /// The op ids of the set, in pipeline order (empty unless found or at the budget).
+    /// The op ids of the set, in candidate order (empty unless found or at the budget).
     pub ops: Vec<String>,
-    /// The candidates ddmin searched, in pipeline order.
+    /// The candidates ddmin searched: the writers of units that held the gold answer first,
+    /// then the rest, each group in pipeline order.
     pub candidates: Vec<String>,
     /// Every replay, in the order run.
     pub replays: Vec<SetReplay>,
@@ -237,6 +239,18 @@ async fn scan<L: Llm>(
     Ok((cands, kept))
 }
 
+/// Ids of the memory units one version of which held a gold answer.
+fn gold_units(trace: &Trace, case: &FailureCase) -> BTreeSet<String> {
+    (0..trace.vars.len())
+        .filter_map(|i| unit_version(trace, VarIx(i as u32)))
+        .filter(|(_, text, _)| {
+            text.as_deref()
+                .is_some_and(|t| case.golden_answers.iter().any(|g| holds(t, g)))
+        })
+        .map(|(id, _, _)| id)
+        .collect()
+}
+
 fn nearest(st: &Store, question: &str, k: usize) -> Vec<String> {
     st.nearest(question, k)
         .into_iter()
@@ -319,7 +333,18 @@ pub async fn decisive_set<L: Llm>(
         ));
     };
     let mut usage = Usage::default();
-    let (cands, kept) = scan(llm, trace, &lay, case, &mut usage).await?;
+    let (mut cands, kept) = scan(llm, trace, &lay, case, &mut usage).await?;
+    // The ops that wrote a unit some version of which held the gold answer go first: ddmin
+    // tries the first half first, so a set among them is found before an equally rescuing
+    // one elsewhere.
+    let gold = gold_units(trace, case);
+    cands.sort_by_key(|&o| {
+        !trace
+            .flow
+            .op_produced(o)
+            .filter_map(|v| unit_version(trace, v))
+            .any(|(id, _, _)| gold.contains(&id))
+    });
     let id = |o: &OpIx| trace.op(*o).op_id.clone();
     let mut out = DecisiveSet::none(SetOutcome::NotRescued, "");
     out.candidates = cands.iter().map(id).collect();
