@@ -126,20 +126,7 @@ pub async fn check_with<L: Llm>(
     };
     let key = evidence_key(trace, case);
     let query = trace.var_by_id(&case.query_id);
-    let inputs = trace
-        .flow
-        .op_inputs
-        .get(answer.get())
-        .cloned()
-        .unwrap_or_default();
-    let (prompts, context): (Vec<VarIx>, Vec<VarIx>) = inputs
-        .into_iter()
-        .filter(|&v| Some(v) != query)
-        .partition(|&v| trace.var(v).category == "prompt");
-    let mut prompts_used = Prompts::default();
-    if let Some(&p) = prompts.first() {
-        prompts_used.question_answering = var_text(trace.var(p));
-    }
+    let (prompts_used, context) = answer_inputs(trace, case, answer);
     let replay = Replay {
         llm,
         trace,
@@ -205,6 +192,49 @@ pub async fn check_with<L: Llm>(
         replayed_answer: Some(replayed),
         usage,
     })
+}
+
+/// The answer op's recorded prompts and context units (its inputs but the question).
+fn answer_inputs(trace: &Trace, case: &FailureCase, answer: OpIx) -> (Prompts, Vec<VarIx>) {
+    let query = trace.var_by_id(&case.query_id);
+    let inputs = trace
+        .flow
+        .op_inputs
+        .get(answer.get())
+        .cloned()
+        .unwrap_or_default();
+    let (prompts, context): (Vec<VarIx>, Vec<VarIx>) = inputs
+        .into_iter()
+        .filter(|&v| Some(v) != query)
+        .partition(|&v| trace.var(v).category == "prompt");
+    let mut prompts_used = Prompts::default();
+    if let Some(&p) = prompts.first() {
+        prompts_used.question_answering = var_text(trace.var(p));
+    }
+    (prompts_used, context)
+}
+
+/// Re-runs the answer step correctly on its recorded inputs: (judged correct, the answer,
+/// usage); `None` when the case has no answer op.
+///
+/// # Errors
+/// The provider's error.
+pub(super) async fn rerun_answer<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    case: &FailureCase,
+) -> Result<Option<(bool, String, Usage)>, ProviderError> {
+    let Some(answer) = answer_op(trace, case) else {
+        return Ok(None);
+    };
+    let (prompts, context) = answer_inputs(trace, case, answer);
+    let replay = Replay {
+        llm,
+        trace,
+        case,
+        prompts: &prompts,
+    };
+    replay.run(&context).await.map(Some)
 }
 
 /// Replays the answer step (and its judge) with given memory units.

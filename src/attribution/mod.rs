@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod baselines;
 pub mod counterfactual;
+pub mod decisive;
 pub mod eval;
 pub mod graphtrace;
 pub mod infoflow;

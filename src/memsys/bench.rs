@@ -21,6 +21,10 @@ use crate::model::ErrorType;
 use crate::provider::Llm;
 use crate::util::rng::SplitMix64;
 
+/// `decisive_set_kind` of a multi-fault annotation: each fault alone breaks the answer, so
+/// repairing any proper subset of the set does not rescue it.
+pub const EACH_BREAKS_ALONE: &str = "each-breaks-alone";
+
 /// Settings of a generation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BenchOptions {
@@ -39,6 +43,10 @@ pub struct BenchOptions {
     pub system: System,
     /// What the files hold.
     pub format: BenchFormat,
+    /// Faults per annotated case: 1, or 2–3 for multi-fault cases (reference memory system,
+    /// smartcomment only; see [`super::bench_multi`]); then `per_type` is the cases wanted
+    /// in all.
+    pub faults: usize,
 }
 
 impl Default for BenchOptions {
@@ -52,6 +60,7 @@ impl Default for BenchOptions {
             source: "memtrace bench gen".into(),
             system: System::Mem0,
             format: BenchFormat::Smartcomment,
+            faults: 1,
         }
     }
 }
@@ -115,10 +124,20 @@ pub fn plan_fault(
         }),
         ErrorType::UpdateError => later
             .get(rng.below(later.len()))
-            .map(|&pair| Fault::Update { pair, answer }),
-        ErrorType::DeletionError => later
-            .get(rng.below(later.len()))
-            .map(|&pair| Fault::Deletion { pair, answer }),
+            .map(|&pair| Fault::Update {
+                pair,
+                answer,
+                unit: None,
+            }),
+        ErrorType::DeletionError => {
+            later
+                .get(rng.below(later.len()))
+                .map(|&pair| Fault::Deletion {
+                    pair,
+                    answer,
+                    unit: None,
+                })
+        }
         ErrorType::RetrievalError => Some(Fault::Retrieval {
             question: q.id.clone(),
             answer,
@@ -131,34 +150,16 @@ pub fn plan_fault(
     }
 }
 
-fn wrong_in(run: &Run, question: &str) -> bool {
+pub(super) fn wrong_in(run: &Run, question: &str) -> bool {
     run.results
         .iter()
         .any(|r| r.question == question && !r.correct)
 }
 
-fn right_in(run: &Run, question: &str) -> bool {
+pub(super) fn right_in(run: &Run, question: &str) -> bool {
     run.results
         .iter()
         .any(|r| r.question == question && r.correct)
-}
-
-fn target(
-    conv: &Conversation,
-    f: &Fault,
-    targets: &BTreeMap<usize, usize>,
-    k: usize,
-) -> Option<String> {
-    targets
-        .get(&k)
-        .and_then(|&qi| conv.questions.get(qi))
-        .map(|q| q.id.clone())
-        .or(match f {
-            Fault::Retrieval { question, .. } | Fault::Response { question, .. } => {
-                Some(question.clone())
-            }
-            _ => None,
-        })
 }
 
 /// Verifies planned faults (`(fault, target question index)`) on `conv` and records the
@@ -208,16 +209,40 @@ pub async fn build_file<L: Llm>(
         }
         kept = survivors;
     }
-    if kept.is_empty() {
+    let groups: Vec<(Vec<Fault>, usize)> = kept.into_iter().map(|(f, qi)| (vec![f], qi)).collect();
+    write_file(llm, conv, prompts, cfg, &groups, questions, name).await
+}
+
+/// Records the file of verified fault groups (`(faults, target question index)`; a group of
+/// several faults is one multi-fault case): the target questions and the `questions` the
+/// faulty run still answers right. Each group's annotation names its first fault's op; a group
+/// of several also lists every fault's op (`decisive_op_ids`, see `docs/multi-fault.md`).
+/// `None` when a group's fault touched no op or another question fails.
+///
+/// # Errors
+/// The provider's error, or [`MemsysError::Input`] if the recorded file does not load or
+/// multi-fault groups are asked for as OTLP.
+pub(super) async fn write_file<L: Llm>(
+    llm: &L,
+    conv: &Conversation,
+    prompts: &Prompts,
+    cfg: &Config,
+    groups: &[(Vec<Fault>, usize)],
+    questions: &[usize],
+    name: &str,
+) -> Result<Option<BenchFile>, MemsysError> {
+    if groups.is_empty() {
         return Ok(None);
     }
-    let faults: Vec<Fault> = kept.iter().map(|(f, _)| f.clone()).collect();
-    let targets: BTreeMap<usize, usize> = kept
-        .iter()
-        .enumerate()
-        .map(|(k, (_, qi))| (k, *qi))
-        .collect();
-    let target_set: BTreeSet<usize> = targets.values().copied().collect();
+    let multi = groups.iter().any(|(g, _)| g.len() > 1);
+    if multi && cfg.record_spans {
+        return Err(MemsysError::Input(
+            "multi-fault cases are written as smartcomment files only; drop --format otlp".into(),
+        ));
+    }
+    let faults: Vec<Fault> = groups.iter().flat_map(|(g, _)| g.iter().cloned()).collect();
+    let target_set: BTreeSet<usize> = groups.iter().map(|(_, qi)| *qi).collect();
+    let off = recorder_for(conv, cfg, false);
     let probe = run(llm, conv, prompts, cfg, &faults, questions, &off).await?;
     let mut final_qs: Vec<usize> = questions
         .iter()
@@ -233,28 +258,38 @@ pub async fn build_file<L: Llm>(
     final_qs.sort_unstable();
     let rec = recorder_for(conv, cfg, true);
     let result = run(llm, conv, prompts, cfg, &faults, &final_qs, &rec).await?;
+    // Per group: its faults' ops (in fault order), its question and result.
     let mut picked = Vec::new();
-    for (k, f) in faults.iter().enumerate() {
-        let (Some(Some(op_id)), Some(qid)) = (result.applied.get(k), target(conv, f, &targets, k))
-        else {
+    let mut sets: Vec<Vec<&str>> = Vec::new();
+    let mut k0 = 0;
+    for (g, qi) in groups {
+        let ops: Vec<&str> = (k0..k0 + g.len())
+            .filter_map(|k| result.applied.get(k).and_then(Option::as_deref))
+            .collect();
+        k0 += g.len();
+        let Some(q) = conv.questions.get(*qi) else {
+            continue;
+        };
+        let (Some(fault), Some(&op_id)) = (g.first(), ops.first()) else {
             continue;
         };
         let Some(r) = result
             .results
             .iter()
-            .find(|r| r.question == qid && !r.correct)
+            .find(|r| r.question == q.id && !r.correct)
         else {
             continue;
         };
-        let Some(q) = conv.questions.get(r.index) else {
+        if ops.len() != g.len() {
             continue;
-        };
+        }
         picked.push(Picked {
-            fault: f,
+            fault,
             op_id,
             question: q,
             result: r,
         });
+        sets.push(ops);
     }
     let failures = result.results.iter().filter(|r| !r.correct).count();
     if failures != picked.len() || picked.is_empty() {
@@ -278,14 +313,22 @@ pub async fn build_file<L: Llm>(
     }
     let annotations: Vec<Value> = picked
         .iter()
-        .map(|p| {
-            annotation(
+        .zip(&sets)
+        .map(|(p, set)| {
+            let mut a = annotation(
                 p.result,
                 &p.question.text,
                 &p.question.answer,
                 p.fault,
                 p.op_id,
-            )
+            );
+            if set.len() > 1 {
+                if let Some(o) = a.as_object_mut() {
+                    o.insert("decisive_op_ids".into(), json!(set));
+                    o.insert("decisive_set_kind".into(), json!(EACH_BREAKS_ALONE));
+                }
+            }
+            a
         })
         .collect();
     let cases = picked
@@ -329,6 +372,9 @@ pub async fn generate<L: Llm>(
     conversations: &[Conversation],
     opts: &BenchOptions,
 ) -> Result<BenchReport, MemsysError> {
+    if opts.faults > 1 {
+        return super::bench_multi::generate(llm, conversations, opts).await;
+    }
     let prompts = Prompts::default();
     let mut rng = SplitMix64::new(opts.seed);
     let mut report = BenchReport::default();

@@ -19,10 +19,23 @@ pub enum Fault {
         garble: bool,
     },
     /// At message pair `pair`, the update decision overwrites every live unit holding
-    /// `answer` with wrong content.
-    Update { pair: usize, answer: String },
-    /// At message pair `pair`, a deletion removes every live unit holding `answer`.
-    Deletion { pair: usize, answer: String },
+    /// `answer` (with `unit`: that live unit, whatever it holds) with wrong content.
+    Update {
+        pair: usize,
+        answer: String,
+        /// Reference memory system only: the id of the one unit to overwrite.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unit: Option<String>,
+    },
+    /// At message pair `pair`, a deletion removes every live unit holding `answer` (with
+    /// `unit`: that live unit).
+    Deletion {
+        pair: usize,
+        answer: String,
+        /// Reference memory system only: the id of the one unit to delete.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unit: Option<String>,
+    },
     /// For question `question` (its id), retrieval leaves out every unit holding `answer`.
     Retrieval { question: String, answer: String },
     /// For question `question`, the answer is wrong although the context is right.
@@ -56,7 +69,7 @@ impl Fault {
     /// `(pair, answer)` of an update fault.
     pub(super) fn update_at(&self) -> Option<(usize, &str)> {
         match self {
-            Fault::Update { pair, answer } => Some((*pair, answer)),
+            Fault::Update { pair, answer, .. } => Some((*pair, answer)),
             _ => None,
         }
     }
@@ -64,7 +77,15 @@ impl Fault {
     /// `(pair, answer)` of a deletion fault.
     pub(super) fn deletion_at(&self) -> Option<(usize, &str)> {
         match self {
-            Fault::Deletion { pair, answer } => Some((*pair, answer)),
+            Fault::Deletion { pair, answer, .. } => Some((*pair, answer)),
+            _ => None,
+        }
+    }
+
+    /// The unit an update or deletion fault is anchored on (reference memory system only).
+    pub fn unit(&self) -> Option<&str> {
+        match self {
+            Fault::Update { unit, .. } | Fault::Deletion { unit, .. } => unit.as_deref(),
             _ => None,
         }
     }

@@ -49,10 +49,21 @@ pub(super) fn force_update<'a>(
     new: &[String],
     answer: &str,
 ) -> bool {
+    force_update_where(events, old, new, answer, |_, before| holds(before, answer))
+}
+
+/// [`force_update`] over the old texts `hit` picks (by position and text).
+pub(super) fn force_update_where<'a>(
+    events: &mut Vec<Value>,
+    old: impl IntoIterator<Item = &'a str>,
+    new: &[String],
+    answer: &str,
+    hit: impl Fn(usize, &str) -> bool,
+) -> bool {
     let wrong = new.iter().find(|x| !holds(x, answer)).cloned();
     let mut forced = false;
     for (local, before) in old.into_iter().enumerate() {
-        if !holds(before, answer) {
+        if !hit(local, before) {
             continue;
         }
         let text = wrong.clone().unwrap_or_else(|| garble(before, answer));
@@ -80,6 +91,25 @@ pub(super) fn force_deletions(
     let mut faulted = Vec::new();
     for &(k, answer) in forced {
         for u in pool.iter().filter(|u| !u.deleted && holds(&u.text, answer)) {
+            if !doomed.iter().any(|d| d.id == u.id) {
+                doomed.push(u.clone());
+            }
+            faulted.push(k);
+        }
+    }
+    faulted
+}
+
+/// Deletion faults anchored on a unit (`(fault index, unit id)`): each live unit of `pool` so
+/// named joins `doomed` (once). Returns the faults' indices that found their unit.
+pub(super) fn force_unit_deletions(
+    anchored: &[(usize, &str)],
+    pool: &[Unit],
+    doomed: &mut Vec<Unit>,
+) -> Vec<usize> {
+    let mut faulted = Vec::new();
+    for &(k, id) in anchored {
+        if let Some(u) = pool.iter().find(|u| !u.deleted && u.id == id) {
             if !doomed.iter().any(|d| d.id == u.id) {
                 doomed.push(u.clone());
             }

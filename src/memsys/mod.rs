@@ -18,6 +18,7 @@
 
 mod amem;
 pub mod bench;
+pub mod bench_multi;
 mod bench_otlp;
 pub mod demo;
 mod evaluate;

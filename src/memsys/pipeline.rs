@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
 use super::fault::{holds, Fault};
-use super::forced::{at_pair, drop_facts, force_deletions, force_update};
+use super::forced::{
+    at_pair, drop_facts, force_deletions, force_unit_deletions, force_update_where,
+};
 use super::locomo::{Conversation, Turn};
 use super::prompts::{self, Prompts};
 use super::record::{
@@ -232,13 +234,18 @@ async fn step<L: Llm>(
         }
     }
     let updates = at_pair(faults, pair, Fault::update_at);
-    for &(_, answer) in &updates {
+    // An update fault's targets: its anchored unit, else every unit holding its answer.
+    let hit = |k: usize, u: &Unit, answer: &str| match faults.get(k).and_then(Fault::unit) {
+        Some(id) => u.id == id,
+        None => holds(&u.text, answer),
+    };
+    for &(k, answer) in &updates {
         let targets = run
             .store
             .units()
             .iter()
             .enumerate()
-            .filter(|(_, u)| !u.deleted && holds(&u.text, answer))
+            .filter(|(_, u)| !u.deleted && hit(k, u, answer))
             .map(|(i, _)| i);
         for i in targets.collect::<Vec<_>>() {
             if !similar.contains(&i) {
@@ -263,7 +270,8 @@ async fn step<L: Llm>(
     let mut events = parse_list(&cleaned, "memory");
     for &(k, answer) in &updates {
         let old_texts = old_units.iter().map(|u| u.text.as_str());
-        if force_update(&mut events, old_texts, &facts, answer) {
+        let picks = |local: usize, _: &str| old_units.get(local).is_some_and(|u| hit(k, u, answer));
+        if force_update_where(&mut events, old_texts, &facts, answer, picks) {
             run.applied[k] = Some(op.id().to_owned());
         }
         // The fault is the LLM's: its reply is what it would have said.
@@ -428,11 +436,19 @@ async fn step<L: Llm>(
             }
         }
     }
-    let fault_ix = force_deletions(
-        &at_pair(faults, pair, Fault::deletion_at),
+    let (anchored, by_answer): (Vec<_>, Vec<_>) = at_pair(faults, pair, Fault::deletion_at)
+        .into_iter()
+        .partition(|(k, _)| faults.get(*k).and_then(Fault::unit).is_some());
+    let mut fault_ix = force_deletions(&by_answer, run.store.units(), &mut doomed);
+    let anchored: Vec<(usize, &str)> = anchored
+        .iter()
+        .filter_map(|(k, _)| Some((*k, faults.get(*k)?.unit()?)))
+        .collect();
+    fault_ix.extend(force_unit_deletions(
+        &anchored,
         run.store.units(),
         &mut doomed,
-    );
+    ));
     let said: Vec<Value> = doomed
         .iter()
         .enumerate()

@@ -180,6 +180,13 @@ pub struct Args {
     /// here; they are printed on stderr whenever an LLM was called.
     #[arg(long, value_name = "FILE")]
     stats_out: Option<PathBuf>,
+    /// Also find each failure's decisive set: the minimal set of ops whose repair rescues the
+    /// answer (ddmin over counterfactual replays, simulated provider; issue #17).
+    #[arg(long, alias = "all-causes")]
+    decisive_set: bool,
+    /// --decisive-set: at most this many replays per case.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    budget: usize,
     #[command(flatten)]
     method: MethodArgs,
     #[command(flatten)]
@@ -202,10 +209,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if cases.is_empty() && args.case.is_none() {
             println!("{}: no failed cases", input.name);
         }
-        print_results(
-            args,
-            &runner.attribute(&input.trace, &input.roles, &cases, args.verify),
-        )?;
+        let results = runner.attribute(&input.trace, &input.roles, &cases, args.verify);
+        if args.decisive_set {
+            let roles = Roles::infer(&input.trace, &runner.settings.roles);
+            for r in &results {
+                print_results(args, std::slice::from_ref(r))?;
+                let set = crate::decisive::find(&input.trace, &roles, &r.0, args.budget)?;
+                if args.json {
+                    println!("{}", serde_json::to_string(&set)?);
+                } else {
+                    crate::decisive::print(&set);
+                }
+            }
+            continue;
+        }
+        print_results(args, &results)?;
     }
     if runner.llm.stats().calls > 0 || args.stats_out.is_some() {
         let prices = args.method.provider.price_table()?;

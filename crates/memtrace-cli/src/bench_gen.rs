@@ -47,6 +47,10 @@ pub struct GenArgs {
     /// Memory system: mem0, naiverag, evermemos or amem.
     #[arg(long, default_value = "mem0", value_parser = parse_system)]
     system: System,
+    /// Faults per annotated case: 1, or 2–3 for multi-fault cases (mem0, smartcomment; then
+    /// --per-type is the cases wanted in all and each annotation lists its set of ops).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    faults: u8,
 }
 
 fn parse_format(s: &str) -> Result<BenchFormat, String> {
@@ -114,6 +118,7 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         sessions_per_file: a.sessions_per_file,
         system: a.system,
         format: a.format,
+        faults: usize::from(a.faults),
         source: "memtrace bench gen: reference memory system over LoCoMo with the SIMULATED provider (rule-based stand-in, not an LLM)".into(),
         ..BenchOptions::default()
     };
@@ -147,9 +152,13 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         println!("  {t}: {n}");
     }
     let kinds = a.system.error_types();
-    let short = kinds
-        .iter()
-        .any(|t| report.per_type.get(t).copied().unwrap_or(0) < a.per_type);
+    let short = if a.faults > 1 {
+        report.kept < a.per_type
+    } else {
+        kinds
+            .iter()
+            .any(|t| report.per_type.get(t).copied().unwrap_or(0) < a.per_type)
+    };
     if short {
         eprintln!("warning: fewer than {} cases for some error type; add conversations or lower --per-type", a.per_type);
         return Ok(ExitCode::FAILURE);

@@ -187,6 +187,9 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = files_of(&args.dir)?;
+    if crate::decisive::is_method(&args.method.method) {
+        return crate::decisive::eval(&files, args.limit, args.json);
+    }
     let methods: Vec<&str> = args
         .method
         .method

@@ -3,6 +3,7 @@
 mod attribute;
 mod bench_gen;
 mod convert;
+mod decisive;
 mod eval;
 mod gen;
 mod info;

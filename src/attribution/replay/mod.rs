@@ -17,7 +17,11 @@
 //! `top_k` is read from its op's metadata; the similar-memory lookup uses the reference
 //! system's default `similar_k` (the trace does not record it).
 
+mod ddmin;
 mod layout;
+mod set;
+
+pub use self::set::{decisive_set, DecisiveSet, SetOutcome, SetReplay};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -241,6 +245,22 @@ pub async fn upstream<L: Llm>(
     if !lay.steps.iter().any(|s| s.op == blamed) {
         return Ok(None);
     }
+    let Some(s) = rebuild(llm, trace, &lay, &BTreeSet::from([blamed]), None).await? else {
+        return Ok(None);
+    };
+    s.finish(llm, trace, &lay, case).await.map(Some)
+}
+
+/// The recorded and the replayed memory at question time, with the ops in `repaired` re-run
+/// and the pipeline after them replayed. With `kept`, an op not repaired that is re-run (as
+/// what it reads changed) keeps its recorded faults. `None` when not the reference layout.
+async fn rebuild<L: Llm>(
+    llm: &L,
+    trace: &Trace,
+    lay: &Layout,
+    repaired: &BTreeSet<OpIx>,
+    kept: Option<&set::Kept>,
+) -> Result<Option<Stores>, ProviderError> {
     let deletions: BTreeMap<VarIx, OpIx> = lay
         .steps
         .iter()
@@ -258,8 +278,8 @@ pub async fn upstream<L: Llm>(
     for step in &lay.steps {
         match step.role {
             OpRole::Extraction => {
-                if step.op == blamed {
-                    let req = extraction_request_of(trace, &lay, step.op, &seen);
+                if repaired.contains(&step.op) {
+                    let req = extraction_request_of(trace, lay, step.op, &seen);
                     let reply = llm.chat(&req).await?;
                     s.usage += reply.usage;
                     let facts = serde_json::from_str::<Value>(&strip_code_block(&reply.content))
@@ -278,7 +298,7 @@ pub async fn upstream<L: Llm>(
             }
             OpRole::Update => {
                 let deletion = deletions.get(&step.facts).copied();
-                s.replay_pair(llm, trace, &lay, step, deletion, blamed)
+                s.replay_pair(llm, trace, lay, step, deletion, (repaired, kept))
                     .await?;
             }
             OpRole::Deletion if !updated.contains(&step.facts) => {
@@ -288,7 +308,7 @@ pub async fn upstream<L: Llm>(
             _ => {}
         }
     }
-    s.finish(llm, trace, &lay, case).await.map(Some)
+    Ok(Some(s))
 }
 
 impl Stores {
@@ -300,7 +320,7 @@ impl Stores {
         lay: &Layout,
         step: &MemOp,
         deletion: Option<OpIx>,
-        blamed: OpIx,
+        (repaired, kept): (&BTreeSet<OpIx>, Option<&set::Kept>),
     ) -> Result<(), ProviderError> {
         let recorded = recorded_facts(trace, step.facts);
         let changed = self.facts.contains_key(&step.facts);
@@ -311,7 +331,7 @@ impl Stores {
             .unwrap_or_else(|| recorded.clone());
         let (listing, task) = recorded_update(trace, step.op);
         let near = Self::similar(&self.replayed, &facts);
-        let rerun = step.op == blamed
+        let rerun = repaired.contains(&step.op)
             || changed
             || near != Self::similar(&self.recorded, &recorded)
             || near.iter().chain(&listing).any(|id| self.dirty(id));
@@ -332,7 +352,11 @@ impl Stores {
             return Ok(());
         }
         let (old, now_task) = if rerun {
-            self.rerun_update(llm, trace, lay, step, &facts).await?
+            let out = self.rerun_update(llm, trace, lay, step, &facts).await?;
+            if !repaired.contains(&step.op) {
+                self.keep_faults(kept, step.op);
+            }
+            out
         } else {
             apply_recorded(trace, step.op, &mut self.replayed);
             let task = if doomed_moved {
@@ -351,8 +375,12 @@ impl Stores {
         if let Some(d) = deletion {
             apply_recorded(trace, d, &mut self.recorded);
         }
-        if deletion == Some(blamed) || (rerun && moved) || doomed_moved {
+        let fixed = deletion.is_some_and(|d| repaired.contains(&d));
+        if fixed || (rerun && moved) || doomed_moved {
             self.rerun_delete(llm, lay, &old, &now_task).await?;
+            if let Some(d) = deletion.filter(|_| !fixed) {
+                self.keep_faults(kept, d);
+            }
         } else if let Some(d) = deletion {
             apply_recorded(trace, d, &mut self.replayed);
         }
@@ -367,14 +395,7 @@ impl Stores {
         lay: &Layout,
         case: &FailureCase,
     ) -> Result<Replayed, ProviderError> {
-        let top_k = trace
-            .op(lay.retrieval)
-            .metadata
-            .get("top_k")
-            .and_then(Value::as_u64)
-            .map_or(Config::default().top_k, |k| {
-                usize::try_from(k).unwrap_or(usize::MAX)
-            });
+        let top_k = top_k(trace, lay);
         let question = case.query.as_str();
         let nearest = |st: &Store| -> Vec<String> {
             st.nearest(question, top_k)
@@ -427,4 +448,16 @@ impl Stores {
             usage: self.usage,
         })
     }
+}
+
+/// Retrieval's `top_k` from its op's metadata (else the reference system's default).
+fn top_k(trace: &Trace, lay: &Layout) -> usize {
+    trace
+        .op(lay.retrieval)
+        .metadata
+        .get("top_k")
+        .and_then(Value::as_u64)
+        .map_or(Config::default().top_k, |k| {
+            usize::try_from(k).unwrap_or(usize::MAX)
+        })
 }
