@@ -172,10 +172,13 @@ pub fn compare(a: &[Verdict], b: &[Verdict]) -> Comparison {
         *out.counts.entry(change.label().to_owned()).or_default() += 1;
         for (v, side) in [(&va, 0), (&vb, 1)] {
             if let Some(t) = v.as_ref().filter(|v| !v.correct) {
-                let key = t
-                    .error_type
-                    .clone()
-                    .unwrap_or_else(|| "not attributed".into());
+                let key = t.error_type.clone().unwrap_or_else(|| {
+                    if t.split == "heldout" {
+                        "held-out (not attributed)".into()
+                    } else {
+                        "not attributed".into()
+                    }
+                });
                 let e = out.by_type.entry(key).or_default();
                 if side == 0 {
                     e.0 += 1;

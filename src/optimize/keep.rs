@@ -148,6 +148,15 @@ pub fn tune_settings(state: &mut LoopState, round: usize) -> Vec<SettingEdit> {
     edits
 }
 
+/// ` · top_k 3 · similar_k 5`: the settings a round ran with, for labels.
+pub fn settings_label(settings: &BTreeMap<String, i64>) -> String {
+    let mut out = String::new();
+    for (k, v) in settings {
+        let _ = write!(out, " · {k} {v}");
+    }
+    out
+}
+
 /// Each setting's history as text, one line per version:
 /// `top_k@2 = 3 (from @1, round 0, held-out 100.0%): <reason>` (+ `REJECTED: why`).
 pub fn settings_text(state: &LoopState) -> String {
