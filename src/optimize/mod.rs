@@ -28,6 +28,7 @@ pub mod gather;
 pub mod history;
 pub mod keep;
 pub mod placeholders;
+mod round;
 pub mod settings;
 pub mod targets;
 pub mod update;

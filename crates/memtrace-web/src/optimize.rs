@@ -346,8 +346,12 @@ mod tests {
             .iter()
             .filter(|v| !v.correct)
             .count();
-        use memtrace::optimize::compare::Change;
-        assert_eq!(c.count(Change::Fixed), wrong0, "{}", c.summary());
+        assert_eq!(
+            c.count(memtrace::optimize::compare::Change::Fixed),
+            wrong0,
+            "{}",
+            c.summary()
+        );
         assert!(compare_rounds(&state, 0, 7).is_none());
         let (_, _, text) = export_file(&state, ExportKind::UpdateResults);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
