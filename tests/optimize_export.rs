@@ -22,6 +22,7 @@ fn version(name: &str, version: u32, value: &str, parent_value: Option<&str>) ->
         cases: vec!["query:q-1@1".into()],
         feedback: "keep dates".into(),
         rationale: "dates".into(),
+        rejected: None,
     }
 }
 

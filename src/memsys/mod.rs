@@ -225,6 +225,24 @@ impl Run {
         Ok(resp)
     }
 
+    /// The 1-based rank, in the similarity ranking top-k retrieval cuts (Mem0, NaiveRAG,
+    /// A-Mem's first hop), of the best-ranked live unit holding `answer`; `None` when no unit
+    /// holds it, or for EverMemOS, whose hybrid retrieval with a reranker ranks otherwise.
+    ///
+    /// # Complexity
+    /// O(search + n) for n units.
+    pub fn answer_rank(&self, system: System, question: &str, answer: &str) -> Option<usize> {
+        if system == System::EverMemOs {
+            return None;
+        }
+        let units = self.store.units();
+        self.store
+            .nearest(question, units.len())
+            .iter()
+            .position(|&(i, _)| units.get(i).is_some_and(|u| fault::holds(&u.text, answer)))
+            .map(|p| p + 1)
+    }
+
     /// Share of results judged correct, over the results passing `filter`.
     pub fn accuracy(&self, filter: impl Fn(&QuestionResult) -> bool) -> (usize, usize) {
         let picked: Vec<&QuestionResult> = self.results.iter().filter(|r| filter(r)).collect();

@@ -1,13 +1,15 @@
 //! Exports of optimized prompts, each version with its version, parent, score, cost and diff:
 //! - `update_results.json`: keys `<name>@<version>` (MemTrace's format);
 //! - Mem0 config keys: `custom_fact_extraction_prompt`, `custom_update_memory_prompt`;
-//! - plain text files: `<name>@<version>.txt`, plus `.diff` and a `versions.json` index.
+//! - plain text files: `<name>@<version>.txt`, plus `.diff` and a `versions.json` index;
+//! - the memory system's settings, as a `settings` block of `update_results.json` ([`with_settings`]).
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
 use super::closed_loop::PromptVersion;
+use super::settings::SettingVersion;
 use crate::memsys::prompts as names;
 
 /// The export formats, by the names the CLI and the page use.
@@ -112,6 +114,36 @@ pub fn text_files(versions: &[PromptVersion]) -> Vec<(String, String)> {
     let text = serde_json::to_string_pretty(&Value::Object(index)).unwrap_or_default();
     files.push(("versions.json".into(), text));
     files
+}
+
+/// `results` (an [`update_results`] object) with a `settings` block: every setting version
+/// keyed `<name>@<version>`, each `{value, version, parent, score, round, reason, cases,
+/// rejected}`.
+pub fn with_settings(mut results: Value, settings: &[SettingVersion]) -> Value {
+    let mut sorted: Vec<&SettingVersion> = settings.iter().collect();
+    sorted.sort_by(|a, b| (&a.name, a.version).cmp(&(&b.name, b.version)));
+    let block: Map<String, Value> = sorted
+        .into_iter()
+        .map(|v| {
+            (
+                format!("{}@{}", v.name, v.version),
+                json!({
+                    "value": v.value,
+                    "version": v.version,
+                    "parent": v.parent.map(|p| format!("{}@{p}", v.name)),
+                    "score": v.score,
+                    "round": v.round,
+                    "reason": v.reason,
+                    "cases": v.cases,
+                    "rejected": v.rejected,
+                }),
+            )
+        })
+        .collect();
+    if let Some(o) = results.as_object_mut() {
+        o.insert("settings".into(), Value::Object(block));
+    }
+    results
 }
 
 /// The files of one export format, `(path, contents)` with paths relative to an output folder:

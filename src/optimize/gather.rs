@@ -103,6 +103,7 @@ pub fn versions(
             cases: ed.cases.clone(),
             feedback: ed.feedback.clone(),
             rationale: ed.rationale.clone(),
+            rejected: None,
         });
     }
     versions

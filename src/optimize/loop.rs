@@ -6,17 +6,24 @@
 //!
 //! Round `r` runs every conversation with the prompts of round `r` (train ones recorded and
 //! attributed), then optimizes; the last round only evaluates. Each accepted edit becomes a new
-//! [`PromptVersion`] with its lineage: the failed cases and the feedback that caused it.
+//! [`PromptVersion`] with its lineage: the failed cases and the feedback that caused it. The
+//! memory system's settings (`top_k`, …) are optimized alongside ([`super::settings`]), each
+//! change a [`SettingVersion`]. A round whose held-out accuracy (train accuracy without a
+//! held-out split) falls below the last kept round's is rejected: its prompts and settings go
+//! back to the kept ones, and the round's record says why ([`super::keep`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::targets::{map_failure, Failure, Mapped, Selection};
+use super::compare::Verdict;
+use super::keep::{self, Kept};
+use super::round::run_conversation;
+use super::settings::{self, Miss, SettingEdit, SettingVersion};
+use super::targets::{Failure, Selection};
 use super::{step, Edit, History, Meter, OptimizeConfig, OptimizeError, Progress};
 use crate::attribution::InfoFlow;
-use crate::format::{load, LoadOptions};
 use crate::memsys::{self, prompts as names, Conversation, Prompts};
 use crate::provider::{Llm, PriceTable, Usage};
 
@@ -52,6 +59,13 @@ pub struct LoopConfig {
     /// The optimizer's model, for pricing.
     pub model: String,
     pub prices: PriceTable,
+    /// The memory system's settings the loop tunes ([`settings::SPECS`] names); empty: prompts only.
+    #[serde(default = "default_settings")]
+    pub settings: Vec<String>,
+}
+
+fn default_settings() -> Vec<String> {
+    vec![settings::TOP_K.to_owned()]
 }
 
 impl Default for LoopConfig {
@@ -70,6 +84,7 @@ impl Default for LoopConfig {
             infoflow: InfoFlow::default(),
             model: String::new(),
             prices: PriceTable::builtin(),
+            settings: default_settings(),
         }
     }
 }
@@ -123,6 +138,18 @@ pub struct RoundRecord {
     pub edits: Vec<Edit>,
     pub meter: Meter,
     pub system_usage: Usage,
+    /// The settings this round ran with.
+    #[serde(default)]
+    pub settings: BTreeMap<String, i64>,
+    /// Setting changes proposed from this round's failures.
+    #[serde(default)]
+    pub setting_edits: Vec<SettingEdit>,
+    /// Every question's verdict, train and held-out (for [`super::compare`]).
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
+    /// Why this round's prompts and settings were thrown out (`None`: kept).
+    #[serde(default)]
+    pub rejected: Option<String>,
 }
 
 /// One version of a prompt, with its lineage.
@@ -144,6 +171,9 @@ pub struct PromptVersion {
     pub cases: Vec<String>,
     pub feedback: String,
     pub rationale: String,
+    /// Why the acceptance check threw it out (`None`: kept, or not checked yet).
+    #[serde(default)]
+    pub rejected: Option<String>,
 }
 
 impl PromptVersion {
@@ -161,6 +191,7 @@ impl PromptVersion {
             cases: Vec::new(),
             feedback: String::new(),
             rationale: String::new(),
+            rejected: None,
         }
     }
 }
@@ -179,6 +210,17 @@ pub struct LoopState {
     /// User ids of the conversations the loop was started on, checked on resume.
     #[serde(default)]
     pub conversations: Vec<String>,
+    /// The current value of each tuned setting.
+    #[serde(default)]
+    pub settings: BTreeMap<String, i64>,
+    #[serde(default)]
+    pub setting_versions: Vec<SettingVersion>,
+    /// Setting evidence collected in the current round, waiting for the optimize step.
+    #[serde(default)]
+    pub misses: Vec<Miss>,
+    /// The last round the acceptance check kept.
+    #[serde(default)]
+    pub kept: Option<Kept>,
 }
 
 /// The prompt names the reference memory system reads, and their values.
@@ -223,11 +265,26 @@ impl LoopState {
                 "choose at least one training conversation".into(),
             ));
         }
+        if let Some(bad) = config.settings.iter().find(|n| settings::spec(n).is_none()) {
+            return Err(LoopError::Config(format!(
+                "`{bad}` is no setting of the memory system (known: {})",
+                settings::SPECS.map(|s| s.name).join(", ")
+            )));
+        }
         let versions = prompt_values(&prompts)
             .into_iter()
             .map(|(name, value)| PromptVersion::original(name, value))
             .collect();
+        let current = settings::values(&config.memsys, &config.settings);
+        let setting_versions = current
+            .iter()
+            .map(|(n, &v)| SettingVersion::original(n.clone(), v))
+            .collect();
         Ok(Self {
+            settings: current,
+            setting_versions,
+            misses: Vec::new(),
+            kept: None,
             history: History::new(config.optimize.history_len),
             config,
             prompts,
@@ -239,10 +296,24 @@ impl LoopState {
         })
     }
 
-    /// The latest version number of each prompt.
+    /// The version number of each prompt in use: the latest one not rejected.
     pub fn current_versions(&self) -> BTreeMap<String, u32> {
         let mut out = BTreeMap::new();
-        for v in &self.versions {
+        for v in self.versions.iter().filter(|v| v.rejected.is_none()) {
+            let e = out.entry(v.name.clone()).or_insert(0);
+            *e = (*e).max(v.version);
+        }
+        out
+    }
+
+    /// The version number of each setting in use: the latest one not rejected.
+    pub fn current_setting_versions(&self) -> BTreeMap<String, u32> {
+        let mut out = BTreeMap::new();
+        for v in self
+            .setting_versions
+            .iter()
+            .filter(|v| v.rejected.is_none())
+        {
             let e = out.entry(v.name.clone()).or_insert(0);
             *e = (*e).max(v.version);
         }
@@ -265,7 +336,8 @@ impl LoopState {
         serde_json::Value::from(
             self.series()
                 .into_iter()
-                .map(|(round, train, held)| serde_json::json!({"round": round, "train": train, "heldout": held}))
+                .zip(&self.rounds)
+                .map(|((round, train, held), r)| serde_json::json!({"round": round, "train": train, "heldout": held, "settings": r.settings, "rejected": r.rejected.is_some()}))
                 .collect::<Vec<_>>(),
         )
     }
@@ -273,7 +345,7 @@ impl LoopState {
     /// A text chart of the accuracy per round (`#` train, `=` held-out, 40 columns = 100 %).
     pub fn chart_text(&self) -> String {
         let mut out = String::from("round  train                                      held-out\n");
-        for (round, train, held) in self.series() {
+        for ((round, train, held), rec) in self.series().into_iter().zip(&self.rounds) {
             #[allow(clippy::cast_sign_loss)] // clamped to 0..=40 first
             let bar = |a: f64, c: char| -> String {
                 let n = (a.clamp(0.0, 1.0) * 40.0).round() as usize;
@@ -287,6 +359,12 @@ impl LoopState {
             );
             if let Some(h) = held {
                 let _ = write!(out, "  {:<40} {:>5.1}%", bar(h, '='), h * 100.0);
+            }
+            for (name, v) in &rec.settings {
+                let _ = write!(out, "  {name} {v}");
+            }
+            if rec.rejected.is_some() {
+                out.push_str("  rejected");
             }
             out.push('\n');
         }
@@ -326,181 +404,139 @@ pub async fn advance<S: Llm, O: Llm>(
     }
     match state.phase {
         Phase::Done => {}
-        Phase::Run { round, pos } => {
-            let order = state.order();
-            let Some(&(conv_ix, is_train)) = order.get(pos) else {
-                return Err(LoopError::Config(format!(
-                    "position {pos} is past the conversations"
-                )));
-            };
-            let Some(conv) = conversations.get(conv_ix) else {
-                return Err(LoopError::Config(format!(
-                    "conversation {conv_ix} was chosen but only {} are loaded; load the same conversations to resume",
-                    conversations.len()
-                )));
-            };
-            let (tally, failures, by_type, not_opt, unattributed, usage) =
-                run_conversation(state, conv, conv_ix, is_train, system).await?;
-            if pos == 0 {
-                state.pending.clear();
-                state.rounds.push(RoundRecord {
-                    round,
-                    versions: state.current_versions(),
-                    ..RoundRecord::default()
-                });
-            }
-            let Some(rec) = state.rounds.last_mut() else {
-                return Err(LoopError::Config("no round record".into()));
-            };
-            let slot = if is_train {
-                &mut rec.train
-            } else {
-                &mut rec.heldout
-            };
-            slot.right += tally.right;
-            slot.total += tally.total;
-            for (k, n) in by_type {
-                *rec.by_type.entry(k).or_default() += n;
-            }
-            rec.not_optimizable += not_opt;
-            rec.unattributed += unattributed;
-            rec.system_usage += usage;
-            state.pending.extend(failures);
-            state.phase = if pos + 1 < order.len() {
-                Phase::Run {
-                    round,
-                    pos: pos + 1,
-                }
-            } else {
-                let train_acc = rec.train.accuracy();
-                let used = rec.versions.clone();
-                for v in &mut state.versions {
-                    if v.score.is_none() && used.get(&v.name) == Some(&v.version) {
-                        v.score = Some(train_acc);
-                    }
-                }
-                if round < state.config.rounds {
-                    Phase::Optimize { round }
-                } else {
-                    Phase::Done
-                }
-            };
-        }
-        Phase::Optimize { round } => {
-            let values = prompt_values(&state.prompts);
-            let mut history = state.history.clone();
-            let out = step(
-                optimizer,
-                &values,
-                &state.pending,
-                &mut history,
-                &state.config.optimize,
-                progress,
-            )
-            .await?;
-            state.history = history;
-            let cost = state
-                .config
-                .prices
-                .cost_usd(&state.config.model, out.meter.usage);
-            let current = state.current_versions();
-            for e in out
-                .edits
-                .iter()
-                .filter(|e| e.accepted && e.new_value != e.old_value)
-            {
-                if !set_prompt(&mut state.prompts, &e.target, &e.new_value) {
-                    continue;
-                }
-                let parent = current.get(&e.target).copied();
-                state.versions.push(PromptVersion {
-                    name: e.target.clone(),
-                    version: parent.unwrap_or(0) + 1,
-                    parent,
-                    value: e.new_value.clone(),
-                    round: Some(round),
-                    score: None,
-                    cost_usd: cost,
-                    diff: diff(&e.target, &e.old_value, &e.new_value),
-                    cases: e.cases.clone(),
-                    feedback: e.feedback.clone(),
-                    rationale: e.rationale.clone(),
-                });
-            }
-            if let Some(rec) = state.rounds.last_mut() {
-                rec.edits = out.edits;
-                rec.meter = out.meter;
-            }
-            state.pending.clear();
-            state.phase = Phase::Run {
-                round: round + 1,
-                pos: 0,
-            };
-        }
+        Phase::Run { round, pos } => run_step(state, conversations, system, round, pos).await?,
+        Phase::Optimize { round } => optimize_step(state, optimizer, round, progress).await?,
     }
     Ok(state.phase)
 }
 
-type RunOutcome = (
-    Tally,
-    Vec<Failure>,
-    BTreeMap<String, usize>,
-    usize,
-    usize,
-    Usage,
-);
-
-async fn run_conversation<S: Llm>(
-    state: &LoopState,
-    conv: &Conversation,
-    conv_ix: usize,
-    is_train: bool,
+async fn run_step<S: Llm>(
+    state: &mut LoopState,
+    conversations: &[Conversation],
     system: &S,
-) -> Result<RunOutcome, LoopError> {
-    let cfg = &state.config;
-    let questions: Vec<usize> = conv
-        .questions
-        .iter()
-        .enumerate()
-        .filter(|(_, q)| cfg.categories.is_empty() || cfg.categories.contains(&q.category))
-        .map(|(i, _)| i)
-        .collect();
-    let sys_err = |message: String| LoopError::System {
-        conversation: conv_ix,
-        message,
+    round: usize,
+    pos: usize,
+) -> Result<(), LoopError> {
+    let order = state.order();
+    let Some(&(conv_ix, is_train)) = order.get(pos) else {
+        return Err(LoopError::Config(format!(
+            "position {pos} is past the conversations"
+        )));
     };
-    let rec = memsys::recorder_for(conv, &cfg.memsys, is_train);
-    let run = memsys::run(
-        system,
-        conv,
-        &state.prompts,
-        &cfg.memsys,
-        &[],
-        &questions,
-        &rec,
-    )
-    .await
-    .map_err(|e| sys_err(e.to_string()))?;
-    let (right, total) = run.accuracy(|_| true);
-    let tally = Tally { right, total };
-    let mut failures = Vec::new();
-    let mut by_type = BTreeMap::new();
-    let (mut not_opt, mut unattributed) = (0, 0);
-    if is_train && right < total {
-        let trace = load(&rec.to_json(), LoadOptions::default())
-            .map_err(|e| sys_err(format!("its recorded trace does not load: {e}")))?
-            .trace;
-        for case in &trace.cases {
-            let Ok(a) = cfg.infoflow.attribute(&trace, case) else {
-                unattributed += 1;
-                continue;
-            };
-            *by_type.entry(a.error_type.as_str().to_owned()).or_default() += 1;
-            match map_failure(&trace, &a, &cfg.selection, cfg.optimize.render_chars) {
-                Mapped::Targets(f) => failures.extend(f),
-                Mapped::NotOptimizable { .. } => not_opt += 1,
-            }
-        }
+    let Some(conv) = conversations.get(conv_ix) else {
+        return Err(LoopError::Config(format!(
+            "conversation {conv_ix} was chosen but only {} are loaded; load the same conversations to resume",
+            conversations.len()
+        )));
+    };
+    let out = run_conversation(state, conv, conv_ix, is_train, system).await?;
+    if pos == 0 {
+        state.pending.clear();
+        state.misses.clear();
+        state.rounds.push(RoundRecord {
+            round,
+            versions: state.current_versions(),
+            settings: state.settings.clone(),
+            ..RoundRecord::default()
+        });
     }
-    Ok((tally, failures, by_type, not_opt, unattributed, run.usage))
+    let Some(rec) = state.rounds.last_mut() else {
+        return Err(LoopError::Config("no round record".into()));
+    };
+    let slot = if is_train {
+        &mut rec.train
+    } else {
+        &mut rec.heldout
+    };
+    slot.right += out.tally.right;
+    slot.total += out.tally.total;
+    for (k, n) in out.by_type {
+        *rec.by_type.entry(k).or_default() += n;
+    }
+    rec.not_optimizable += out.not_optimizable;
+    rec.unattributed += out.unattributed;
+    rec.system_usage += out.usage;
+    rec.verdicts.extend(out.verdicts);
+    state.pending.extend(out.failures);
+    state.misses.extend(out.misses);
+    if pos + 1 < order.len() {
+        state.phase = Phase::Run {
+            round,
+            pos: pos + 1,
+        };
+        return Ok(());
+    }
+    keep::judge_round(state);
+    state.phase = if round < state.config.rounds {
+        Phase::Optimize { round }
+    } else {
+        Phase::Done
+    };
+    Ok(())
+}
+
+async fn optimize_step<O: Llm>(
+    state: &mut LoopState,
+    optimizer: &O,
+    round: usize,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), LoopError> {
+    let values = prompt_values(&state.prompts);
+    let mut history = state.history.clone();
+    let out = step(
+        optimizer,
+        &values,
+        &state.pending,
+        &mut history,
+        &state.config.optimize,
+        progress,
+    )
+    .await?;
+    state.history = history;
+    let cost = state
+        .config
+        .prices
+        .cost_usd(&state.config.model, out.meter.usage);
+    let current = state.current_versions();
+    for e in out
+        .edits
+        .iter()
+        .filter(|e| e.accepted && e.new_value != e.old_value)
+    {
+        if !set_prompt(&mut state.prompts, &e.target, &e.new_value) {
+            continue;
+        }
+        let parent = current.get(&e.target).copied();
+        let version = keep::next_version(
+            state.versions.iter().map(|v| (&v.name, v.version)),
+            &e.target,
+        );
+        state.versions.push(PromptVersion {
+            name: e.target.clone(),
+            version,
+            parent,
+            value: e.new_value.clone(),
+            round: Some(round),
+            score: None,
+            cost_usd: cost,
+            diff: diff(&e.target, &e.old_value, &e.new_value),
+            cases: e.cases.clone(),
+            feedback: e.feedback.clone(),
+            rationale: e.rationale.clone(),
+            rejected: None,
+        });
+    }
+    let setting_edits = keep::tune_settings(state, round);
+    if let Some(rec) = state.rounds.last_mut() {
+        rec.edits = out.edits;
+        rec.meter = out.meter;
+        rec.setting_edits = setting_edits;
+    }
+    state.pending.clear();
+    state.misses.clear();
+    state.phase = Phase::Run {
+        round: round + 1,
+        pos: 0,
+    };
+    Ok(())
 }

@@ -13,17 +13,23 @@
 //! [`estimate`] predicts calls, tokens and cost before a run; [`closed_loop`] runs rounds of
 //! (memory system → judge → attribute → optimize) as a resumable state machine; [`export`] writes
 //! the results as `update_results.json`, Mem0 config keys or text files; [`gather`] feeds one step
-//! from attributed traces.
+//! from attributed traces. [`settings`] makes the memory system's settings (`top_k`, …)
+//! optimizable next to the prompts, [`keep`] is the loop's held-out acceptance check, and
+//! [`compare`] sets two runs' verdicts side by side.
 
 pub mod aggregate;
 #[path = "loop.rs"]
 pub mod closed_loop;
+pub mod compare;
 pub mod estimate;
 pub mod export;
 pub mod feedback;
 pub mod gather;
 pub mod history;
+pub mod keep;
 pub mod placeholders;
+mod round;
+pub mod settings;
 pub mod targets;
 pub mod update;
 

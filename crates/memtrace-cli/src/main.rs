@@ -2,6 +2,7 @@
 
 mod attribute;
 mod bench_gen;
+mod compare;
 mod convert;
 mod decisive;
 mod eval;
@@ -50,6 +51,8 @@ enum Command {
     Bench(bench_gen::BenchArgs),
     /// Regenerate the demo trace (household robot, simulated LLM).
     Demo(bench_gen::DemoArgs),
+    /// Set two runs side by side (e.g. two rounds of `optimize`): fixed / broken / still failing.
+    Compare(compare::Args),
     /// Write any readable trace (OTLP, Langfuse, smartcomment) as smartcomment JSON.
     Convert(convert::Args),
     /// Write a synthetic smartcomment trace of about N variables (deterministic per seed).
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => bench_gen::run_bench(&args),
         Command::Demo(args) => bench_gen::run_demo(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Gen(args) => gen::run(&args),
         Command::Optimize(args) => optimize::run(&args),

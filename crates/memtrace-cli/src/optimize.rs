@@ -2,6 +2,11 @@
 //! closed loop (memory system → judge → attribute → optimize, round by round, resumable from its
 //! state file); with trace files it runs one optimization step over their attributed failures.
 //! Results are exported with `--export` and the loop's page is written as `optimize.html`.
+//!
+//! The loop's output folder: `loop-state.json` (resumable state), the exports, `optimize.html`,
+//! `settings.txt` (each tuned setting's versions) and `rounds/round-<r>.json`: round r's run, every
+//! question's verdict (a `memtrace-run` file; `memtrace compare rounds/round-0.json
+//! rounds/round-2.json` sets two side by side).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,9 +18,11 @@ use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
 use memtrace::optimize::closed_loop::{advance, diff, LoopConfig, LoopState, Phase, PromptVersion};
+use memtrace::optimize::compare::RunFile;
 use memtrace::optimize::export::ExportFormat;
 use memtrace::optimize::gather::{default_selection, versions, Gathered};
-use memtrace::optimize::{estimate, export, step, History, OptimizeConfig, Progress};
+use memtrace::optimize::settings::SettingVersion;
+use memtrace::optimize::{estimate, export, keep, step, History, OptimizeConfig, Progress};
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm};
 use memtrace_cli::llm::{CliLlm, ProviderArgs};
 
@@ -61,6 +68,12 @@ pub struct Args {
     /// Optimization rounds (the loop evaluates rounds + 1 times).
     #[arg(long, default_value_t = 3)]
     rounds: usize,
+    /// Units retrieved per question at the start (the memory system's `top_k`).
+    #[arg(long, default_value_t = 10)]
+    top_k: usize,
+    /// Settings the loop tunes besides the prompts (`top_k`, `similar_k`; `none`: prompts only).
+    #[arg(long, value_delimiter = ',', default_value = "top_k")]
+    tune: Vec<String>,
     /// Only questions of these LoCoMo categories (1..=5).
     #[arg(long, value_delimiter = ',')]
     categories: Vec<u8>,
@@ -176,6 +189,7 @@ fn print_progress(p: &Progress) {
 fn write_exports(
     out: &Path,
     versions: &[PromptVersion],
+    settings: &[SettingVersion],
     formats: &[ExportChoice],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -185,7 +199,15 @@ fn write_exports(
             ExportChoice::Mem0 => ExportFormat::Mem0,
             ExportChoice::Text => ExportFormat::Text,
         };
-        for (name, text) in export::files(versions, format) {
+        let mut files = export::files(versions, format);
+        if format == ExportFormat::UpdateResults && !settings.is_empty() {
+            let results = export::with_settings(export::update_results(versions), settings);
+            files = vec![(
+                "update_results.json".into(),
+                serde_json::to_string_pretty(&results)?,
+            )];
+        }
+        for (name, text) in files {
             let path = out.join(name);
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)
@@ -193,6 +215,21 @@ fn write_exports(
             }
             write(&path, &text)?;
         }
+    }
+    Ok(())
+}
+
+/// `rounds/round-<r>.json`: each round's verdicts as a run file.
+fn write_rounds(out: &Path, state: &LoopState) -> anyhow::Result<()> {
+    let dir = out.join("rounds");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for r in &state.rounds {
+        let name = format!("round {}{}", r.round, keep::settings_label(&r.settings));
+        let file = RunFile::new(name, r.verdicts.clone());
+        write(
+            &dir.join(format!("round-{}.json", r.round)),
+            &serde_json::to_string_pretty(&file)?,
+        )?;
     }
     Ok(())
 }
@@ -255,9 +292,11 @@ fn run_loop(
             infoflow: InfoFlow::default(),
             model,
             prices,
+            settings: args.tune.iter().filter(|t| *t != "none").cloned().collect(),
             ..LoopConfig::default()
         };
         cfg.memsys.judge_with_llm = args.judge_with_llm;
+        cfg.memsys.top_k = args.top_k;
         LoopState::new(cfg, Prompts::default())?
     };
     let system = match args.system {
@@ -312,7 +351,21 @@ fn run_loop(
     }
     println!("{}", state.chart_text());
     println!("series {}", state.series_json());
-    write_exports(&args.out, &state.versions, &args.export)?;
+    let history = keep::settings_text(&state);
+    print!("{history}");
+    for r in &state.rounds {
+        if let Some(why) = &r.rejected {
+            println!("round {} rejected: {why}", r.round);
+        }
+    }
+    write(&args.out.join("settings.txt"), &history)?;
+    write_rounds(&args.out, &state)?;
+    write_exports(
+        &args.out,
+        &state.versions,
+        &state.setting_versions,
+        &args.export,
+    )?;
     write(
         &args.out.join("optimize.html"),
         &memtrace::report::rounds::loop_html(&state),
@@ -385,7 +438,7 @@ fn run_once(
             diff(&ed.target, &ed.old_value, &ed.new_value)
         );
     }
-    write_exports(&args.out, &versions, &args.export)?;
+    write_exports(&args.out, &versions, &[], &args.export)?;
     eprintln!("wrote {}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use memtrace::memsys::{demo, Conversation};
 use memtrace::optimize::closed_loop::{LoopConfig, LoopState, Phase, PromptVersion};
+use memtrace::optimize::compare::{compare, Comparison};
 use memtrace::optimize::export;
 use memtrace::provider::{Price, PriceTable};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,9 @@ use crate::llm_run::ProviderSettings;
 
 /// Two short conversations written by us for the closed loop (train, held-out).
 const DEMO_JSON: &str = include_str!("../../../tests/optimize_data/conversations.json");
+
+/// Two more whose evidence the similarity ranking puts third: they need `top_k` ≥ 3.
+const SETTINGS_JSON: &str = include_str!("../../../tests/optimize_data/settings.json");
 
 /// The name the built-in conversations show under.
 pub const DEMO_SOURCE: &str = "built-in demo conversations";
@@ -43,12 +47,20 @@ pub fn parse_conversations(bytes: &[u8]) -> Result<Vec<Conversation>, String> {
         .collect()
 }
 
-/// The built-in conversations: the two written for the loop, then the household-robot demo.
+/// The built-in conversations: the two written for the loop, the household-robot demo, then
+/// the two retrieval-starved ones (train 3, held-out 4 with `top_k` 2 show the setting tuned).
 pub fn demo_conversations() -> Vec<Conversation> {
     let mut out = parse_conversations(DEMO_JSON.as_bytes()).unwrap_or_default();
     let mut robot = demo::conversation();
     robot.index = out.len() + 1;
     out.push(robot);
+    // Parsed with their place in the list, which names their users and questions.
+    let settings: Vec<serde_json::Value> = serde_json::from_str(SETTINGS_JSON).unwrap_or_default();
+    for v in settings {
+        if let Ok(c) = Conversation::from_json(&v, out.len() + 1) {
+            out.push(c);
+        }
+    }
     out
 }
 
@@ -87,6 +99,20 @@ pub struct Setup {
     pub heldout: Vec<usize>,
     /// Run the memory system with the configured provider (else the simulated one).
     pub system_provider: bool,
+    /// Units retrieved per question at the start.
+    #[serde(default = "default_top_k")]
+    pub top_k: usize,
+    /// Tune `top_k` along with the prompts.
+    #[serde(default = "default_true")]
+    pub tune_top_k: bool,
+}
+
+fn default_top_k() -> usize {
+    10
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for Setup {
@@ -96,6 +122,8 @@ impl Default for Setup {
             train: vec![0],
             heldout: vec![1],
             system_provider: false,
+            top_k: default_top_k(),
+            tune_top_k: true,
         }
     }
 }
@@ -144,6 +172,9 @@ pub fn check_setup(setup: &Setup, count: usize) -> Result<(), String> {
     if !(1..=10).contains(&setup.rounds) {
         return Err("rounds: 1 to 10".into());
     }
+    if !(1..=50).contains(&setup.top_k) {
+        return Err("top_k: 1 to 50".into());
+    }
     Ok(())
 }
 
@@ -154,14 +185,25 @@ pub fn loop_config(setup: &Setup, provider: &ProviderSettings) -> LoopConfig {
         input_usd_per_mtok: provider.input_usd_per_mtok,
         output_usd_per_mtok: provider.output_usd_per_mtok,
     };
-    LoopConfig {
+    let mut cfg = LoopConfig {
         rounds: setup.rounds,
         train: setup.train.clone(),
         heldout: setup.heldout.clone(),
         prices: PriceTable(BTreeMap::from([(model.clone(), price)])),
         model,
         ..LoopConfig::default()
+    };
+    cfg.memsys.top_k = setup.top_k;
+    if !setup.tune_top_k {
+        cfg.settings.clear();
     }
+    cfg
+}
+
+/// Round `a` against round `b` of a loop: each question's verdict before and after.
+pub fn compare_rounds(state: &LoopState, a: usize, b: usize) -> Option<Comparison> {
+    let of = |r: usize| state.rounds.iter().find(|x| x.round == r);
+    Some(compare(&of(a)?.verdicts, &of(b)?.verdicts))
 }
 
 /// Steps of a whole loop: each round runs every chosen conversation, every round but the last
@@ -226,7 +268,10 @@ pub fn export_file(state: &LoopState, kind: ExportKind) -> (String, &'static str
         ExportKind::UpdateResults => (
             "update_results.json".into(),
             "application/json",
-            pretty(&export::update_results(&state.versions)),
+            pretty(&export::with_settings(
+                export::update_results(&state.versions),
+                &state.setting_versions,
+            )),
         ),
         ExportKind::Mem0 => (
             "mem0_config.json".into(),
@@ -264,6 +309,54 @@ mod tests {
         let users: Vec<String> = convs.iter().map(Conversation::user_id).collect();
         let unique: std::collections::BTreeSet<&String> = users.iter().collect();
         assert_eq!(unique.len(), users.len());
+    }
+
+    #[test]
+    fn a_starved_top_k_is_tuned_and_rounds_compare() {
+        let convs = demo_conversations();
+        let setup = Setup {
+            rounds: 1,
+            train: vec![3],
+            heldout: vec![4],
+            top_k: 2,
+            ..Setup::default()
+        };
+        check_setup(&setup, convs.len()).unwrap();
+        let cfg = loop_config(&setup, &ProviderSettings::default());
+        let mut state = LoopState::new(cfg, Prompts::default()).unwrap();
+        let script = memtrace::provider::Script::from_json(include_str!(
+            "../../../tests/llm_server/scripts/optimize_loop.json"
+        ))
+        .unwrap();
+        let optimizer = memtrace::provider::ScriptedLlm::new(script);
+        while state.phase != Phase::Done {
+            futures_executor::block_on(advance(
+                &mut state,
+                &convs,
+                &SimulatedLlm,
+                &optimizer,
+                &mut |_| {},
+            ))
+            .unwrap();
+        }
+        assert_eq!(state.rounds[1].settings.get("top_k"), Some(&3));
+        let c = compare_rounds(&state, 0, 1).unwrap();
+        let wrong0 = state.rounds[0]
+            .verdicts
+            .iter()
+            .filter(|v| !v.correct)
+            .count();
+        assert_eq!(
+            c.count(memtrace::optimize::compare::Change::Fixed),
+            wrong0,
+            "{}",
+            c.summary()
+        );
+        assert!(compare_rounds(&state, 0, 7).is_none());
+        let (_, _, text) = export_file(&state, ExportKind::UpdateResults);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["settings"]["top_k@2"]["value"], 3);
+        assert!(check_setup(&Setup { top_k: 0, ..setup }, convs.len()).is_err());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};
 use yew::prelude::*;
 
+use super::compare::CompareRounds;
 use super::inspector::diff_rows;
 use super::provider::{stored_key, ProviderForm};
 use crate::diff::side_by_side;
@@ -393,6 +394,17 @@ pub fn optimize_view(props: &Props) -> Html {
             .map_err(|_| format!("rounds: `{t}` is not a number"))?;
         Ok(())
     });
+    let on_top_k = edit(|s, t| {
+        s.top_k = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("top_k: `{t}` is not a number"))?;
+        Ok(())
+    });
+    let on_tune = edit(|s, t| {
+        s.tune_top_k = t == "tune";
+        Ok(())
+    });
     let on_system = edit(|s, t| {
         s.system_provider = t == "provider";
         Ok(())
@@ -442,6 +454,13 @@ pub fn optimize_view(props: &Props) -> Html {
                 <label>{"train "}<input id="opt-train" size="6" value={join(&setup.train)} disabled={locked} onchange={on_train} /></label>
                 <label>{"held-out "}<input id="opt-heldout" size="6" value={join(&setup.heldout)} disabled={locked} onchange={on_heldout} /></label>
                 <label>{"rounds "}<input id="opt-rounds" type="number" min="1" max="10" value={setup.rounds.to_string()} disabled={locked} onchange={on_rounds} /></label>
+                <label>{"top_k "}<input id="opt-top-k" type="number" min="1" max="50" value={setup.top_k.to_string()} disabled={locked} onchange={on_top_k} /></label>
+                <label>{"settings "}
+                    <select id="opt-tune" disabled={locked} onchange={on_tune}>
+                        <option value="tune" selected={setup.tune_top_k}>{"tune top_k too"}</option>
+                        <option value="prompts" selected={!setup.tune_top_k}>{"prompts only"}</option>
+                    </select>
+                </label>
                 <label>{"memory system "}
                     <select id="opt-system" disabled={locked} onchange={on_system}>
                         <option value="simulated" selected={!setup.system_provider}>{"simulated (free)"}</option>
@@ -471,6 +490,7 @@ pub fn optimize_view(props: &Props) -> Html {
             if let Some(s) = &view.saved {
                 { chart(&s.state) }
                 { versions(&s.state, view.selected.as_ref(), &view.dispatcher()) }
+                <CompareRounds state={s.state.clone()} />
                 { exports(&s.state, busy, &view.dispatcher()) }
             }
         </section>
@@ -482,9 +502,9 @@ fn chart(state: &LoopState) -> Html {
     let pct = |a: f64| format!("{:.1}", a.clamp(0.0, 1.0) * 100.0);
     html! {
         <div id="opt-chart" class="opt-chart" role="img" aria-label="accuracy per round">
-            { for state.series().into_iter().map(|(round, train, held)| html! {
-                <div class="opt-round" data-round={round.to_string()} data-train={pct(train)}
-                     data-heldout={held.map(pct)}>
+            { for state.series().into_iter().zip(&state.rounds).map(|((round, train, held), rec)| html! {
+                <div class={classes!("opt-round", rec.rejected.is_some().then_some("rejected"))} data-round={round.to_string()} data-train={pct(train)}
+                     data-heldout={held.map(pct)} title={rec.rejected.clone().map(|w| format!("rejected: {w}"))}>
                     <div class="opt-bars">
                         <span class="opt-bar train" title={format!("train {}%", pct(train))}
                               style={format!("height:{}%", pct(train))}></span>
@@ -494,7 +514,9 @@ fn chart(state: &LoopState) -> Html {
                         }
                     </div>
                     <span class="opt-label">{ format!("r{round}: {}%", pct(train)) }
-                        { held.map(|h| format!(" / {}%", pct(h))).unwrap_or_default() }</span>
+                        { held.map(|h| format!(" / {}%", pct(h))).unwrap_or_default() }
+                        { memtrace::optimize::keep::settings_label(&rec.settings) }
+                        { if rec.rejected.is_some() { " · rejected" } else { "" } }</span>
                 </div>
             }) }
             <span class="muted opt-legend">{"train (green) / held-out (blue)"}</span>
