@@ -13,7 +13,9 @@ use agents_common::{clean, expected_tools, mistakes, script, LLM_METHODS, SCRIPT
 use futures_executor::block_on;
 use memtrace::attribution::agent::{AgentLimits, AgentRun};
 use memtrace::attribution::counterfactual::{answers_gold, check, Outcome};
-use memtrace::attribution::{attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace};
+use memtrace::attribution::{
+    attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace, RoleConfig, Roles,
+};
 use memtrace::memsys::bench::{generate, BenchOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{locomo, Conversation};
@@ -55,14 +57,16 @@ fn run(
                 limits,
                 ..GraphTrace::default()
             };
-            block_on(g.attribute(llm, t, case)).unwrap()
+            block_on(g.attribute_with(llm, t, &Roles::infer(t, &RoleConfig::default()), case))
+                .unwrap()
         }
         "obstrace" => {
             let o = ObsTrace {
                 limits,
                 ..ObsTrace::default()
             };
-            block_on(o.attribute(llm, t, case)).unwrap()
+            block_on(o.attribute_with(llm, t, &Roles::infer(t, &RoleConfig::default()), case))
+                .unwrap()
         }
         b => block_on(attribute_baseline(
             Baseline::parse(b).unwrap(),
@@ -194,7 +198,9 @@ fn clean_tokens(method: &str, t: &Trace, case: &FailureCase, hint: bool) -> (u64
             hint_infoflow: true,
             ..GraphTrace::default()
         };
-        block_on(g.attribute(&llm, t, case)).unwrap().0
+        block_on(g.attribute_with(&llm, t, &Roles::infer(t, &RoleConfig::default()), case))
+            .unwrap()
+            .0
     } else {
         run(method, &llm, t, case, AgentLimits::default()).0
     };

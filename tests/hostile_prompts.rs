@@ -8,7 +8,9 @@ mod agents_common;
 use agents_common::{script, LLM_METHODS, SCRIPT_FIXTURE};
 use futures_executor::block_on;
 use memtrace::attribution::agent::AgentLimits;
-use memtrace::attribution::{attribute_baseline, Baseline, GraphTrace, ObsTrace};
+use memtrace::attribution::{
+    attribute_baseline, Baseline, GraphTrace, ObsTrace, RoleConfig, Roles,
+};
 use memtrace::model::{FailureCase, Trace};
 use memtrace::provider::{Script, ScriptedLlm};
 use memtrace::{load, LoadOptions};
@@ -38,14 +40,14 @@ fn run(method: &str, llm: &ScriptedLlm, t: &Trace, case: &FailureCase) {
                 limits,
                 ..GraphTrace::default()
             }
-            .attribute(llm, t, case),
+            .attribute_with(llm, t, &Roles::infer(t, &RoleConfig::default()), case),
         ),
         "obstrace" => block_on(
             ObsTrace {
                 limits,
                 ..ObsTrace::default()
             }
-            .attribute(llm, t, case),
+            .attribute_with(llm, t, &Roles::infer(t, &RoleConfig::default()), case),
         ),
         b => block_on(attribute_baseline(
             Baseline::parse(b).unwrap(),

@@ -282,14 +282,7 @@ pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
             let mut results = Vec::new();
             let mut done = None;
             for call in &text_calls {
-                let text = dispatch(toolbox, &tools, call, &mut run, &mut done);
-                run.transcript.push(Step::new(
-                    trace,
-                    run.calls,
-                    &call.name,
-                    &call.arguments,
-                    &text,
-                ));
+                let text = dispatch(toolbox, &tools, call, trace, &mut run, &mut done);
                 results.push(format!("Result of {}:\n{text}", call.name));
             }
             if let Some(v) = done {
@@ -333,14 +326,7 @@ pub async fn attribute_with_agent<L: Llm, T: Toolbox>(
         req.messages.push(assistant);
         let mut done = None;
         for call in &reply.tool_calls {
-            let text = dispatch(toolbox, &tools, call, &mut run, &mut done);
-            run.transcript.push(Step::new(
-                trace,
-                run.calls,
-                &call.name,
-                &call.arguments,
-                &text,
-            ));
+            let text = dispatch(toolbox, &tools, call, trace, &mut run, &mut done);
             req.messages
                 .push(ChatMessage::tool_result(call.id.clone(), text));
         }
@@ -380,7 +366,27 @@ fn toolbox_final<T: Toolbox>(toolbox: &mut T, v: &Value) -> Result<Verdict, Stri
     }
 }
 
+/// Runs one tool call and records it in the transcript; returns the text sent back.
 fn dispatch<T: Toolbox>(
+    toolbox: &mut T,
+    tools: &[ToolSpec],
+    call: &ToolCall,
+    trace: &Trace,
+    run: &mut AgentRun,
+    done: &mut Option<Verdict>,
+) -> String {
+    let text = reply_to(toolbox, tools, call, run, done);
+    run.transcript.push(Step::new(
+        trace,
+        run.calls,
+        &call.name,
+        &call.arguments,
+        &text,
+    ));
+    text
+}
+
+fn reply_to<T: Toolbox>(
     toolbox: &mut T,
     tools: &[ToolSpec],
     call: &ToolCall,

@@ -12,7 +12,7 @@ use super::agent::{
     AgentLimits, AgentRun, ToolOutcome, Toolbox,
 };
 use super::prompts::{case_task, obstrace_system, roles_note, DEFAULT_PRIOR};
-use super::roles::{RoleConfig, Roles};
+use super::roles::Roles;
 use super::{Attribution, AttributionError};
 use crate::algo::render::flat_log::op_block;
 use crate::algo::search::{compile, RegexOptions};
@@ -94,27 +94,14 @@ impl Default for ObsTrace {
 }
 
 impl ObsTrace {
-    // Kept twin (duplicates): the same two entry points as GraphTrace's, by design.
-
-    /// Attributes one failed case with `llm`.
+    // Kept twin (duplicates): the same signature as `GraphTrace::attribute_with`; both are
+    // called through `attribute_case_with`, so the two agents stay interchangeable.
+    /// Attributes one failed case with `llm`, given the ops' roles (listed in the task, shown
+    /// in the log). [`super::attribute_case_run`] infers the roles itself.
     ///
     /// # Errors
     /// [`AttributionError::Unresolvable`] on a provider error or when no valid answer came
     /// within the iteration cap.
-    pub async fn attribute<L: Llm>(
-        &self,
-        llm: &L,
-        trace: &Trace,
-        case: &FailureCase,
-    ) -> Result<(Attribution, AgentRun), AttributionError> {
-        let roles = Roles::infer(trace, &RoleConfig::default());
-        self.attribute_with(llm, trace, &roles, case).await
-    }
-
-    /// As [`ObsTrace::attribute`], with the ops' roles (listed in the task, shown in the log).
-    ///
-    /// # Errors
-    /// As [`ObsTrace::attribute`].
     pub async fn attribute_with<L: Llm>(
         &self,
         llm: &L,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::GraphError;
+use crate::model::{self, GraphError};
 
 /// A problem with a trace file. `Display` gives a sentence a user can act on.
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
@@ -22,24 +22,24 @@ pub enum FormatError {
     #[error("not a trace memtrace can read ({reason}). memtrace reads smartcomment / MemTraceBench JSON (a `data` object with `nodes`, `edges`, `operations`), OTLP JSON or JSON Lines (`resourceSpans`), and Langfuse exports (a trace with `observations`).")]
     Unknown { reason: String },
 
-    // Kept twin (duplicates): Dangling, DuplicateId and Cycle repeat GraphError's variants so
+    // Dangling, DuplicateId and Cycle repeat GraphError's variants (and share its texts) so
     // FormatError keeps one flat JSON/TS shape (`{"error": "dangling", …}`) for the page and the
     // JS API; `From<GraphError>` maps them one to one.
-    #[error("{path}: unknown {kind} id {id:?}. Every reference must name a record in the same file; was the file cut or merged from two runs?")]
+    #[error("{}", model::dangling(path, kind, id))]
     Dangling {
         path: String,
         id: String,
         kind: String,
     },
 
-    #[error("{path}: duplicate id {id:?} (first at {first}). Ids must be unique; were two traces concatenated?")]
+    #[error("{}", model::duplicate_id(path, id, first))]
     DuplicateId {
         path: String,
         id: String,
         first: String,
     },
 
-    #[error("{path}: {id:?} lies on a cycle; an execution graph must flow one way. Check the edges around it.")]
+    #[error("{}", model::cycle(path, id))]
     Cycle { path: String, id: String },
 
     #[error("{path}: bad timestamp {value:?}; expected `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds as a decimal string (OTLP) or ISO 8601 (Langfuse), with the end not before the start.")]

@@ -99,6 +99,17 @@ pub struct BenchReport {
     pub kept: usize,
 }
 
+impl BenchReport {
+    /// Counts a written file's cases and keeps it.
+    pub(super) fn add(&mut self, file: BenchFile) {
+        for (t, _, _) in &file.cases {
+            *self.per_type.entry(*t).or_insert(0) += 1;
+        }
+        self.kept += file.cases.len();
+        self.files.push(file);
+    }
+}
+
 /// A fault of `kind` for the question at `qi`, placed after its evidence; `None` when the
 /// conversation gives no place for it (e.g. no later pair with facts).
 pub fn plan_fault(
@@ -362,6 +373,84 @@ pub(super) async fn write_file<L: Llm>(
     }))
 }
 
+/// The session windows of `step` sessions each, as `(conversation index, first session, end)`,
+/// the first window of every conversation, then the second of each, and so on.
+pub(super) fn windows(conversations: &[Conversation], step: usize) -> Vec<(usize, usize, usize)> {
+    let step = step.max(1);
+    let longest = conversations
+        .iter()
+        .map(|c| c.sessions.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = Vec::new();
+    for w in 0..longest.div_ceil(step) {
+        for (ci, c) in conversations.iter().enumerate() {
+            let from = 1 + w * step;
+            if from <= c.sessions.iter().map(|s| s.number).max().unwrap_or(0) {
+                out.push((ci, from, from + step));
+            }
+        }
+    }
+    out
+}
+
+/// A window ready for faults: its conversation, its config, the clean run and the questions
+/// that run answered right (shuffled).
+pub(super) struct Window {
+    pub conv: Conversation,
+    pub cfg: Config,
+    pub clean: Run,
+    pub right: Vec<usize>,
+}
+
+/// Runs the window `(conversation index, first session, end)` without faults; `None` when it
+/// has no question of the chosen categories.
+pub(super) async fn clean_window<L: Llm>(
+    llm: &L,
+    prompts: &Prompts,
+    conversations: &[Conversation],
+    (ci, from, to): (usize, usize, usize),
+    opts: &BenchOptions,
+    rng: &mut SplitMix64,
+) -> Result<Option<Window>, MemsysError> {
+    let Some(full) = conversations.get(ci) else {
+        return Ok(None);
+    };
+    let conv = full.window(from, to);
+    let questions: Vec<usize> = conv
+        .questions
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| opts.categories.contains(&q.category))
+        .map(|(i, _)| i)
+        .collect();
+    if questions.is_empty() {
+        return Ok(None);
+    }
+    let cfg = Config {
+        system: opts.system,
+        record_spans: opts.format == BenchFormat::Otlp,
+        seed: opts.seed ^ ((ci as u64) << 32) ^ from as u64,
+        source: opts.source.clone(),
+        ..Config::default()
+    };
+    let off = recorder_for(&conv, &cfg, false);
+    let clean = run(llm, &conv, prompts, &cfg, &[], &questions, &off).await?;
+    let mut right: Vec<usize> = clean
+        .results
+        .iter()
+        .filter(|r| r.correct)
+        .map(|r| r.index)
+        .collect();
+    rng.shuffle(&mut right);
+    Ok(Some(Window {
+        conv,
+        cfg,
+        clean,
+        right,
+    }))
+}
+
 /// Generates files until every error type has `per_type` verified cases (or the windows run
 /// out).
 ///
@@ -378,59 +467,25 @@ pub async fn generate<L: Llm>(
     let prompts = Prompts::default();
     let mut rng = SplitMix64::new(opts.seed);
     let mut report = BenchReport::default();
-    let step = opts.sessions_per_file.max(1);
-    let longest = conversations
-        .iter()
-        .map(|c| c.sessions.len())
-        .max()
-        .unwrap_or(0);
     let kinds = opts.system.error_types();
-    let mut windows = Vec::new();
-    for w in 0..longest.div_ceil(step) {
-        for (ci, c) in conversations.iter().enumerate() {
-            let from = 1 + w * step;
-            if from <= c.sessions.iter().map(|s| s.number).max().unwrap_or(0) {
-                windows.push((ci, from, from + step));
-            }
-        }
-    }
-    for (ci, from, to) in windows {
+    for (ci, from, to) in windows(conversations, opts.sessions_per_file) {
         if kinds
             .iter()
             .all(|t| report.per_type.get(t).copied().unwrap_or(0) >= opts.per_type)
         {
             break;
         }
-        let Some(full) = conversations.get(ci) else {
+        let Some(w) =
+            clean_window(llm, &prompts, conversations, (ci, from, to), opts, &mut rng).await?
+        else {
             continue;
         };
-        let conv = full.window(from, to);
-        let questions: Vec<usize> = conv
-            .questions
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| opts.categories.contains(&q.category))
-            .map(|(i, _)| i)
-            .collect();
-        if questions.is_empty() {
-            continue;
-        }
-        let cfg = Config {
-            system: opts.system,
-            record_spans: opts.format == BenchFormat::Otlp,
-            seed: opts.seed ^ ((ci as u64) << 32) ^ from as u64,
-            source: opts.source.clone(),
-            ..Config::default()
-        };
-        let off = recorder_for(&conv, &cfg, false);
-        let clean = run(llm, &conv, &prompts, &cfg, &[], &questions, &off).await?;
-        let mut right: Vec<usize> = clean
-            .results
-            .iter()
-            .filter(|r| r.correct)
-            .map(|r| r.index)
-            .collect();
-        rng.shuffle(&mut right);
+        let Window {
+            conv,
+            cfg,
+            clean,
+            right,
+        } = w;
         let mut plan = Vec::new();
         let mut used = BTreeSet::new();
         for &kind in &kinds {
@@ -457,11 +512,7 @@ pub async fn generate<L: Llm>(
         let kept: Vec<usize> = right.clone();
         let name = format!("locomo_{}-s{from}-{}.json", conv.user_id(), to - 1);
         if let Some(file) = build_file(llm, &conv, &prompts, &cfg, plan, &kept, &name).await? {
-            for (t, _, _) in &file.cases {
-                *report.per_type.entry(*t).or_insert(0) += 1;
-            }
-            report.kept += file.cases.len();
-            report.files.push(file);
+            report.add(file);
         }
     }
     Ok(report)

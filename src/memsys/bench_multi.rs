@@ -13,7 +13,9 @@
 
 use std::collections::BTreeSet;
 
-use super::bench::{right_in, write_file, wrong_in, BenchOptions, BenchReport};
+use super::bench::{
+    clean_window, right_in, write_file, wrong_in, BenchFormat, BenchOptions, BenchReport,
+};
 use super::fault::{holds, Fault};
 use super::locomo::Conversation;
 use super::record::pair_of;
@@ -162,77 +164,46 @@ pub async fn generate<L: Llm>(
             opts.system.name()
         )));
     }
+    if opts.format != BenchFormat::Smartcomment {
+        return Err(MemsysError::Input(
+            "multi-fault cases are written as smartcomment files; drop --format otlp".to_owned(),
+        ));
+    }
     let prompts = Prompts::default();
     let mut rng = SplitMix64::new(opts.seed);
     let mut report = BenchReport::default();
-    let step = opts.sessions_per_file.max(1);
-    let longest = conversations
-        .iter()
-        .map(|c| c.sessions.len())
-        .max()
-        .unwrap_or(0);
-    for w in 0..longest.div_ceil(step) {
-        for (ci, full) in conversations.iter().enumerate() {
-            if report.kept >= opts.per_type {
-                return Ok(report);
+    for (ci, from, to) in super::bench::windows(conversations, opts.sessions_per_file) {
+        if report.kept >= opts.per_type {
+            return Ok(report);
+        }
+        let Some(w) =
+            clean_window(llm, &prompts, conversations, (ci, from, to), opts, &mut rng).await?
+        else {
+            continue;
+        };
+        // No quota per type here: a file takes twice the per-type share.
+        let need = (opts.per_type - report.kept).min(2 * opts.per_type_per_file);
+        let mut plan = Vec::new();
+        let mut units = BTreeSet::new();
+        for &qi in &w.right {
+            if plan.len() == need {
+                break;
             }
-            let from = 1 + w * step;
-            if from > full.sessions.iter().map(|s| s.number).max().unwrap_or(0) {
+            let Some(chain) = plan_chain(&w.conv, qi, &w.clean, opts.faults, &mut rng) else {
                 continue;
-            }
-            let conv = full.window(from, from + step);
-            let cfg = Config {
-                system: opts.system,
-                seed: opts.seed ^ ((ci as u64) << 32) ^ from as u64,
-                source: opts.source.clone(),
-                ..Config::default()
             };
-            let questions: Vec<usize> = conv
-                .questions
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| opts.categories.contains(&q.category))
-                .map(|(i, _)| i)
-                .collect();
-            if questions.is_empty() {
-                continue;
+            // One chain per unit: two chains on one unit would mask each other.
+            if units.insert(chain.first().and_then(Fault::unit).map(str::to_owned)) {
+                plan.push((chain, qi));
             }
-            let off = recorder_for(&conv, &cfg, false);
-            let clean = run(llm, &conv, &prompts, &cfg, &[], &questions, &off).await?;
-            let mut right: Vec<usize> = clean
-                .results
-                .iter()
-                .filter(|r| r.correct)
-                .map(|r| r.index)
-                .collect();
-            rng.shuffle(&mut right);
-            // No quota per type here: a file takes twice the per-type share.
-            let need = (opts.per_type - report.kept).min(2 * opts.per_type_per_file);
-            let mut plan = Vec::new();
-            let mut units = BTreeSet::new();
-            for &qi in &right {
-                if plan.len() == need {
-                    break;
-                }
-                let Some(chain) = plan_chain(&conv, qi, &clean, opts.faults, &mut rng) else {
-                    continue;
-                };
-                // One chain per unit: two chains on one unit would mask each other.
-                if units.insert(chain.first().and_then(Fault::unit).map(str::to_owned)) {
-                    plan.push((chain, qi));
-                }
-            }
-            report.planned += plan.iter().map(|(g, _)| g.len()).sum::<usize>();
-            let kept = verify(llm, &conv, &prompts, &cfg, plan, &right).await?;
-            let name = format!("locomo_{}-s{from}-{}.json", conv.user_id(), from + step - 1);
-            if let Some(file) = write_file(llm, &conv, &prompts, &cfg, &kept, &right, &name).await?
-            {
-                for (t, _, _) in &file.cases {
-                    *report.per_type.entry(*t).or_insert(0) += 1;
-                }
-                report.kept += file.cases.len();
-                report.files.push(file);
-            }
+        }
+        report.planned += plan.iter().map(|(g, _)| g.len()).sum::<usize>();
+        let kept = verify(llm, &w.conv, &prompts, &w.cfg, plan, &w.right).await?;
+        let name = format!("locomo_{}-s{from}-{}.json", w.conv.user_id(), to - 1);
+        if let Some(file) =
+            write_file(llm, &w.conv, &prompts, &w.cfg, &kept, &w.right, &name).await?
+        {
+            report.add(file);
         }
     }
     Ok(report)

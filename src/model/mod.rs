@@ -18,6 +18,7 @@ pub mod verdict;
 pub use case::{Annotation, ErrorType, FailureCase};
 pub use detect::{Detection, FoundBy, RuleReport, Unused, RULES};
 pub use error::GraphError;
+pub(crate) use error::{cycle, dangling, duplicate_id};
 pub use fail_rule::{FailRule, Mark, RuleError};
 pub use flow::{Flow, Role};
 pub use record::{

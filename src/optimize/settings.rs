@@ -120,6 +120,9 @@ pub struct SettingEdit {
 }
 
 /// One version of a setting, with its lineage.
+// Kept twin (duplicates): its lineage fields and `original` repeat `PromptVersion`'s; the two
+// differ in value type and in what a step records (diff, feedback, cost vs a reason), and both
+// are saved shapes (project bundles, the JS API), so they stay two plain structs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SettingVersion {
     pub name: String,

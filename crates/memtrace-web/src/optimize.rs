@@ -311,6 +311,25 @@ mod tests {
         assert_eq!(unique.len(), users.len());
     }
 
+    /// The optimizer of the scripted loop (`tests/llm_server/scripts/optimize_loop.json`).
+    fn scripted_optimizer() -> memtrace::provider::ScriptedLlm {
+        let script = memtrace::provider::Script::from_json(include_str!(
+            "../../../tests/llm_server/scripts/optimize_loop.json"
+        ))
+        .unwrap();
+        memtrace::provider::ScriptedLlm::new(script)
+    }
+
+    /// One step of the loop, the memory system simulated.
+    fn step(
+        state: &mut LoopState,
+        convs: &[Conversation],
+        optimizer: &memtrace::provider::ScriptedLlm,
+    ) {
+        futures_executor::block_on(advance(state, convs, &SimulatedLlm, optimizer, &mut |_| {}))
+            .unwrap();
+    }
+
     #[test]
     fn a_starved_top_k_is_tuned_and_rounds_compare() {
         let convs = demo_conversations();
@@ -324,20 +343,9 @@ mod tests {
         check_setup(&setup, convs.len()).unwrap();
         let cfg = loop_config(&setup, &ProviderSettings::default());
         let mut state = LoopState::new(cfg, Prompts::default()).unwrap();
-        let script = memtrace::provider::Script::from_json(include_str!(
-            "../../../tests/llm_server/scripts/optimize_loop.json"
-        ))
-        .unwrap();
-        let optimizer = memtrace::provider::ScriptedLlm::new(script);
+        let optimizer = scripted_optimizer();
         while state.phase != Phase::Done {
-            futures_executor::block_on(advance(
-                &mut state,
-                &convs,
-                &SimulatedLlm,
-                &optimizer,
-                &mut |_| {},
-            ))
-            .unwrap();
+            step(&mut state, &convs, &optimizer);
         }
         assert_eq!(state.rounds[1].settings.get("top_k"), Some(&3));
         let c = compare_rounds(&state, 0, 1).unwrap();
@@ -412,22 +420,11 @@ mod tests {
         let cfg = loop_config(&Setup::default(), &ProviderSettings::default());
         let total = steps_total(&cfg);
         let mut state = LoopState::new(cfg, Prompts::default()).unwrap();
-        let script = memtrace::provider::Script::from_json(include_str!(
-            "../../../tests/llm_server/scripts/optimize_loop.json"
-        ))
-        .unwrap();
-        let optimizer = memtrace::provider::ScriptedLlm::new(script);
+        let optimizer = scripted_optimizer();
         let mut n = 0;
         while state.phase != Phase::Done {
             assert_eq!(steps_done(&state), n);
-            futures_executor::block_on(advance(
-                &mut state,
-                &convs,
-                &SimulatedLlm,
-                &optimizer,
-                &mut |_| {},
-            ))
-            .unwrap();
+            step(&mut state, &convs, &optimizer);
             n += 1;
             assert!(n <= total);
         }

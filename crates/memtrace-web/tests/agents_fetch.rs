@@ -8,7 +8,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 use memtrace::attribution::agent::{AgentLimits, AgentRun};
-use memtrace::attribution::{attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace};
+use memtrace::attribution::{
+    attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace, RoleConfig, Roles,
+};
 use memtrace::provider::{ApiKey, ApiKind, HttpLlm, ProviderConfig, RetryPolicy};
 use memtrace::{load, LoadOptions};
 use memtrace_web::services::http::{FetchTransport, TimerSleep};
@@ -101,14 +103,24 @@ async fn every_method_completes_its_conversation_over_fetch() {
                 limits,
                 ..GraphTrace::default()
             }
-            .attribute(&llm, &trace, case)
+            .attribute_with(
+                &llm,
+                &trace,
+                &Roles::infer(&trace, &RoleConfig::default()),
+                case,
+            )
             .await
             .unwrap(),
             "obstrace" => ObsTrace {
                 limits,
                 ..ObsTrace::default()
             }
-            .attribute(&llm, &trace, case)
+            .attribute_with(
+                &llm,
+                &trace,
+                &Roles::infer(&trace, &RoleConfig::default()),
+                case,
+            )
             .await
             .unwrap(),
             b => attribute_baseline(Baseline::parse(b).unwrap(), &llm, &trace, case)

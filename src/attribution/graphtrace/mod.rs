@@ -14,7 +14,7 @@ use super::agent::{
     AgentLimits, AgentRun, ToolOutcome, Toolbox,
 };
 use super::prompts::{case_task, graphtrace_system, roles_note, DEFAULT_PRIOR};
-use super::roles::{RoleConfig, Roles};
+use super::roles::Roles;
 use super::{Attribution, AttributionError, InfoFlow};
 use crate::algo::render::{render_op_xml, render_preview, render_value, render_value_hits};
 use crate::algo::search::RegexOptions;
@@ -48,28 +48,12 @@ impl Default for GraphTrace {
 }
 
 impl GraphTrace {
-    // Kept twin (duplicates): ObsTrace has the same two entry points (default roles, given
-    // roles) by design; only these signatures repeat, the bodies differ.
-
-    /// Attributes one failed case with `llm`.
+    /// Attributes one failed case with `llm`, given the ops' roles (listed in the task, shown
+    /// per op). [`super::attribute_case_run`] infers the roles itself.
     ///
     /// # Errors
     /// [`AttributionError::Unresolvable`] on a provider error or when no valid answer came
     /// within the iteration cap.
-    pub async fn attribute<L: Llm>(
-        &self,
-        llm: &L,
-        trace: &Trace,
-        case: &FailureCase,
-    ) -> Result<(Attribution, AgentRun), AttributionError> {
-        let roles = Roles::infer(trace, &RoleConfig::default());
-        self.attribute_with(llm, trace, &roles, case).await
-    }
-
-    /// As [`GraphTrace::attribute`], with the ops' roles (listed in the task, shown per op).
-    ///
-    /// # Errors
-    /// As [`GraphTrace::attribute`].
     pub async fn attribute_with<L: Llm>(
         &self,
         llm: &L,
