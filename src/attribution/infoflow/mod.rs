@@ -33,7 +33,7 @@ use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 use super::roles::{
     holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
 };
-use super::text::{content_tokens, var_text, var_texts, Key};
+use super::text::{content_tokens, terms, var_text, var_texts, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
@@ -169,6 +169,12 @@ impl InfoFlow {
                     .is_some_and(|g| g.iter().any(|w| !reached_gold.contains(w)))
             })
             .min_by(earliest);
+        // Unless the answer ignored what it had: none of the gold words that reached it is in
+        // the prediction. A lenient judge (LoCoMo's) passes a partial answer, so the part lost
+        // upstream did not decide the failure; the answer op did.
+        let said = terms(&case.prediction);
+        let ignored = !reached_gold.is_empty() && reached_gold.iter().all(|w| !said.contains(*w));
+        let part_lost = part_lost.filter(|_| !ignored);
         // Else, when all reached the answer or one holding the gold answer did, the answer op
         // is at fault; otherwise the earliest place where a piece of evidence was lost.
         let reached_with_gold = findings
