@@ -1,7 +1,7 @@
 // "Find all causes" (issue #17): on a generated 2-fault Mem0 case the page runs the core's
 // decisive-set search (delta debugging over replays, simulated provider), draws both annotated
-// decisive ops — numbered cause chips in the story, rings in the graph — and lists the replays
-// with their outcomes. A trace that cannot be replayed (an OTLP run) says "not replayable" and
+// decisive ops — numbered cause chips on story cards or pinned out of folded groups, rings in
+// the graph — and lists the replays with their outcomes. A trace that cannot be replayed (an OTLP run) says "not replayable" and
 // keeps its single-op verdict. The expected ops come from the file's annotation
 // (`decisive_op_ids`), read here. Traces: tests/e2e/gen-traces (MEMTRACE_E2E_TRACES).
 // Screenshots: artifacts/multi-cause-story.png, multi-cause-graph.png, multi-cause-not-replayable.png.
@@ -75,7 +75,7 @@ test('find all causes on a 2-fault case draws both annotated ops and lists the r
 
   // Drawn in the story: each op's card, or its entry in an opened group, carries its cause chip.
   for (const { op, n } of listed) {
-    const marked = page.locator(`#story .story-card[data-id="${op}"][data-cause="${n}"], #story .story-group[open] li[data-id="${op}"][data-cause="${n}"]`);
+    const marked = page.locator(`#story .story-card[data-id="${op}"][data-cause="${n}"], #story .cause-pin[data-id="${op}"][data-cause="${n}"]`);
     assert.equal(await marked.count(), 1, `${op} marked as cause ${n} in the story`);
     assert.ok(await marked.first().isVisible(), `${op} visible in the story`);
     assert.match(await marked.first().locator('.cause-chip').textContent(), new RegExp(`cause ${n}`));

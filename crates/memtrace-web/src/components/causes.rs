@@ -163,6 +163,9 @@ pub fn causes_panel(props: &Props) -> Html {
                             title="stop the search">{"Cancel"}</button>
                 }
             </div>
+            if props.search.is_none() {
+                <p class="muted causes-hint">{"The minimal set of ops whose repair rescues this answer, when one op is not enough."}</p>
+            }
             if let Some(Search::Stopped(why)) = &props.search {
                 <p class="muted" id="causes-stopped" role="status">{ format!("stopped: {why}") }</p>
             }
@@ -238,10 +241,6 @@ fn cause_item(props: &Props, g: &OpTag) -> Html {
     let t = &props.trace.0;
     let op = t.op_by_id(&g.op_id);
     let on_select = props.on_select.clone();
-    let time = op
-        .map(|o| t.op(o).created_at.clone())
-        .and_then(|s| s.get(11..19).map(str::to_owned))
-        .unwrap_or_default();
     html! {
         <li class="cause" data-op={g.op_id.clone()} data-cause={g.cause.map(|n| n.to_string())}>
             { chip(g) }
@@ -249,7 +248,6 @@ fn cause_item(props: &Props, g: &OpTag) -> Html {
                     onclick={Callback::from(move |_| on_select.emit(op.map(NodeRef::Op)))}>
                 { short_name(t, &g.op_id) }</button>
             <code class="muted">{ &g.op_id }</code>
-            <time class="muted">{ time }</time>
         </li>
     }
 }

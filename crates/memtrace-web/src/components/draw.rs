@@ -320,8 +320,10 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
     if let Some(v) = m.verdict {
         ring(v, th.verdict, 3.0, 5.0);
     }
-    // The decisive set: a ring and a `cause N` tag per op, at every zoom.
+    // The decisive set: a ring and a `cause N` tag per op, at every zoom; a tag that would
+    // cover an earlier one moves up.
     ctx.set_font("bold 11px system-ui, sans-serif");
+    let mut tags: Vec<(f64, f64, f64)> = Vec::new();
     for &(i, n) in &scene.causes {
         let color = crate::causes::cause_color(n);
         ring(i, color, 3.0, 8.0);
@@ -329,7 +331,23 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
             let (x, y) = view.to_screen(f64::from(node.x), f64::from(node.y));
             let text = format!("cause {n}");
             let tw = ctx.measure_text(&text).map_or(44.0, |m| m.width());
-            let (bx, by) = (x - tw / 2.0 - 4.0, y - op_h / 2.0 - 28.0);
+            let bx = x - tw / 2.0 - 4.0;
+            let top = y - op_h / 2.0 - 28.0;
+            let mut by = top;
+            while tags.iter().any(|&(ox, oy, ow)| {
+                bx < ox + ow + 2.0 && ox < bx + tw + 10.0 && (by - oy).abs() < 18.0
+            }) {
+                by -= 18.0;
+            }
+            tags.push((bx, by, tw + 8.0));
+            if by < top {
+                ctx.set_stroke_style_str(color);
+                ctx.set_line_width(1.5);
+                ctx.begin_path();
+                ctx.move_to(x, by + 16.0);
+                ctx.line_to(x, y - op_h / 2.0 - 8.0);
+                ctx.stroke();
+            }
             ctx.set_fill_style_str(color);
             ctx.fill_rect(bx, by, tw + 8.0, 16.0);
             ctx.set_fill_style_str("#ffffff");

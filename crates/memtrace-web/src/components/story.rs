@@ -12,7 +12,7 @@ use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::causes::cause_color;
+use crate::causes::{cause_color, short_name};
 use crate::state::Verdict;
 
 #[derive(Properties, PartialEq)]
@@ -26,7 +26,8 @@ pub struct Props {
     pub on_select: Callback<Option<NodeRef>>,
     pub on_graph: Callback<()>,
     /// The ops of the failure's decisive set ("find all causes"), cause 1 first: marked on
-    /// their cards, or in their folded group (opened).
+    /// their cards, or pinned out of their folded group (or after the chain when the story
+    /// does not hold them).
     #[prop_or_default]
     pub causes: Vec<String>,
 }
@@ -104,6 +105,14 @@ pub fn story_view(props: &Props) -> Html {
         (Callback::from(move |_: MouseEvent| cb.emit(node)), node)
     };
     let on_graph = props.on_graph.reform(|_: MouseEvent| ());
+    // Causes neither on a card nor in a group: pinned after the chain.
+    let outside: Vec<&String> = props
+        .causes
+        .iter()
+        .filter(|id| {
+            !s.cards.iter().any(|c| c.id == **id) && !s.groups.iter().any(|g| g.ids.contains(id))
+        })
+        .collect();
     html! {
         <section class="story-pane" aria-label="failure story" id="story">
             { header(s, on_graph) }
@@ -119,9 +128,12 @@ pub fn story_view(props: &Props) -> Html {
                     });
                     let groups: Vec<&Group> = s.groups.iter().filter(|g| g.after == i).collect();
                     let active = selected_id.as_deref() == Some(c.id.as_str());
+                    let pinned: Vec<&String> = groups.iter().flat_map(|g| &g.ids)
+                        .filter(|id| props.causes.contains(id)).collect();
                     html! {
                         <li class="story-step">
                             { card(c, cause_of(&props.causes, &c.id), active, onclick, onkeydown) }
+                            { pins(t, &props.causes, &pinned, &props.on_select) }
                             if !groups.is_empty() {
                                 <div class="story-groups">
                                     { for groups.iter().map(|g| group(t, g, &props.causes, &props.on_select)) }
@@ -131,7 +143,35 @@ pub fn story_view(props: &Props) -> Html {
                     }
                 }) }
             </ol>
+            { pins(t, &props.causes, &outside, &props.on_select) }
         </section>
+    }
+}
+
+/// The causes among `ids`, each a button with its chip and op name (selects the op).
+fn pins(
+    t: &Trace,
+    causes: &[String],
+    ids: &[&String],
+    on_select: &Callback<Option<NodeRef>>,
+) -> Html {
+    if ids.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="story-pins">
+            { for ids.iter().filter_map(|id| {
+                let n = cause_of(causes, id)?;
+                let (cb, node) = (on_select.clone(), node_of(t, id));
+                Some(html! {
+                    <button class="cause-pin" data-id={(*id).clone()} data-cause={n.to_string()}
+                            title={format!("{id}: show it in the inspector")} onclick={Callback::from(move |_| cb.emit(node))}
+                            style={format!("--cause: {}", cause_color(n))}>
+                        { cause_chip(n) }<span class="pin-name">{ short_name(t, id) }</span>
+                    </button>
+                })
+            }) }
+        </div>
     }
 }
 
@@ -224,12 +264,11 @@ fn card(
 
 fn group(t: &Trace, g: &Group, causes: &[String], on_select: &Callback<Option<NodeRef>>) -> Html {
     let more = g.ids.len().saturating_sub(GROUP_LIST);
-    // A group holding causes opens, and lists them first.
+    // Causes (also pinned above the group) are listed first.
     let mut ids: Vec<&String> = g.ids.iter().collect();
     ids.sort_by_key(|id| cause_of(causes, id).unwrap_or(usize::MAX));
-    let open = ids.first().is_some_and(|id| cause_of(causes, id).is_some());
     html! {
-        <details class="story-group" {open}>
+        <details class="story-group">
             <summary>{ &g.label }</summary>
             <ul>
                 { for ids.into_iter().take(GROUP_LIST).map(|id| {
