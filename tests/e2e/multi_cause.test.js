@@ -1,26 +1,21 @@
 // "Find all causes" (issue #17): on a generated 2-fault Mem0 case the page runs the core's
 // decisive-set search (delta debugging over replays, simulated provider), draws both annotated
 // decisive ops — numbered cause chips on story cards or pinned out of folded groups, rings in
-// the graph — and lists the replays with their outcomes. A trace that cannot be replayed (an OTLP run) says "not replayable" and
-// keeps its single-op verdict. The expected ops come from the file's annotation
-// (`decisive_op_ids`), read here. Traces: tests/e2e/gen-traces (MEMTRACE_E2E_TRACES).
+// the graph — and lists the replays with their outcomes. A trace that cannot be replayed (an
+// OTLP run) says "not replayable" and keeps its single-op verdict. The expected ops come from
+// the file's annotation (`decisive_op_ids`), read here. Traces: tests/e2e/gen-traces
+// (MEMTRACE_E2E_TRACES).
 // Screenshots: artifacts/multi-cause-story.png, multi-cause-graph.png, multi-cause-not-replayable.png.
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { launch, openPage, dropFiles, screenshot } = require('./browser');
+const { launch, openPage, dropTrace, generatedTraces, screenshot } = require('./browser');
 
 let browser;
 let traces;
 test.before(async () => {
-  traces = process.env.MEMTRACE_E2E_TRACES;
-  if (!traces) {
-    traces = fs.mkdtempSync(path.join(os.tmpdir(), 'memtrace-e2e-traces-'));
-    execFileSync('bash', [path.join(__dirname, 'gen-traces'), traces], { stdio: 'inherit' });
-  }
+  traces = generatedTraces();
   browser = await launch();
 });
 test.after(async () => { if (browser) await browser.close(); });
@@ -31,13 +26,6 @@ function generated(dir, ext) {
   const names = fs.existsSync(full) ? fs.readdirSync(full).filter((n) => n.endsWith(ext)).sort() : [];
   assert.ok(names.length > 0, `no *${ext} in ${full}: run tests/e2e/gen-traces`);
   return { name: `${dir}-${names[0]}`, bytes: fs.readFileSync(path.join(full, names[0])) };
-}
-
-async function drop(page, file) {
-  await page.waitForSelector('#summary', { timeout: 20000 });
-  await dropFiles(page, [file]);
-  await page.waitForFunction((n) => document.querySelector('.tab.active .tab-name')?.textContent.trim() === n,
-    file.name, { timeout: 20000 });
 }
 
 /** Presses "Find all causes" from the keyboard and waits for the search to end. */
@@ -59,7 +47,7 @@ test('find all causes on a 2-fault case draws both annotated ops and lists the r
 
   const { page, problems } = await openPage(browser);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await drop(page, file);
+  await dropTrace(page, file);
   // Select the annotated failure by its question.
   const row = page.locator('#failures .failure').filter({ has: page.locator('.q', { hasText: ann.query }) }).first();
   await row.click();
@@ -117,7 +105,7 @@ test('a trace that cannot be replayed says "not replayable" and keeps its single
   const file = generated('naiverag-otlp', '.jsonl');
   const { page, problems } = await openPage(browser);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await drop(page, file);
+  await dropTrace(page, file);
   await page.waitForSelector('#failures .failure', { timeout: 15000 });
   await page.click('#failures .failure');
   await page.click('#attribute-one');

@@ -142,7 +142,7 @@ pub fn outcome_label(o: SetOutcome) -> &'static str {
 
 /// One colour per cause (cycled past six): apart from the verdict's red and the path's orange.
 const CAUSE_COLORS: [&str; 6] = [
-    "#7048e8", "#0c8599", "#2f9e44", "#d6336c", "#1971c2", "#845ef7",
+    "#6741d9", "#0b7285", "#237032", "#c2255c", "#1864ab", "#862e9c",
 ];
 
 /// The colour of cause `n` (1-based), the same in the list, the story and the graph.
