@@ -1,5 +1,5 @@
 // axe-core (WCAG 2 A/AA rules), light and dark, over the page's main views: the demo's summary and failures, a
-// failure's story with its verdict, and the graph view. Any violation fails with its rule and nodes.
+// failure's story with its verdict and its causes ("find all causes"), and the graph view. Any violation fails with its rule and nodes.
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
@@ -37,6 +37,11 @@ for (const scheme of ['light', 'dark']) {
     await page.waitForSelector('#verdict[data-op]', { timeout: 15000 });
     await page.waitForSelector('#story .story-card');
     assert.deepStrictEqual(await violations(page), [], 'story');
+    // "Find all causes": the set (cause chips on the story) and the replays listed.
+    await page.focus('#find-causes');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#causes[data-state="done"] #causes-replays', { timeout: 30000 });
+    assert.deepStrictEqual(await violations(page), [], 'story with its causes');
     await screenshot(page, `a11y-story-${scheme}`);
 
     await page.keyboard.press('g');

@@ -1,7 +1,9 @@
 // Shared helpers for the e2e suite: launch Debian's Chromium, open the page, drop files, save screenshots.
 const { chromium } = require('playwright-core');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 
 const BASE_URL = process.env.MEMTRACE_E2E_URL || 'http://127.0.0.1:8080/';
 const ARTIFACTS = path.join(__dirname, 'artifacts');
@@ -58,4 +60,23 @@ async function waitField(page, key, want) {
   }, [key, String(want)], { timeout: 15000 });
 }
 
-module.exports = { launch, openPage, dropFiles, screenshot, waitField, SHARED, BASE_URL };
+/** The folder of traces generated for the suite: MEMTRACE_E2E_TRACES (scripts/test sets it), else
+ *  a fresh one written now by tests/e2e/gen-traces. */
+function generatedTraces() {
+  let dir = process.env.MEMTRACE_E2E_TRACES;
+  if (!dir) {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memtrace-e2e-traces-'));
+    execFileSync('bash', [path.join(__dirname, 'gen-traces'), dir], { stdio: 'inherit' });
+  }
+  return dir;
+}
+
+/** Drops one trace file ({ name, bytes }) and waits until its tab is the active one. */
+async function dropTrace(page, file) {
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  await dropFiles(page, [file]);
+  await page.waitForFunction((n) => document.querySelector('.tab.active .tab-name')?.textContent.trim() === n,
+    file.name, { timeout: 20000 });
+}
+
+module.exports = { launch, openPage, dropFiles, dropTrace, generatedTraces, screenshot, waitField, SHARED, BASE_URL };

@@ -5,19 +5,13 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { launch, openPage, dropFiles, screenshot } = require('./browser');
+const { launch, openPage, dropFiles, dropTrace, generatedTraces, screenshot } = require('./browser');
 
 let browser;
 let traces;
 test.before(async () => {
-  traces = process.env.MEMTRACE_E2E_TRACES;
-  if (!traces) {
-    traces = fs.mkdtempSync(path.join(os.tmpdir(), 'memtrace-e2e-traces-'));
-    execFileSync('bash', [path.join(__dirname, 'gen-traces'), traces], { stdio: 'inherit' });
-  }
+  traces = generatedTraces();
   browser = await launch();
 });
 test.after(async () => { if (browser) await browser.close(); });
@@ -31,13 +25,6 @@ function generated(system) {
   });
   assert.ok(files.length > 0, `no ${system} trace in ${dir}: run tests/e2e/gen-traces`);
   return files.reduce((a, b) => (b.annotations.length > a.annotations.length ? b : a));
-}
-
-async function drop(page, file) {
-  await page.waitForSelector('#summary', { timeout: 20000 });
-  await dropFiles(page, [file]);
-  await page.waitForFunction((n) => document.querySelector('.tab.active .tab-name')?.textContent.trim() === n,
-    file.name, { timeout: 20000 });
 }
 
 const rolesOf = (page) => page.$$eval('#roles .role-row', (rows) => Object.fromEntries(rows.map((r) =>
@@ -59,7 +46,7 @@ const TYPE = { extraction: 'ExtractionError', update: 'UpdateError', deletion: '
  *  panel from the keyboard and overrides the role of one verdict's op (the extraction step's, if
  *  a verdict blames it): the verdict is retyped at once. Screenshots as `shot`-panel / -override. */
 async function attributeAndOverride(page, file, cases, shot) {
-  await drop(page, file);
+  await dropTrace(page, file);
   // Every failed question is listed.
   await page.waitForFunction((n) => document.querySelectorAll('#failures .failure').length === n,
     cases, { timeout: 15000 });

@@ -7,8 +7,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
+use crate::causes::{Causes, CausesAction, Search as CauseSearch};
 use crate::components::{
     attribution::AttributionPanel,
+    causes::CausesPanel,
     drop_zone::{DropZone, FilePicker},
     errors::ErrorList,
     fail_rules::FailRulesPanel,
@@ -72,6 +74,17 @@ fn shortcut(e: &KeyboardEvent) -> Option<Action> {
     })
 }
 
+/// Adapter so `Causes::reduce` ("find all causes" searches) drives `use_reducer`.
+#[derive(Default, PartialEq)]
+struct CausesStore(Causes);
+
+impl Reducible for CausesStore {
+    type Action = CausesAction;
+    fn reduce(self: Rc<Self>, action: CausesAction) -> Rc<Self> {
+        Rc::new(CausesStore(self.0.clone().reduce(action)))
+    }
+}
+
 fn storage_error(dispatch: &UseReducerDispatcher<Store>, message: String) {
     dispatch.dispatch(Action::ReadFailed {
         name: "browser storage".into(),
@@ -82,6 +95,7 @@ fn storage_error(dispatch: &UseReducerDispatcher<Store>, message: String) {
 #[function_component(App)]
 pub fn app() -> Html {
     let store = use_reducer(Store::default);
+    let causes = use_reducer(CausesStore::default);
     // True once storage has been read: only then is the state written back.
     let restored = use_state(|| false);
 
@@ -224,6 +238,15 @@ pub fn app() -> Html {
     );
     let roles = Shared((*roles).clone().unwrap_or_default());
     let story_shown = state.selection.case.is_some() && !state.graph_view && !state.whole_trace;
+    // The selected failure's "find all causes" search and the ops of its set.
+    let search: Option<CauseSearch> = current.zip(state.selection.case).and_then(|(t, i)| {
+        let c = t.trace.cases.get(i)?;
+        causes.0.get(&t.name, &t.trace, &c.query_id).cloned()
+    });
+    let cause_ids: Vec<String> = search
+        .as_ref()
+        .map(|s| s.causes().to_vec())
+        .unwrap_or_default();
     html! {
         <DropZone on_files={on_files.clone()}>
             <header class="topbar">
@@ -314,7 +337,8 @@ pub fn app() -> Html {
                             roles={roles.clone()}
                             selected={state.selection.node}
                             on_select={d.reform(Action::SelectNode)}
-                            on_graph={d.reform(|()| Action::ToggleGraph)} />
+                            on_graph={d.reform(|()| Action::ToggleGraph)}
+                            causes={cause_ids.clone()} />
                     } else {
                         <Graph
                             trace={Shared(t.trace.clone())}
@@ -327,7 +351,8 @@ pub fn app() -> Html {
                             selected={state.selection.node}
                             fit_requests={state.fit_requests}
                             on_select={d.reform(Action::SelectNode)}
-                            on_expand={d.reform(Action::Expand)} />
+                            on_expand={d.reform(Action::Expand)}
+                            causes={cause_ids.clone()} />
                     }
                     <div class="side-column">
                         <AttributionPanel
@@ -345,6 +370,17 @@ pub fn app() -> Html {
                             on_highlight={d.reform(Action::Highlight)}
                             roles={roles.clone()}
                             role_overrides={t.role_overrides.clone()} />
+                        if let Some(case) = state.selection.case {
+                            <CausesPanel
+                                name={t.name.clone()}
+                                trace={Shared(t.trace.clone())}
+                                case={case}
+                                search={search.clone()}
+                                verdict={t.trace.cases.get(case).and_then(|c| t.verdicts.get(&c.query_id)).cloned()}
+                                roles={roles.clone()}
+                                on_action={causes.dispatcher().to_callback()}
+                                on_select={d.reform(Action::SelectNode)} />
+                        }
                         <Search trace={Shared(t.trace.clone())} on_select={d.reform(Action::SelectNode)} />
                         if !story_shown || state.selection.node.is_some() {
                             <Inspector

@@ -24,6 +24,8 @@ pub struct Scene {
     pub trace: Option<Rc<Trace>>,
     pub selected: Option<NodeRef>,
     pub hover: Option<u32>,
+    /// Laid indices of the decisive set's ops with their 1-based cause number.
+    pub causes: Vec<(u32, usize)>,
     /// The zoomed-out picture of a large model, reused while only the translation changes.
     pub overview: Option<Overview>,
 }
@@ -318,6 +320,40 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
     if let Some(v) = m.verdict {
         ring(v, th.verdict, 3.0, 5.0);
     }
+    // The decisive set: a ring and a `cause N` tag per op, at every zoom; a tag that would
+    // cover an earlier one moves up.
+    ctx.set_font("bold 11px system-ui, sans-serif");
+    let mut tags: Vec<(f64, f64, f64)> = Vec::new();
+    for &(i, n) in &scene.causes {
+        let color = crate::causes::cause_color(n);
+        ring(i, color, 3.0, 8.0);
+        if let Some(node) = l.nodes.get(i as usize) {
+            let (x, y) = view.to_screen(f64::from(node.x), f64::from(node.y));
+            let text = format!("cause {n}");
+            let tw = ctx.measure_text(&text).map_or(44.0, |m| m.width());
+            let bx = x - tw / 2.0 - 4.0;
+            let top = y - op_h / 2.0 - 28.0;
+            let mut by = top;
+            while tags.iter().any(|&(ox, oy, ow)| {
+                bx < ox + ow + 2.0 && ox < bx + tw + 10.0 && (by - oy).abs() < 18.0
+            }) {
+                by -= 18.0;
+            }
+            tags.push((bx, by, tw + 8.0));
+            if by < top {
+                ctx.set_stroke_style_str(color);
+                ctx.set_line_width(1.5);
+                ctx.begin_path();
+                ctx.move_to(x, by + 16.0);
+                ctx.line_to(x, y - op_h / 2.0 - 8.0);
+                ctx.stroke();
+            }
+            ctx.set_fill_style_str(color);
+            ctx.fill_rect(bx, by, tw + 8.0, 16.0);
+            ctx.set_fill_style_str("#ffffff");
+            let _ = ctx.fill_text(&text, bx + 4.0, by + 12.0);
+        }
+    }
     let selected = scene.selected.and_then(|n| l.index_of(n));
     if let Some(i) = selected {
         ring(i, th.fg, 2.5, 4.0);
@@ -358,6 +394,7 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
         _ => 0.0,
     };
     publish_stats(view, &m, shown_count, drawn_edges, frame_ms, detail, raster);
+    publish_causes(view, &m, &scene.causes);
 }
 
 /// Above this many nodes on screen (zoomed out), draw into a pixel buffer.
@@ -515,4 +552,22 @@ fn publish_stats(
     }
     set("lifeline_points", points.into());
     let _ = Reflect::set(&window, &"__memtrace_graph_stats".into(), &o);
+}
+
+/// Adds `causes` to the published stats: per cause op drawn, its number and screen point.
+fn publish_causes(view: &Viewport, m: &GraphModel, causes: &[(u32, usize)]) {
+    let Some(stats) = web_sys::window()
+        .and_then(|w| Reflect::get(&w, &"__memtrace_graph_stats".into()).ok())
+        .filter(JsValue::is_object)
+    else {
+        return;
+    };
+    let list = Array::new();
+    for &(i, n) in causes {
+        if let Some(node) = m.layout.nodes.get(i as usize) {
+            let (x, y) = view.to_screen(f64::from(node.x), f64::from(node.y));
+            list.push(&Array::of3(&JsValue::from(n as u32), &x.into(), &y.into()));
+        }
+    }
+    let _ = Reflect::set(&stats, &"causes".into(), &list.into());
 }

@@ -33,6 +33,10 @@ pub struct Props {
     /// Back to the selected failure's story (`g`), when there is one.
     #[prop_or_default]
     pub on_story: Option<Callback<()>>,
+    /// The ops of the failure's decisive set ("find all causes"), cause 1 first: shown (added
+    /// to the view when outside it) and ringed in one colour each.
+    #[prop_or_default]
+    pub causes: Vec<String>,
 }
 
 /// Mouse-down position and whether the mouse moved enough to be a drag.
@@ -64,10 +68,17 @@ pub fn graph(props: &Props) -> Html {
             props.case,
             props.verdict_op.clone(),
             props.expanded.clone(),
+            props.causes.clone(),
         ),
-        |(t, case, verdict, expanded)| {
+        |(t, case, verdict, expanded, causes)| {
             let c = case.and_then(|i| t.0.cases.get(i));
-            graph_model::build(&t.0, c, verdict.as_deref(), expanded)
+            let mut grown = expanded.clone();
+            grown.extend(
+                causes
+                    .iter()
+                    .filter_map(|id| t.0.op_by_id(id).map(NodeRef::Op)),
+            );
+            graph_model::build(&t.0, c, verdict.as_deref(), &grown)
         },
     );
     let model = if props.highlight.is_empty() {
@@ -91,7 +102,29 @@ pub fn graph(props: &Props) -> Html {
         s.model = Some(model.clone());
         s.trace = Some(props.trace.0.clone());
         s.selected = props.selected;
+        s.causes = props
+            .causes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| {
+                let o = props.trace.0.op_by_id(id)?;
+                Some((model.layout.index_of(NodeRef::Op(o))?, i + 1))
+            })
+            .collect();
     }
+    let drawn_causes: Vec<&str> = props
+        .causes
+        .iter()
+        .filter(|id| {
+            props
+                .trace
+                .0
+                .op_by_id(id)
+                .and_then(|o| model.layout.index_of(NodeRef::Op(o)))
+                .is_some()
+        })
+        .map(String::as_str)
+        .collect();
 
     // Fit when asked (new case, `f`) or when the trace changes; then draw.
     {
@@ -284,10 +317,14 @@ pub fn graph(props: &Props) -> Html {
                     <span class="legend-item"><i class="shape-op"></i>{"operation"}</span>
                     <span class="legend-item"><i class="shape-var"></i>{"variable"}</span>
                     <span class="legend-item"><i class="shape-path"></i>{"information path"}</span>
+                    if !drawn_causes.is_empty() {
+                        <span class="legend-item"><i class="shape-cause"></i>{"cause N: decisive set"}</span>
+                    }
                     { for legend }
                 </span>
             </div>
             <canvas id="graph-canvas" ref={canvas} tabindex="0" data-highlighted={highlighted.to_string()}
+                data-causes={drawn_causes.join(" ")}
                 aria-label="graph canvas: arrows pan, + and - zoom, 0 fits, n and p step through nodes, Enter expands"
                 {onwheel} {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {ondblclick} {onkeydown}>
             </canvas>

@@ -1,6 +1,7 @@
 //! Small components, one per file: data and `on_*` callbacks come in as props.
 
 pub mod attribution;
+pub mod causes;
 pub mod compare;
 pub mod draw;
 pub mod drop_zone;

@@ -1,6 +1,7 @@
 //! The failure story: the selected case's decisive path as cards read left to right (wrapping),
 //! built by the core's [`memtrace::story`]. A card selects its node (click, Enter); a folded
-//! group opens in place; `g` switches to the graph.
+//! group opens in place; `g` switches to the graph. The ops of a decisive set found by "find all
+//! causes" carry a numbered, coloured `cause N` chip.
 
 use memtrace::attribution::{Attribution, InfoFlow, Roles};
 use memtrace::layout::NodeRef;
@@ -11,6 +12,7 @@ use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
 use super::Shared;
+use crate::causes::{cause_color, short_name};
 use crate::state::Verdict;
 
 #[derive(Properties, PartialEq)]
@@ -23,6 +25,11 @@ pub struct Props {
     pub selected: Option<NodeRef>,
     pub on_select: Callback<Option<NodeRef>>,
     pub on_graph: Callback<()>,
+    /// The ops of the failure's decisive set ("find all causes"), cause 1 first: marked on
+    /// their cards, or pinned out of their folded group (or after the chain when the story
+    /// does not hold them).
+    #[prop_or_default]
+    pub causes: Vec<String>,
 }
 
 /// Group members listed when a group opens.
@@ -98,6 +105,14 @@ pub fn story_view(props: &Props) -> Html {
         (Callback::from(move |_: MouseEvent| cb.emit(node)), node)
     };
     let on_graph = props.on_graph.reform(|_: MouseEvent| ());
+    // Causes neither on a card nor in a group: pinned after the chain.
+    let outside: Vec<&String> = props
+        .causes
+        .iter()
+        .filter(|id| {
+            !s.cards.iter().any(|c| c.id == **id) && !s.groups.iter().any(|g| g.ids.contains(id))
+        })
+        .collect();
     html! {
         <section class="story-pane" aria-label="failure story" id="story">
             { header(s, on_graph) }
@@ -113,19 +128,50 @@ pub fn story_view(props: &Props) -> Html {
                     });
                     let groups: Vec<&Group> = s.groups.iter().filter(|g| g.after == i).collect();
                     let active = selected_id.as_deref() == Some(c.id.as_str());
+                    let pinned: Vec<&String> = groups.iter().flat_map(|g| &g.ids)
+                        .filter(|id| props.causes.contains(id)).collect();
                     html! {
                         <li class="story-step">
-                            { card(c, active, onclick, onkeydown) }
+                            { card(c, cause_of(&props.causes, &c.id), active, onclick, onkeydown) }
+                            { pins(t, &props.causes, &pinned, &props.on_select) }
                             if !groups.is_empty() {
                                 <div class="story-groups">
-                                    { for groups.iter().map(|g| group(t, g, &props.on_select)) }
+                                    { for groups.iter().map(|g| group(t, g, &props.causes, &props.on_select)) }
                                 </div>
                             }
                         </li>
                     }
                 }) }
             </ol>
+            { pins(t, &props.causes, &outside, &props.on_select) }
         </section>
+    }
+}
+
+/// The causes among `ids`, each a button with its chip and op name (selects the op).
+fn pins(
+    t: &Trace,
+    causes: &[String],
+    ids: &[&String],
+    on_select: &Callback<Option<NodeRef>>,
+) -> Html {
+    if ids.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="story-pins">
+            { for ids.iter().filter_map(|id| {
+                let n = cause_of(causes, id)?;
+                let (cb, node) = (on_select.clone(), node_of(t, id));
+                Some(html! {
+                    <button class="cause-pin" data-id={(*id).clone()} data-cause={n.to_string()}
+                            title={format!("{id}: show it in the inspector")} onclick={Callback::from(move |_| cb.emit(node))}
+                            style={format!("--cause: {}", cause_color(n))}>
+                        { cause_chip(n) }<span class="pin-name">{ short_name(t, id) }</span>
+                    </button>
+                })
+            }) }
+        </div>
     }
 }
 
@@ -147,8 +193,22 @@ fn header(s: &Story, on_graph: Callback<MouseEvent>) -> Html {
     }
 }
 
+/// The 1-based place of `id` in the set `causes`.
+fn cause_of(causes: &[String], id: &str) -> Option<usize> {
+    causes.iter().position(|c| c == id).map(|i| i + 1)
+}
+
+/// The `cause N` chip, in the cause's colour.
+fn cause_chip(n: usize) -> Html {
+    html! {
+        <span class="cause-chip" data-cause={n.to_string()} style={format!("--cause: {}", cause_color(n))}>
+            { format!("cause {n}") }</span>
+    }
+}
+
 fn card(
     c: &Card,
+    cause: Option<usize>,
     active: bool,
     onclick: Callback<MouseEvent>,
     onkeydown: Callback<KeyboardEvent>,
@@ -164,13 +224,15 @@ fn card(
         |d| format!("{role}: {}, decisive, {}", c.title, d.error_type.as_str()),
     );
     html! {
-        <article class={classes!("story-card", format!("role-{role}"), c.decisive.is_some().then_some("decisive"), active.then_some("active"))}
+        <article class={classes!("story-card", format!("role-{role}"), c.decisive.is_some().then_some("decisive"), active.then_some("active"), cause.is_some().then_some("cause"))}
                  data-id={c.id.clone()} data-kind={kind} data-role={role.to_owned()}
+                 data-cause={cause.map(|n| n.to_string())} style={cause.map(|n| format!("--cause: {}", cause_color(n)))}
                  tabindex="0" role="button" aria-label={label} {onclick} {onkeydown}>
             <header class="card-head">
                 <span class="role-chip">{ if c.kind == CardKind::Evidence { "evidence" } else { role } }</span>
                 <span class="card-title" title={c.title.clone()}>{ short(&c.title) }</span>
                 <time>{ c.time.get(11..19).unwrap_or(&c.time) }</time>
+                if let Some(n) = cause { { cause_chip(n) } }
             </header>
             if let Some(d) = &c.decisive {
                 <div class="card-verdict" data-type={d.error_type.as_str()}>
@@ -200,16 +262,23 @@ fn card(
     }
 }
 
-fn group(t: &Trace, g: &Group, on_select: &Callback<Option<NodeRef>>) -> Html {
+fn group(t: &Trace, g: &Group, causes: &[String], on_select: &Callback<Option<NodeRef>>) -> Html {
     let more = g.ids.len().saturating_sub(GROUP_LIST);
+    // Causes (also pinned above the group) are listed first.
+    let mut ids: Vec<&String> = g.ids.iter().collect();
+    ids.sort_by_key(|id| cause_of(causes, id).unwrap_or(usize::MAX));
     html! {
         <details class="story-group">
             <summary>{ &g.label }</summary>
             <ul>
-                { for g.ids.iter().take(GROUP_LIST).map(|id| {
+                { for ids.into_iter().take(GROUP_LIST).map(|id| {
                     let (cb, node) = (on_select.clone(), node_of(t, id));
+                    let cause = cause_of(causes, id);
                     html! {
-                        <li><button class="link" onclick={Callback::from(move |_| cb.emit(node))}>{ id }</button></li>
+                        <li data-id={id.clone()} data-cause={cause.map(|n| n.to_string())}>
+                            if let Some(n) = cause { { cause_chip(n) }{" "} }
+                            <button class="link" onclick={Callback::from(move |_| cb.emit(node))}>{ id }</button>
+                        </li>
                     }
                 }) }
                 if more > 0 { <li class="muted">{ format!("and {more} more") }</li> }
