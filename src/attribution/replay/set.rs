@@ -388,15 +388,23 @@ pub async fn decisive_set<L: Llm>(
     set.sort_by_key(|o| cands.iter().position(|c| c == o));
     out.ops = set.iter().map(id).collect();
     out.usage = usage;
+    let n = out.ops.len();
+    let these = if n == 1 {
+        "this op".to_owned()
+    } else {
+        format!("these {n} ops")
+    };
     (out.outcome, out.detail) = if at_budget {
-        (SetOutcome::Budget, format!("stopped at the budget of {budget} replays: repairing these {} ops rescues the answer, a smaller set may too", out.ops.len()))
+        (SetOutcome::Budget, format!("stopped at the budget of {budget} replays: repairing {these} rescues the answer, a smaller set may too"))
+    } else if n == 1 {
+        (
+            SetOutcome::Found,
+            "repairing this op alone rescues the answer".to_owned(),
+        )
     } else {
         (
             SetOutcome::Found,
-            format!(
-                "repairing these {} ops rescues the answer; repairing any one fewer does not",
-                out.ops.len()
-            ),
+            format!("repairing {these} rescues the answer; repairing any one fewer does not"),
         )
     };
     Ok(out)
