@@ -1,8 +1,9 @@
 //! Info-flow accuracy per memory-system family, on generator seeds held out of tuning: 11, 12
 //! and 21. Tuning used seeds 1-6, 31 and 32 only.
-//! Measured once at the end (issue 14, op-id / type):
-//! - Mem0:      seed 11 0.970 / 0.970, seed 12 1.000 / 1.000, seed 21 0.970 / 0.970 (100 cases each)
-//! - NaiveRAG:  seed 11 0.983 / 0.983, seed 12 0.950 / 0.950, seed 21 0.933 / 0.950 (60 cases each)
+//! Measured once at the end (issue 14, op-id / type), after the "answer ignored the gold it
+//! had" rule (NaiveRAG seeds 1-4 and 31 looked at while tuning it):
+//! - Mem0:      seed 11 0.970 / 0.970, seed 12 1.000 / 1.000, seed 21 0.980 / 0.980 (100 cases each)
+//! - NaiveRAG:  seed 11 1.000 / 1.000, seed 12 0.950 / 0.950, seed 21 0.933 / 0.950 (60 cases each)
 //! - EverMemOS: seed 11 0.912 / 0.912, seed 12 0.850 / 0.850, seed 21 0.838 / 0.838 (80 cases each)
 //! - A-Mem (a family never tuned on): seed 11 0.910, seed 12 0.960, seed 21 0.910
 //!   (op-id = type, 100 cases each)
@@ -77,7 +78,7 @@ fn mem0_held_out_seeds() {
 fn naiverag_held_out_seeds() {
     check(
         System::NaiveRag,
-        &[(11, 0.96, 0.96), (12, 0.93, 0.93), (21, 0.91, 0.93)],
+        &[(11, 0.98, 0.98), (12, 0.93, 0.93), (21, 0.91, 0.93)],
     );
 }
 
