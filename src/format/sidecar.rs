@@ -93,6 +93,15 @@ pub fn attach(trace: &mut Trace, bytes: &[u8]) -> Result<usize, FormatError> {
 /// [`FormatError::Dangling`] (with the annotation's path) when a record names a variable or op
 /// the trace lacks; `trace` is left unchanged then.
 pub fn merge(trace: &mut Trace, records: Vec<AnnotationRecord>) -> Result<(), FormatError> {
+    *trace = merged(trace, records)?;
+    Ok(())
+}
+
+/// As [`merge`], into a copy of `trace` (the one copy the merge needs).
+///
+/// # Errors
+/// As [`merge`].
+pub fn merged(trace: &Trace, records: Vec<AnnotationRecord>) -> Result<Trace, FormatError> {
     let mut t = trace.clone();
     let list = t.annotations.get_or_insert_with(Vec::new);
     for r in records {
@@ -103,8 +112,7 @@ pub fn merge(trace: &mut Trace, records: Vec<AnnotationRecord>) -> Result<(), Fo
         }
     }
     t.reindex()?;
-    *trace = t;
-    Ok(())
+    Ok(t)
 }
 
 /// Whether every record's question is in `trace` (so the file belongs to it).

@@ -36,9 +36,7 @@ pub fn target<'a>(
 /// # Errors
 /// The located reason an annotation does not fit the trace (unknown op id, unknown error type).
 pub fn merge(trace: &Trace, anns: Vec<AnnotationRecord>) -> Result<Trace, String> {
-    let mut t = trace.clone();
-    sidecar::merge(&mut t, anns).map_err(|e| e.to_string())?;
-    Ok(t)
+    sidecar::merged(trace, anns).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
