@@ -22,7 +22,7 @@ fn time<T>(mut f: impl FnMut() -> T) -> (f64, T) {
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
-    (times[1], out.unwrap_or_else(|| f()))
+    (times[1], out.unwrap_or_else(f))
 }
 
 fn main() {
