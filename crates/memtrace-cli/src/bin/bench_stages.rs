@@ -9,7 +9,6 @@ use cpu_time::ThreadTime;
 
 use memtrace::format::{detect, limits, load, smartcomment, synth, validate, LoadOptions};
 use memtrace::model::Flow;
-use memtrace::Trace;
 
 /// Median thread CPU time of `f` over 3 runs, in ms, and its last result.
 fn time<T>(mut f: impl FnMut() -> T) -> (f64, T) {
@@ -45,16 +44,7 @@ fn main() {
     };
     let (t, _) = time(|| validate(&mut parts, false).is_ok());
     rows.push(("validate (computed fields, ids, references)", t));
-    let mut trace = Trace {
-        meta: parts.meta,
-        sessions: parts.sessions,
-        vars: parts.nodes,
-        ops: parts.ops,
-        edges: parts.edges,
-        annotations: parts.annotations,
-        data_extra: parts.data_extra,
-        ..Trace::default()
-    };
+    let mut trace = parts.into_trace();
     let (t, flow) = time(|| Flow::build(&trace));
     rows.push(("Flow::build (bipartite index)", t));
     trace.flow = flow.unwrap_or_default();
