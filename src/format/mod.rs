@@ -136,16 +136,7 @@ pub fn load_with_limits(
         Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,
     };
     problems.extend(validate(&mut parts, opts.lenient)?);
-    let mut trace = Trace {
-        meta: parts.meta,
-        sessions: parts.sessions,
-        vars: parts.nodes,
-        ops: parts.ops,
-        edges: parts.edges,
-        annotations: parts.annotations,
-        data_extra: parts.data_extra,
-        ..Trace::default()
-    };
+    let mut trace = parts.into_trace();
     loop {
         match trace.reindex() {
             Ok(()) => break,

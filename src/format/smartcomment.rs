@@ -27,6 +27,22 @@ pub struct Parts {
     pub data_order: Vec<String>,
 }
 
+impl Parts {
+    /// A trace of these records, not yet indexed (call [`Trace::reindex`]).
+    pub fn into_trace(self) -> Trace {
+        Trace {
+            meta: self.meta,
+            sessions: self.sessions,
+            vars: self.nodes,
+            ops: self.ops,
+            edges: self.edges,
+            annotations: self.annotations,
+            data_extra: self.data_extra,
+            ..Trace::default()
+        }
+    }
+}
+
 /// True when the bytes look like a smartcomment file (a top-level object with `data.nodes`).
 pub fn sniff(head: &str) -> bool {
     head.contains("\"graph_id\"") || (head.contains("\"data\"") && head.contains("\"nodes\""))

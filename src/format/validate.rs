@@ -1,11 +1,12 @@
 //! Checks the records of a file before they are indexed: timestamps, unique ids, references.
 //! Strict mode stops at the first problem; lenient mode drops the offending record and goes on.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::error::Problems;
 use super::smartcomment::Parts;
 use super::FormatError;
+use crate::util::text::{decimal, set_joined};
 
 /// Fills computed fields and checks ids, references and timestamps.
 ///
@@ -19,22 +20,32 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     for n in &mut p.nodes {
         n.fill_computed();
     }
+    let mut buf = [0; 20];
     // smartcomment gives a record without an id a fresh one; ours are stable, and a write
     // leaves them out again (nothing in the file can refer to them).
     for (i, o) in p.ops.iter_mut().enumerate() {
-        o.trigger_point = format!("{}:{}", o.filename, o.lineno);
+        set_joined(
+            &mut o.trigger_point,
+            &[&o.filename, ":", decimal(o.lineno, &mut buf)],
+        );
         if o.is_absent("op_id") {
             o.op_id = format!("op-unnamed-{i}");
         }
     }
     for (i, e) in p.edges.iter_mut().enumerate() {
-        e.trigger_point = format!("{}:{}", e.filename, e.lineno);
+        set_joined(
+            &mut e.trigger_point,
+            &[&e.filename, ":", decimal(e.lineno, &mut buf)],
+        );
         if e.is_absent("edge_id") {
             e.edge_id = format!("edge-unnamed-{i}");
         }
     }
     for (i, s) in p.sessions.iter_mut().enumerate() {
-        s.trigger_point = format!("{}:{}", s.filename, s.lineno);
+        set_joined(
+            &mut s.trigger_point,
+            &[&s.filename, ":", decimal(s.lineno, &mut buf)],
+        );
         if s.is_absent("session_id") {
             s.session_id = format!("session-unnamed-{i}");
         }
@@ -104,8 +115,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     }
 
     // smartcomment refuses a record whose session is not in the file; lenient mode keeps it.
-    let sessions: std::collections::HashSet<&str> =
-        p.sessions.iter().map(|s| s.session_id.as_str()).collect();
+    let sessions: HashSet<&str> = p.sessions.iter().map(|s| s.session_id.as_str()).collect();
     let session_refs = p
         .nodes
         .iter()

@@ -297,7 +297,7 @@ fn score_output(t: &Trace, op: OpIx) -> Option<VarIx> {
     t.flow.op_outputs[op.get()]
         .iter()
         .copied()
-        .find(|&v| judged::class_or_name(t, v).contains("score"))
+        .find(|&v| judged::class_or_name_has(t, v, "score"))
 }
 
 fn evaluators(t: &Trace, questions: &[bool]) -> Found {
@@ -307,7 +307,7 @@ fn evaluators(t: &Trace, questions: &[bool]) -> Found {
     };
     for op in all_ops(t).filter(|&o| !is_langfuse_score(t, o)) {
         let judge_like = t.op(op).category == "evaluation" || judged::judge_hint(t, op).is_some();
-        let (Some(s), true) = (score_output(t, op), judge_like) else {
+        let Some(s) = judge_like.then(|| score_output(t, op)).flatten() else {
             continue;
         };
         let text = pyrepr::display(&t.var(s).value);

@@ -2,7 +2,7 @@
 //! subgraph is its edges plus their endpoints; endpoints with in-degree 0 inside it are its
 //! inputs, the rest are produced by it (out-degree 0 = outputs, else intermediates).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::GraphError;
 use super::{OpIx, Trace, VarIx};

@@ -27,9 +27,15 @@ pub(super) fn class_or_name(t: &Trace, v: VarIx) -> String {
         .to_ascii_lowercase()
 }
 
+/// True when `class_or_name` holds `needle` (ASCII lower case), without building it.
+pub(super) fn class_or_name_has(t: &Trace, v: VarIx, needle: &str) -> bool {
+    let r = t.var(v);
+    let c = r.class_name.as_deref().unwrap_or(&r.name);
+    crate::util::text::contains_ignore_ascii_case(c, needle)
+}
+
 fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
-    let c = class_or_name(t, v);
-    needles.iter().any(|n| c.contains(n))
+    needles.iter().any(|n| class_or_name_has(t, v, n))
 }
 
 /// Which variables are questions: named so (class or name holds `query` / `question`, or the
@@ -42,18 +48,28 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
         .map(|i| VarIx(i as u32))
         .filter(|&v| {
             let rec = t.var(v);
-            let named = hinted(t, v, &["query", "question"])
-                || rec.category.split([' ', '&']).any(|w| w == "query");
-            let searched = t.flow.producers[v.get()].is_empty()
-                && t.flow.consumers[v.get()]
-                    .iter()
-                    .any(|&o| is_retrieval(t, o));
+            let named = || {
+                hinted(t, v, &["query", "question"])
+                    || rec.category.split([' ', '&']).any(|w| w == "query")
+            };
+            let searched = || {
+                t.flow.producers[v.get()].is_empty()
+                    && t.flow.consumers[v.get()]
+                        .iter()
+                        .any(|&o| is_retrieval(t, o))
+            };
             // A prompt about questions ("question-answering-prompt") is not one.
-            let prompt = rec.category.contains("prompt")
-                || super::verdict::words(&class_or_name(t, v))
-                    .iter()
-                    .any(|w| w == "prompt" || w == "template");
-            rec.category != "sentinel" && !prompt && !rec.value.is_empty() && (named || searched)
+            let prompt = || {
+                rec.category.contains("prompt")
+                    || (hinted(t, v, &["prompt", "template"])
+                        && super::verdict::words(&class_or_name(t, v))
+                            .iter()
+                            .any(|w| w == "prompt" || w == "template"))
+            };
+            rec.category != "sentinel"
+                && !rec.value.is_empty()
+                && (named() || searched())
+                && !prompt()
         })
         .collect();
     let mut out = vec![false; t.vars.len()];
@@ -247,16 +263,13 @@ fn scalar_text(v: &Value) -> String {
 /// True when the op's name or metadata (keys, short string values) says it judges answers.
 pub(super) fn judge_hint(t: &Trace, op: OpIx) -> Option<String> {
     let rec = t.op(op);
-    if verdict::words(&rec.op_name)
-        .iter()
-        .any(|w| verdict::is_judge_word(w))
-    {
+    if verdict::says_judge(&rec.op_name) {
         return Some(format!("its name {:?}", rec.op_name));
     }
     let meta = rec.metadata.as_object()?;
     meta.iter().find_map(|(k, v)| {
         let short = v.as_str().filter(|s| s.len() <= 64).unwrap_or_default();
-        let says = |s: &str| verdict::words(s).iter().any(|w| verdict::is_judge_word(w));
-        (says(k) || says(short)).then(|| format!("its metadata {k:?}"))
+        (verdict::says_judge(k) || verdict::says_judge(short))
+            .then(|| format!("its metadata {k:?}"))
     })
 }

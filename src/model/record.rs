@@ -336,11 +336,20 @@ impl NodeRecord {
         }
     }
 
-    /// Fills the fields smartcomment computes on export (`full_name`, ids, `trigger_point`).
+    /// Fills the fields smartcomment computes on export (`full_name`, ids, `trigger_point`);
+    /// fields that already hold their value are left as they are (no allocation).
     pub fn fill_computed(&mut self) {
-        self.full_name = self.compute_full_name();
-        self.node_id = format!("{}@{}", self.name, self.version);
-        self.full_node_id = format!("{}@{}", self.full_name, self.version);
-        self.trigger_point = format!("{}:{}", self.filename, self.lineno);
+        use crate::util::text::{decimal, set_joined};
+        let mut buf = [0; 20];
+        let version = decimal(i64::from(self.version), &mut buf);
+        match &self.class_name {
+            Some(c) => set_joined(&mut self.full_name, &[c, ":", &self.name]),
+            None => set_joined(&mut self.full_name, &[&self.name]),
+        }
+        set_joined(&mut self.node_id, &[&self.name, "@", version]);
+        set_joined(&mut self.full_node_id, &[&self.full_name, "@", version]);
+        let mut buf = [0; 20];
+        let line = decimal(self.lineno, &mut buf);
+        set_joined(&mut self.trigger_point, &[&self.filename, ":", line]);
     }
 }

@@ -164,6 +164,15 @@ pub fn words(name: &str) -> Vec<String> {
     out
 }
 
+/// True when a word of `name` says "judging answers" ([`is_judge_word`]).
+pub fn says_judge(name: &str) -> bool {
+    // Every judge word holds one of these, so a name without them needs no splitting.
+    let may = ["judg", "eval", "grad", "correctness"]
+        .iter()
+        .any(|n| crate::util::text::contains_ignore_ascii_case(name, n));
+    may && words(name).iter().any(|w| is_judge_word(w))
+}
+
 /// True when a word says "judging answers": judge, eval, evaluation, evaluator, grade, grader,
 /// correctness (not `retrieval`, whose letters hold "eval").
 pub fn is_judge_word(w: &str) -> bool {

@@ -2,9 +2,11 @@
 //! - [`rng`]: the seeded generator (SplitMix64) of the benchmarks, jitter and shuffles;
 //! - [`hash`]: FNV-1a, for short stable names and seeds;
 //! - [`calendar`]: civil dates ↔ day numbers, and a [`calendar::Date`];
-//! - [`json`]: small readers of JSON values.
+//! - [`json`]: small readers of JSON values;
+//! - [`text`]: setting computed text fields without needless allocation.
 
 pub mod calendar;
 pub mod hash;
 pub mod json;
 pub mod rng;
+pub mod text;
