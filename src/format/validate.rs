@@ -6,7 +6,7 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 use super::error::Problems;
 use super::smartcomment::Parts;
 use super::FormatError;
-use crate::util::text::{decimal, set_joined};
+use crate::util::strings::{decimal, set_joined};
 
 /// Fills computed fields and checks ids, references and timestamps.
 ///

@@ -31,7 +31,7 @@ pub(super) fn class_or_name(t: &Trace, v: VarIx) -> String {
 pub(super) fn class_or_name_has(t: &Trace, v: VarIx, needle: &str) -> bool {
     let r = t.var(v);
     let c = r.class_name.as_deref().unwrap_or(&r.name);
-    crate::util::text::contains_ignore_ascii_case(c, needle)
+    crate::util::strings::contains_ignore_ascii_case(c, needle)
 }
 
 fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {

@@ -339,7 +339,7 @@ impl NodeRecord {
     /// Fills the fields smartcomment computes on export (`full_name`, ids, `trigger_point`);
     /// fields that already hold their value are left as they are (no allocation).
     pub fn fill_computed(&mut self) {
-        use crate::util::text::{decimal, set_joined};
+        use crate::util::strings::{decimal, set_joined};
         let mut buf = [0; 20];
         let version = decimal(i64::from(self.version), &mut buf);
         match &self.class_name {

@@ -169,7 +169,7 @@ pub fn says_judge(name: &str) -> bool {
     // Every judge word holds one of these, so a name without them needs no splitting.
     let may = ["judg", "eval", "grad", "correctness"]
         .iter()
-        .any(|n| crate::util::text::contains_ignore_ascii_case(name, n));
+        .any(|n| crate::util::strings::contains_ignore_ascii_case(name, n));
     may && words(name).iter().any(|w| is_judge_word(w))
 }
 

@@ -3,10 +3,11 @@
 //! - [`hash`]: FNV-1a, for short stable names and seeds;
 //! - [`calendar`]: civil dates ↔ day numbers, and a [`calendar::Date`];
 //! - [`json`]: small readers of JSON values;
-//! - [`text`]: setting computed text fields without needless allocation.
+//! - [`strings`]: filling computed string fields without needless allocation, matching
+//!   without a lower-case copy (the load path; words and tokens are in [`crate::text`]).
 
 pub mod calendar;
 pub mod hash;
 pub mod json;
 pub mod rng;
-pub mod text;
+pub mod strings;

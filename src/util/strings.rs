@@ -8,7 +8,7 @@
 /// # Example
 /// ```
 /// let mut s = String::from("a@1");
-/// memtrace::util::text::set_joined(&mut s, &["a", "@", "2"]);
+/// memtrace::util::strings::set_joined(&mut s, &["a", "@", "2"]);
 /// assert_eq!(s, "a@2");
 /// ```
 pub fn set_joined(dst: &mut String, parts: &[&str]) {
@@ -35,7 +35,7 @@ pub fn set_joined(dst: &mut String, parts: &[&str]) {
 /// # Example
 /// ```
 /// let mut buf = [0; 20];
-/// assert_eq!(memtrace::util::text::decimal(-405, &mut buf), "-405");
+/// assert_eq!(memtrace::util::strings::decimal(-405, &mut buf), "-405");
 /// ```
 pub fn decimal(n: i64, buf: &mut [u8; 20]) -> &str {
     let mut i = buf.len();
@@ -60,7 +60,7 @@ pub fn decimal(n: i64, buf: &mut [u8; 20]) -> &str {
 ///
 /// # Example
 /// ```
-/// assert!(memtrace::util::text::contains_ignore_ascii_case("LLM_Judge", "judge"));
+/// assert!(memtrace::util::strings::contains_ignore_ascii_case("LLM_Judge", "judge"));
 /// ```
 pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
     let n = needle.as_bytes();
