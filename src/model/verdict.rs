@@ -166,12 +166,15 @@ pub fn words(name: &str) -> Vec<String> {
 
 /// True when a word of `name` says "judging answers" ([`is_judge_word`]).
 pub fn says_judge(name: &str) -> bool {
-    // Every judge word holds one of these, so a name without them needs no splitting.
-    let may = ["judg", "eval", "grad", "correctness"]
+    // A name holding no root of a judge word needs no splitting.
+    let may = JUDGE_ROOTS
         .iter()
         .any(|n| crate::util::strings::contains_ignore_ascii_case(name, n));
     may && words(name).iter().any(|w| is_judge_word(w))
 }
+
+/// Every word [`is_judge_word`] accepts holds one of these (a test checks it).
+const JUDGE_ROOTS: [&str; 4] = ["judg", "eval", "grad", "correctness"];
 
 /// True when a word says "judging answers": judge, eval, evaluation, evaluator, grade, grader,
 /// correctness (not `retrieval`, whose letters hold "eval").
@@ -187,6 +190,27 @@ pub fn is_judge_word(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_judge_word_holds_a_root() {
+        for w in [
+            "judge",
+            "judging",
+            "evaluator",
+            "evaluation",
+            "eval",
+            "evals",
+            "grade",
+            "grader",
+            "grading",
+            "correctness",
+            "llmjudge",
+        ] {
+            assert!(is_judge_word(w), "{w}");
+            assert!(JUDGE_ROOTS.iter().any(|r| w.contains(r)), "{w}");
+            assert!(says_judge(&format!("LLM_{}", w.to_uppercase())), "{w}");
+        }
+    }
 
     #[test]
     fn labels_json_and_words() {
