@@ -229,6 +229,7 @@ pub fn app() -> Html {
         current.map(|t| (Shared(t.trace.clone()), t.role_overrides.clone())),
         |d| {
             d.as_ref().map(|(t, o)| {
+                let _t = crate::timing::stage("infer roles");
                 Rc::new(memtrace::attribution::Roles::infer(
                     &t.0,
                     &crate::roles::config(o),

@@ -433,9 +433,16 @@ impl PageState {
             self.load_annotations(name, bytes);
             return;
         }
-        match load(&bytes, LoadOptions::default()) {
+        let parsed = {
+            let _t = crate::timing::stage("parse, validate, index, detect");
+            load(&bytes, LoadOptions::default())
+        };
+        match parsed {
             Ok(loaded) => {
-                let summary = loaded.trace.summary(loaded.format.as_str());
+                let summary = {
+                    let _t = crate::timing::stage("summary");
+                    loaded.trace.summary(loaded.format.as_str())
+                };
                 let t = LoadedTrace {
                     name: name.clone(),
                     summary,
@@ -464,6 +471,7 @@ impl PageState {
                     self.traces.push(t);
                     self.traces.len() - 1
                 };
+                let _t = crate::timing::stage("select first failure");
                 self.show(i);
             }
             Err(e) => self.errors.push(FileError {

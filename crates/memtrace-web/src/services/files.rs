@@ -64,10 +64,14 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 emit(Action::Progress(Some(progress)));
                 continue;
             }
-            match read(&file, &mut progress, &emit).await {
+            let read_stage = crate::timing::stage("read file");
+            let bytes = read(&file, &mut progress, &emit).await;
+            drop(read_stage);
+            match bytes {
                 Ok(bytes) => {
                     // Let the page paint "parsing …" before the synchronous parse.
                     yew::platform::time::sleep(Duration::from_millis(16)).await;
+                    let _t = crate::timing::stage("load action (reduce, render)");
                     emit(Action::Load {
                         name,
                         bytes: Rc::from(bytes),
