@@ -33,6 +33,7 @@ fn lines(text: &str) -> Vec<String> {
 
 #[function_component(FailRulesPanel)]
 pub fn fail_rules_panel(props: &Props) -> Html {
+    let _t = crate::timing::stage("render: failure rules panel");
     let draft = use_state(|| props.rules.join("\n"));
     let questions_open = use_state(|| false);
     {
