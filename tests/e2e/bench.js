@@ -209,9 +209,21 @@ const f2 = (x) => x.toFixed(2);
         + ' include the page\'s own work between steps; long tasks are the main thread\'s tasks over 50 ms):\n');
       console.log('| stage | starts at | takes |');
       console.log('|---|---|---|');
-      const events = [...run.stages.map((st) => [st.start, st.name, st.ms]),
-        ...run.tasks.map((t) => [t.start, 'long task', t.ms])].sort((a, b) => a[0] - b[0]);
-      for (const [start, name, ms] of events) console.log(`| ${name} | ${f1(start)} ms | ${f1(ms)} ms |`);
+      // A stage seen many times (a panel drawn again at each progress step) is one row: its
+      // count, total and longest; the others are rows of their own, in time order.
+      const byName = new Map();
+      for (const st of run.stages) byName.set(st.name, [...(byName.get(st.name) || []), st]);
+      const events = [...run.tasks.map((t) => [t.start, 'long task', `${f1(t.ms)} ms`])];
+      for (const [name, list] of byName) {
+        if (list.length === 1) events.push([list[0].start, name, `${f1(list[0].ms)} ms`]);
+        else {
+          const ms = list.map((st) => st.ms);
+          events.push([list[0].start, `${name} (×${list.length})`,
+            `${f1(ms.reduce((a, b) => a + b, 0))} ms in all, longest ${f1(Math.max(...ms))} ms`]);
+        }
+      }
+      events.sort((a, b) => a[0] - b[0]);
+      for (const [start, name, ms] of events) console.log(`| ${name} | ${f1(start)} ms | ${ms} |`);
       console.log(`| first ${run.view} view on screen | ${f1(run.ms)} ms | |`);
     }
   } finally {

@@ -77,7 +77,9 @@ pub fn fail_rules_panel(props: &Props) -> Html {
             Callback::from(move |_: MouseEvent| on_rules.emit(next.clone())),
         )
     });
-    let rows = question_rows(t, &props.marks);
+    let rows = use_memo((props.trace.clone(), props.marks.clone()), |(t, marks)| {
+        question_rows(&t.0, marks)
+    });
     let toggle = {
         let open = questions_open.clone();
         Callback::from(move |_: MouseEvent| open.set(!*open))
