@@ -178,6 +178,8 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                         )),
                         Err(_) => None,
                     };
+                    // The first render of the trace is a task of its own.
+                    yew::platform::time::sleep(Duration::ZERO).await;
                     let _t = crate::timing::stage("show (reduce, render)");
                     emit(Action::Parsed {
                         name,
