@@ -33,7 +33,7 @@ pub use methods::{
     attribute_case, attribute_case_run, attribute_case_with, Method, MethodSettings,
 };
 pub use obstrace::ObsTrace;
-pub use roles::{Assigned, Basis, NameRole, OpRole, RoleConfig, RoleHints, Roles};
+pub use roles::{Assigned, Basis, NameRole, OpRole, RoleConfig, RoleHints, Roles, RolesInference};
 
 /// What an attribution cost. Wall time is filled in by the caller (the core has no clock).
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]

@@ -44,66 +44,98 @@ fn mib(bytes: u64) -> String {
 /// # Complexity
 /// O(n) time, O(1) memory.
 pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
-    let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-    if size > limits.max_file_bytes {
-        return Err(FormatError::TooLarge {
-            size_bytes: size,
-            limit_bytes: limits.max_file_bytes,
-        });
+    Scan::default().step(bytes, limits, usize::MAX).map(|_| ())
+}
+
+/// The pass of [`check`] in pieces, for a caller that must not block for long: each
+/// [`Scan::step`] goes on from where the last one stopped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scan {
+    depth: usize,
+    at: usize,
+}
+
+impl Scan {
+    /// Bytes checked so far.
+    pub fn done(&self) -> usize {
+        self.at
     }
-    // Where a refusal is: counted only then, so the pass itself skips through strings.
-    let at = |i: usize| {
-        let before = bytes.get(..i).unwrap_or(bytes);
-        let line = memchr::memchr_iter(b'\n', before).count() + 1;
-        let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-        format!("line {line}, column {}", i - line_start + 1)
-    };
-    let mut depth = 0_usize;
-    let mut i = 0_usize;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'"' => {
-                // The closing quote: the next `"` not escaped by a backslash (or the end).
-                let mut j = i + 1;
-                let end = loop {
-                    let rest = bytes.get(j..).unwrap_or_default();
-                    match memchr::memchr2(b'"', b'\\', rest) {
-                        Some(k) if rest.get(k) == Some(&b'\\') => j += k + 2,
-                        Some(k) => break j + k,
-                        None => break bytes.len(),
-                    }
-                };
-                // Content bytes (the opening quote is at `i`).
-                let len = u64::try_from(end.saturating_sub(i + 1)).unwrap_or(u64::MAX);
-                if len > limits.max_string_bytes {
-                    return Err(FormatError::Field {
-                        path: at(i),
-                        message: format!(
-                            "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
-                            mib(limits.max_string_bytes)
-                        ),
-                    });
-                }
-                i = end;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limits.max_depth {
-                    return Err(FormatError::Field {
-                        path: at(i),
-                        message: format!(
-                            "the JSON nests deeper than {} levels of arrays/objects, memtrace's limit; a trace never needs this, so the file is probably not a trace or is malicious.",
-                            limits.max_depth
-                        ),
-                    });
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+
+    /// Checks about `budget` more bytes of `bytes` (the same bytes every step; a string is
+    /// passed whole). True when all of `bytes` is checked.
+    ///
+    /// # Errors
+    /// As [`check`].
+    pub fn step(
+        &mut self,
+        bytes: &[u8],
+        limits: &Limits,
+        budget: usize,
+    ) -> Result<bool, FormatError> {
+        let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        if size > limits.max_file_bytes {
+            return Err(FormatError::TooLarge {
+                size_bytes: size,
+                limit_bytes: limits.max_file_bytes,
+            });
         }
-        i += 1;
+        // Where a refusal is: counted only then, so the pass itself skips through strings.
+        let at = |i: usize| {
+            let before = bytes.get(..i).unwrap_or(bytes);
+            let line = memchr::memchr_iter(b'\n', before).count() + 1;
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+            format!("line {line}, column {}", i - line_start + 1)
+        };
+        let stop = self.at.saturating_add(budget);
+        let mut depth = self.depth;
+        let mut i = self.at;
+        while let Some(&b) = bytes.get(i).filter(|_| i < stop) {
+            match b {
+                b'"' => {
+                    // The closing quote: the next `"` not escaped by a backslash (or the end).
+                    let mut j = i + 1;
+                    let end = loop {
+                        let rest = bytes.get(j..).unwrap_or_default();
+                        match memchr::memchr2(b'"', b'\\', rest) {
+                            Some(k) if rest.get(k) == Some(&b'\\') => j += k + 2,
+                            Some(k) => break j + k,
+                            None => break bytes.len(),
+                        }
+                    };
+                    // Content bytes (the opening quote is at `i`).
+                    let len = u64::try_from(end.saturating_sub(i + 1)).unwrap_or(u64::MAX);
+                    if len > limits.max_string_bytes {
+                        return Err(FormatError::Field {
+                            path: at(i),
+                            message: format!(
+                                "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
+                                mib(limits.max_string_bytes)
+                            ),
+                        });
+                    }
+                    i = end;
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limits.max_depth {
+                        return Err(FormatError::Field {
+                            path: at(i),
+                            message: format!(
+                                "the JSON nests deeper than {} levels of arrays/objects, memtrace's limit; a trace never needs this, so the file is probably not a trace or is malicious.",
+                                limits.max_depth
+                            ),
+                        });
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        self.depth = depth;
+        self.at = i.min(bytes.len());
+        Ok(self.at >= bytes.len())
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod sidecar;
 pub mod smartcomment;
 mod span_graph;
 pub mod spans;
+pub mod stepwise;
 pub mod synth;
 pub mod time;
 mod validate;

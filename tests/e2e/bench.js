@@ -1,6 +1,7 @@
 // The page benchmark in headless Chromium, run by `scripts/bench --browser` (not a test: node --test
 // skips it). Prints one Markdown table: first paint after dropping a large generated trace, median
-// frame time while panning it, the gzipped wasm size; each with its goal and a baseline from the
+// frame time while panning it, the gzipped wasm size, the longest main-thread task while it loads and
+// where the load time goes; each with its goal and a baseline from the
 // same run.
 //   node tests/e2e/bench.js URL DIST BIG.json SMALL.json
 const [url, dist, bigPath, smallPath] = process.argv.slice(2);
@@ -23,7 +24,10 @@ const FIRST_PAINT = () => {
 };
 
 /** Drops the file at `file` (read by the browser from disk through a file input of our own, as a
- *  dropped file would be) and resolves with ms from the drop to the first frame showing it. */
+ *  dropped file would be) and resolves with ms from the drop to the first frame showing it
+ *  (`ms`), which view that was (`view`), the main thread's long tasks (PerformanceObserver
+ *  'longtask', over 50 ms) from the drop to that frame (`tasks`) and in the 2 s after it
+ *  (`after`), and the page's load stages (`memtrace:*` performance measures) since the drop. */
 async function dropAndPaint(page, file) {
   await page.evaluate(() => {
     if (document.querySelector('#bench-input')) return;
@@ -38,17 +42,36 @@ async function dropAndPaint(page, file) {
     const shown = () => (document.querySelector('#summary [data-field="name"]')?.textContent || '').includes(name)
       && (window.__memtrace_graph_stats || document.querySelector('#story .story-card'));
     window.__memtrace_graph_stats = null;
+    const long = [];
+    const observer = new PerformanceObserver((list) => long.push(...list.getEntries()));
+    observer.observe({ type: 'longtask', buffered: true });
     const t0 = performance.now();
     zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
     zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    return new Promise((resolve) => {
+    const t1 = await new Promise((resolve) => {
       const tick = () => {
         // The frame after the one that drew it: the drawn canvas is on screen.
-        if (shown()) requestAnimationFrame(() => resolve(performance.now() - t0));
+        if (shown()) requestAnimationFrame(() => resolve(performance.now()));
         else requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
     });
+    const view = document.querySelector('#story .story-card') ? 'story' : 'graph';
+    await new Promise((r) => setTimeout(r, 2000));
+    long.push(...observer.takeRecords());
+    observer.disconnect();
+    const task = (e) => ({ start: e.startTime - t0, ms: e.duration });
+    const stages = performance.getEntriesByType('measure')
+      .filter((m) => m.name.startsWith('memtrace:') && m.startTime >= t0)
+      .map((m) => ({ name: m.name.slice('memtrace:'.length), start: m.startTime - t0, ms: m.duration }));
+    performance.clearMeasures();
+    return {
+      ms: t1 - t0,
+      view,
+      tasks: long.filter((e) => e.startTime + e.duration > t0 && e.startTime < t1).map(task),
+      after: long.filter((e) => e.startTime >= t1).map(task),
+      stages,
+    };
   }, path.basename(file));
 }
 
@@ -122,7 +145,16 @@ const f2 = (x) => x.toFixed(2);
     await wholeTrace(page, 100);
     const small = await pan(page, PAN_MOVES);
 
-    const bigPaint = await dropAndPaint(page, bigPath);
+    // The baseline: the same file (under another name) parsed in one go, as before the page
+    // parsed in steps; closed again before the measured drop.
+    const wholePath = path.join(path.dirname(bigPath), `whole-${path.basename(bigPath)}`);
+    fs.copyFileSync(bigPath, wholePath);
+    await page.evaluate(() => { window.__memtrace_load_whole = true; });
+    const whole = await dropAndPaint(page, wholePath);
+    await page.evaluate(() => { window.__memtrace_load_whole = false; });
+    await page.click(`button[aria-label="close ${path.basename(wholePath)}"]`);
+    fs.unlinkSync(wholePath);
+    const big = await dropAndPaint(page, bigPath);
     await wholeTrace(page, 10000);
     const fitted = await pan(page, PAN_MOVES);
     await page.evaluate(() => { window.__memtrace_overview_off = true; });
@@ -148,9 +180,16 @@ const f2 = (x) => x.toFixed(2);
     const ratio = (a, b) => (b > 0 ? `${f1(a / b)}×` : '–');
     const panRow = (what, p, goal) => rows.push([what, `${f2(p.handler)} ms (draw ${f2(p.draw)}, frame interval ${f1(p.interval)})`,
       goal, `${f2(small.handler)} ms (1k-node trace, ${small.nodes} nodes)`, ratio(p.handler, small.handler)]);
-    rows.push([`first paint after drop, ${(fitted.nodes / 1000).toFixed(1)}k-node trace (${f1(fs.statSync(bigPath).size / 1e6)} MB)`,
-      `${f2(bigPaint / 1000)} s`, '≤ 3 s',
-      `${f2(demoPaint / 1000)} s (demo, page load)`, ratio(bigPaint, demoPaint)]);
+    const mb = f1(fs.statSync(bigPath).size / 1e6);
+    const longest = (tasks) => Math.max(0, ...tasks.map((t) => t.ms));
+    rows.push([`longest main-thread task, drop to first ${big.view} view (${mb} MB trace)`,
+      `${f1(longest(big.tasks))} ms (${big.tasks.length} tasks over 50 ms)`, '≤ 100 ms',
+      `${f1(longest(whole.tasks))} ms (parsed in one go)`, ratio(longest(big.tasks), longest(whole.tasks))]);
+    rows.push(['  longest task in the 2 s after it', `${f1(longest(big.after))} ms (${big.after.length} tasks over 50 ms)`,
+      '–', `${f1(longest(whole.after))} ms (parsed in one go)`, '–']);
+    rows.push([`first ${big.view} view after drop, ${(fitted.nodes / 1000).toFixed(1)}k-node trace (${mb} MB)`,
+      `${f2(big.ms / 1000)} s`, '≤ 2 s',
+      `${f2(whole.ms / 1000)} s (parsed in one go); ${f2(demoPaint / 1000)} s (demo, page load)`, ratio(big.ms, whole.ms)]);
     panRow(`pan, whole trace fitted (${fitted.nodes} nodes laid, ${fitted.drawn} on screen)`, fitted, '≤ 16 ms');
     panRow('  same pan, overview cache off (before)', before, '≤ 16 ms');
     panRow(`pan, zoomed in (${zoomed.drawn} nodes on screen)`, zoomed, '≤ 16 ms');
@@ -164,6 +203,29 @@ const f2 = (x) => x.toFixed(2);
     console.log(`\npan: median of ${PAN_MOVES} drag moves, one per animation frame; value = time of one move until`
       + ' its pixels are on the canvas (handler, draw, deferred canvas work); draw = the draw time the page reports; frame interval = median time between'
       + ' animation frames (headless Chromium, software rendering).');
+    for (const [how, run] of [['parsed in one go (the baseline)', whole], ['parsed in steps', big]]) {
+      console.log(`\nwhere the time goes, drop to first ${run.view} view of the ${mb} MB trace, ${how} (the page's`
+        + ' `memtrace:*` performance measures, ms since the drop; nested stages overlap their parent; "steps:" stages'
+        + ' include the page\'s own work between steps; long tasks are the main thread\'s tasks over 50 ms):\n');
+      console.log('| stage | starts at | takes |');
+      console.log('|---|---|---|');
+      // A stage seen many times (a panel drawn again at each progress step) is one row: its
+      // count, total and longest; the others are rows of their own, in time order.
+      const byName = new Map();
+      for (const st of run.stages) byName.set(st.name, [...(byName.get(st.name) || []), st]);
+      const events = [...run.tasks.map((t) => [t.start, 'long task', `${f1(t.ms)} ms`])];
+      for (const [name, list] of byName) {
+        if (list.length === 1) events.push([list[0].start, name, `${f1(list[0].ms)} ms`]);
+        else {
+          const ms = list.map((st) => st.ms);
+          events.push([list[0].start, `${name} (×${list.length})`,
+            `${f1(ms.reduce((a, b) => a + b, 0))} ms in all, longest ${f1(Math.max(...ms))} ms`]);
+        }
+      }
+      events.sort((a, b) => a[0] - b[0]);
+      for (const [start, name, ms] of events) console.log(`| ${name} | ${f1(start)} ms | ${ms} |`);
+      console.log(`| first ${run.view} view on screen | ${f1(run.ms)} ms | |`);
+    }
   } finally {
     await browser.close();
   }

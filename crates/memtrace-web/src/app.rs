@@ -226,13 +226,21 @@ pub fn app() -> Html {
     let current = state.current_trace();
     // The roles in force on screen: inferred once per trace and set of overrides.
     let roles = use_memo(
-        current.map(|t| (Shared(t.trace.clone()), t.role_overrides.clone())),
+        current.map(|t| {
+            let pre = t.inferred_roles().map(Shared);
+            (Shared(t.trace.clone()), t.role_overrides.clone(), pre)
+        }),
         |d| {
-            d.as_ref().map(|(t, o)| {
-                Rc::new(memtrace::attribution::Roles::infer(
-                    &t.0,
-                    &crate::roles::config(o),
-                ))
+            d.as_ref().map(|(t, o, pre)| match pre {
+                // Inferred while the file loaded, in steps.
+                Some(r) if o.is_empty() => r.0.clone(),
+                _ => {
+                    let _t = crate::timing::stage("infer roles");
+                    Rc::new(memtrace::attribution::Roles::infer(
+                        &t.0,
+                        &crate::roles::config(o),
+                    ))
+                }
             })
         },
     );
@@ -284,7 +292,7 @@ pub fn app() -> Html {
                 <button class="button icon" aria-label="keyboard help" title="keyboard help (?)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleHelp))}>{"?"}</button>
             </header>
-            <ProgressBar progress={state.progress} />
+            <ProgressBar progress={state.progress.clone()} />
             <ErrorList errors={state.errors.clone()} />
             if state.optimize_open {
                 <OptimizeView

@@ -1,6 +1,7 @@
 //! The page's failure rules (`span=NAME output~REGEX`, as `--failed-if`) and "mark as failed":
 //! the reducer's work for them, and the questions list. Pure, tested natively.
 
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use memtrace::model::{FailRule, Mark, RuleError};
@@ -93,9 +94,15 @@ pub struct QuestionRow {
 /// Every question (query variable) of a trace, in file order, plus failed questions the
 /// question finder did not list (annotated ones named otherwise).
 pub fn question_rows(trace: &Trace, marks: &[Mark]) -> Vec<QuestionRow> {
+    // Looked up by id: a large trace has thousands of questions and cases.
+    let mut case_of: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in trace.cases.iter().enumerate() {
+        case_of.entry(c.query_id.as_str()).or_insert(i);
+    }
+    let marked: HashSet<&str> = marks.iter().map(|m| m.query_id.as_str()).collect();
     let row = |query_id: String, text: String| QuestionRow {
-        case: trace.cases.iter().position(|c| c.query_id == query_id),
-        marked: marks.iter().any(|m| m.query_id == query_id),
+        case: case_of.get(query_id.as_str()).copied(),
+        marked: marked.contains(query_id.as_str()),
         query_id,
         text,
     };
@@ -110,8 +117,9 @@ pub fn question_rows(trace: &Trace, marks: &[Mark]) -> Vec<QuestionRow> {
             )
         })
         .collect();
+    let mut listed: HashSet<String> = rows.iter().map(|r| r.query_id.clone()).collect();
     for c in &trace.cases {
-        if !rows.iter().any(|r| r.query_id == c.query_id) {
+        if listed.insert(c.query_id.clone()) {
             rows.push(row(c.query_id.clone(), c.query.clone()));
         }
     }

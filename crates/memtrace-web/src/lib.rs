@@ -20,6 +20,7 @@ pub mod raster;
 pub mod report;
 pub mod roles;
 pub mod state;
+pub mod timing;
 pub mod viewport;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,13 +1,13 @@
 //! The page state and its reducer. Pure: no browser calls, so it is tested natively.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use serde::{Deserialize, Serialize};
 
 use memtrace::attribution::transcript::Step;
-use memtrace::attribution::OpRole;
-use memtrace::format::{load, LoadOptions};
+use memtrace::attribution::{OpRole, Roles};
+use memtrace::format::{load, FormatError, LoadOptions, Loaded};
 use memtrace::layout::NodeRef;
 use memtrace::model::{Mark, VarIx};
 use memtrace::{Summary, Trace};
@@ -89,9 +89,32 @@ pub struct LoadedTrace {
     pub role_overrides: BTreeMap<String, OpRole>,
     /// Questions the user marked as failed (`crate::fail_rules`).
     pub marks: Vec<Mark>,
+    /// The roles inferred (no overrides) while the file loaded in steps.
+    pub inferred: Option<InferredRoles>,
+}
+
+/// Roles inferred with no overrides for one trace (`Weak`: not kept alive by this).
+#[derive(Debug, Clone)]
+pub struct InferredRoles {
+    pub of: Weak<Trace>,
+    pub roles: Rc<Roles>,
+}
+
+impl PartialEq for InferredRoles {
+    fn eq(&self, other: &Self) -> bool {
+        Weak::ptr_eq(&self.of, &other.of) && Rc::ptr_eq(&self.roles, &other.roles)
+    }
 }
 
 impl LoadedTrace {
+    /// The roles inferred while loading, if they are of the trace as it is now.
+    pub fn inferred_roles(&self) -> Option<Rc<Roles>> {
+        self.inferred
+            .as_ref()
+            .filter(|i| Weak::ptr_eq(&i.of, &Rc::downgrade(&self.trace)))
+            .map(|i| i.roles.clone())
+    }
+
     /// Every file this trace came from: the trace, then its annotation files.
     pub fn files(&self) -> Vec<(String, Rc<[u8]>)> {
         let mut v = vec![(self.name.clone(), self.bytes.clone())];
@@ -108,13 +131,23 @@ pub struct FileError {
     pub location: String,
 }
 
+/// True for a file [`Action::Load`] would parse as a trace: not a project bundle, not an
+/// annotation file. Such a file may be parsed in steps and sent as [`Action::Parsed`].
+pub fn parsed_in_steps(bytes: &[u8]) -> bool {
+    !bundle::is_bundle(bytes) && !annotations::is_annotation_file(bytes)
+}
+
 /// Loading progress of the current drop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Progress {
     pub files_done: usize,
     pub files_total: usize,
     pub bytes_done: u64,
     pub bytes_total: u64,
+    /// The file being read or parsed.
+    pub file: String,
+    /// How much of it is parsed, in percent, while it is parsed in steps.
+    pub parsed: Option<u8>,
 }
 
 /// What is selected in the trace on screen.
@@ -192,6 +225,15 @@ pub enum Action {
         name: String,
         bytes: Rc<[u8]>,
     },
+    /// A trace file parsed off the reducer, in steps (`services::files`), as `format::load`
+    /// parses it, with its roles inferred (no overrides); then as [`Action::Load`]. Only for
+    /// files [`parsed_in_steps`] accepts.
+    Parsed {
+        name: String,
+        bytes: Rc<[u8]>,
+        parsed: Box<Result<Loaded, FormatError>>,
+        roles: Option<Rc<Roles>>,
+    },
     /// A file could not even be read by the browser.
     ReadFailed {
         name: String,
@@ -268,6 +310,12 @@ impl PageState {
     pub fn reduce(mut self, action: Action) -> Self {
         match action {
             Action::Load { name, bytes } => self.load(name, bytes),
+            Action::Parsed {
+                name,
+                bytes,
+                parsed,
+                roles,
+            } => self.add(name, bytes, *parsed, roles),
             Action::ReadFailed { name, message } => {
                 self.errors.push(FileError {
                     name,
@@ -433,13 +481,37 @@ impl PageState {
             self.load_annotations(name, bytes);
             return;
         }
-        match load(&bytes, LoadOptions::default()) {
+        let parsed = {
+            let _t = crate::timing::stage("parse, validate, index, detect");
+            load(&bytes, LoadOptions::default())
+        };
+        self.add(name, bytes, parsed, None);
+    }
+
+    /// Adds a parsed trace file (or its error) and shows it.
+    fn add(
+        &mut self,
+        name: String,
+        bytes: Rc<[u8]>,
+        parsed: Result<Loaded, FormatError>,
+        roles: Option<Rc<Roles>>,
+    ) {
+        match parsed {
             Ok(loaded) => {
-                let summary = loaded.trace.summary(loaded.format.as_str());
+                let summary = {
+                    let _t = crate::timing::stage("summary");
+                    loaded.trace.summary(loaded.format.as_str())
+                };
+                let trace = Rc::new(loaded.trace);
+                let inferred = roles.map(|roles| InferredRoles {
+                    of: Rc::downgrade(&trace),
+                    roles,
+                });
                 let t = LoadedTrace {
                     name: name.clone(),
                     summary,
-                    trace: Rc::new(loaded.trace),
+                    trace,
+                    inferred,
                     bytes,
                     verdicts: BTreeMap::new(),
                     labels: BTreeMap::new(),
@@ -464,6 +536,7 @@ impl PageState {
                     self.traces.push(t);
                     self.traces.len() - 1
                 };
+                let _t = crate::timing::stage("select first failure");
                 self.show(i);
             }
             Err(e) => self.errors.push(FileError {

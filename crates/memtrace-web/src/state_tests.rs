@@ -265,3 +265,38 @@ fn o_toggles_the_optimize_view_without_touching_the_traces() {
     assert_eq!(open.traces.len(), s.traces.len());
     assert!(!open.reduce(Action::ToggleOptimize).optimize_open);
 }
+
+#[test]
+fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
+    let bad: &[u8] = b"{\"graph_id\":\"x\",\"data\":{";
+    for (name, bytes) in [
+        ("locomo-1", FIXTURE),
+        ("demo", crate::DEMO_TRACE),
+        ("bad.json", bad),
+    ] {
+        assert!(parsed_in_steps(bytes), "{name}");
+        let mut s = memtrace::format::stepwise::StepLoad::new(bytes, LoadOptions::default());
+        let parsed = loop {
+            if let Some(r) = s.step(1000) {
+                break r;
+            }
+        };
+        let stepped = loaded("demo", crate::DEMO_TRACE).reduce(Action::Parsed {
+            name: name.into(),
+            bytes: bytes.into(),
+            parsed: Box::new(parsed),
+            roles: None,
+        });
+        let whole = loaded("demo", crate::DEMO_TRACE).reduce(Action::Load {
+            name: name.into(),
+            bytes: bytes.into(),
+        });
+        assert!(stepped == whole, "{name}: the states differ");
+    }
+    let project =
+        crate::bundle::export(&[("demo".into(), crate::DEMO_TRACE)], &Settings::default());
+    assert!(
+        !parsed_in_steps(&project),
+        "a project bundle is not parsed as a trace"
+    );
+}

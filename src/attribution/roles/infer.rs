@@ -426,44 +426,88 @@ impl Walk<'_> {
 }
 
 pub(super) fn infer(t: &Trace, cfg: &RoleConfig) -> Vec<Assigned> {
-    let a = anchors(t);
-    let message_like: Vec<bool> = (0..t.vars.len())
-        .map(|i| {
-            let v = VarIx(i as u32);
-            t.flow.producers[i].is_empty()
-                && !a.queries.contains(&v)
-                && a.message_kinds
-                    .contains(&t.var(v).category.to_ascii_lowercase())
-        })
-        .collect();
-    let mut walk = Walk {
-        t,
-        a,
-        message_like,
-        responses: vec![false; t.ops.len()],
-    };
-    let mut order: Vec<OpIx> = (0..t.ops.len() as u32).map(OpIx).collect();
-    order.sort_by(|x, y| t.op(*x).created_at.cmp(&t.op(*y).created_at).then(x.cmp(y)));
-    let mut by_op: Vec<Option<Found>> = (0..t.ops.len()).map(|_| None).collect();
-    for o in order {
-        by_op[o.get()] = walk.structure(o);
-    }
-    // The role ops of a name got by structure, most frequent first.
-    let mut per_name: BTreeMap<&str, BTreeMap<OpRole, usize>> = BTreeMap::new();
-    for (op, f) in t.ops.iter().zip(&by_op) {
-        if let Some(f) = f.as_ref().filter(|f| !f.weak) {
-            *per_name
-                .entry(op.op_name.as_str())
-                .or_default()
-                .entry(f.role)
-                .or_default() += 1;
+    let mut s = Steps::new(t);
+    while !s.step(usize::MAX) {}
+    s.finish(cfg)
+}
+
+/// [`infer`] in pieces: the structural walk goes over the ops, in time order, a few at a step.
+pub(super) struct Steps<'a> {
+    walk: Walk<'a>,
+    order: Vec<OpIx>,
+    next: usize,
+    by_op: Vec<Option<Found>>,
+}
+
+impl<'a> Steps<'a> {
+    pub(super) fn new(t: &'a Trace) -> Self {
+        let a = anchors(t);
+        let message_like: Vec<bool> = (0..t.vars.len())
+            .map(|i| {
+                let v = VarIx(i as u32);
+                t.flow.producers[i].is_empty()
+                    && !a.queries.contains(&v)
+                    && a.message_kinds
+                        .contains(&t.var(v).category.to_ascii_lowercase())
+            })
+            .collect();
+        let walk = Walk {
+            t,
+            a,
+            message_like,
+            responses: vec![false; t.ops.len()],
+        };
+        let mut order: Vec<OpIx> = (0..t.ops.len() as u32).map(OpIx).collect();
+        order.sort_by(|x, y| t.op(*x).created_at.cmp(&t.op(*y).created_at).then(x.cmp(y)));
+        Steps {
+            walk,
+            order,
+            next: 0,
+            by_op: (0..t.ops.len()).map(|_| None).collect(),
         }
     }
-    t.ops
-        .iter()
-        .zip(by_op)
-        .map(|(op, f)| assign(op, f, cfg, &per_name))
-        .collect()
+
+    /// Walks up to `budget` more ops (at least one); true when every op is walked.
+    pub(super) fn step(&mut self, budget: usize) -> bool {
+        let end = self
+            .next
+            .saturating_add(budget.max(1))
+            .min(self.order.len());
+        for &o in self.order.get(self.next..end).unwrap_or_default() {
+            self.by_op[o.get()] = self.walk.structure(o);
+        }
+        self.next = end;
+        self.next >= self.order.len()
+    }
+
+    /// Ops walked so far, and in all.
+    pub(super) fn done(&self) -> (usize, usize) {
+        (self.next, self.order.len())
+    }
+
+    /// The roles, once every op is walked: by structure, else by the name's majority, hints
+    /// and the overrides of `cfg`.
+    pub(super) fn finish(mut self, cfg: &RoleConfig) -> Vec<Assigned> {
+        while !self.step(usize::MAX) {}
+        let t = self.walk.t;
+        let by_op = self.by_op;
+        // The role ops of a name got by structure, most frequent first.
+        let mut per_name: BTreeMap<&str, BTreeMap<OpRole, usize>> = BTreeMap::new();
+        for (op, f) in t.ops.iter().zip(&by_op) {
+            if let Some(f) = f.as_ref().filter(|f| !f.weak) {
+                *per_name
+                    .entry(op.op_name.as_str())
+                    .or_default()
+                    .entry(f.role)
+                    .or_default() += 1;
+            }
+        }
+        t.ops
+            .iter()
+            .zip(by_op)
+            .map(|(op, f)| assign(op, f, cfg, &per_name))
+            .collect()
+    }
 }
 
 fn assign(

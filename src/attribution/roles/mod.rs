@@ -256,6 +256,34 @@ pub struct NameRole {
     pub other_roles: Vec<(OpRole, usize)>,
 }
 
+/// [`Roles::infer`] in steps, for a caller that must stay responsive (the page runs a few
+/// steps, lets the browser paint, and runs more): the same roles.
+pub struct RolesInference<'t>(infer::Steps<'t>);
+
+impl<'t> RolesInference<'t> {
+    /// Starts inferring the roles of `t`'s ops (finds the anchors: a pass over the trace).
+    pub fn new(t: &'t Trace) -> Self {
+        RolesInference(infer::Steps::new(t))
+    }
+
+    /// Looks at up to `budget` more ops (at least one); true when every op is looked at.
+    pub fn step(&mut self, budget: usize) -> bool {
+        self.0.step(budget)
+    }
+
+    /// Ops looked at so far, and in all.
+    pub fn done(&self) -> (usize, usize) {
+        self.0.done()
+    }
+
+    /// The roles with `cfg`'s hints and overrides (looking at the ops left, if any).
+    pub fn finish(self, cfg: &RoleConfig) -> Roles {
+        Roles {
+            ops: self.0.finish(cfg),
+        }
+    }
+}
+
 /// Every op's role in one trace. Computed once per trace ([`Roles::infer`]) and passed to every
 /// attribution method.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -71,6 +71,7 @@ fn stem(name: &str) -> &str {
 
 #[function_component(AttributionPanel)]
 pub fn attribution_panel(props: &Props) -> Html {
+    let _t = crate::timing::stage("render: attribution panel");
     let method = use_state(|| METHODS[0].0.to_owned());
     let problem = use_state(|| None::<String>);
     let t = &props.trace.0;

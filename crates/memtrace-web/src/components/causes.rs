@@ -69,6 +69,7 @@ impl Llm for Watched {
 
 #[function_component(CausesPanel)]
 pub fn causes_panel(props: &Props) -> Html {
+    let _t = crate::timing::stage("render: causes panel");
     // Cancel flags of the searches this panel started, by question.
     let cancels = use_mut_ref(BTreeMap::<String, Rc<Cell<bool>>>::new);
     let t = &props.trace.0;

@@ -33,6 +33,7 @@ fn lines(text: &str) -> Vec<String> {
 
 #[function_component(FailRulesPanel)]
 pub fn fail_rules_panel(props: &Props) -> Html {
+    let _t = crate::timing::stage("render: failure rules panel");
     let draft = use_state(|| props.rules.join("\n"));
     let questions_open = use_state(|| false);
     {
@@ -76,7 +77,9 @@ pub fn fail_rules_panel(props: &Props) -> Html {
             Callback::from(move |_: MouseEvent| on_rules.emit(next.clone())),
         )
     });
-    let rows = question_rows(t, &props.marks);
+    let rows = use_memo((props.trace.clone(), props.marks.clone()), |(t, marks)| {
+        question_rows(&t.0, marks)
+    });
     let toggle = {
         let open = questions_open.clone();
         Callback::from(move |_: MouseEvent| open.set(!*open))

@@ -26,6 +26,7 @@ pub struct Props {
 
 #[function_component(FailuresList)]
 pub fn failures_list(props: &Props) -> Html {
+    let _t = crate::timing::stage("render: failures list");
     let t = &props.trace.0;
     let rows = failure_rows(t, &props.list);
     // Keep the selected row in view when j/k move it.

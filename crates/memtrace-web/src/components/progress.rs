@@ -1,4 +1,5 @@
-//! The loading bar: bytes read, then "parsing" until the files are in.
+//! The loading bar: bytes read, then how much of the file is parsed ("parsing" when it is
+//! parsed in one go).
 
 use yew::prelude::*;
 
@@ -11,12 +12,15 @@ pub struct Props {
 
 #[function_component(ProgressBar)]
 pub fn progress_bar(props: &Props) -> Html {
-    let Some(p) = props.progress else {
+    let Some(p) = &props.progress else {
         return html! {};
     };
     let total = p.bytes_total.max(1);
-    let percent = (p.bytes_done.min(total) * 100 / total) as u32;
-    let text = if p.bytes_done >= p.bytes_total {
+    let mut percent = (p.bytes_done.min(total) * 100 / total) as u32;
+    let text = if let Some(parsed) = p.parsed {
+        percent = u32::from(parsed);
+        format!("Loading {} — {percent} %", p.file)
+    } else if p.bytes_done >= p.bytes_total {
         format!(
             "parsing and indexing… file {} of {}",
             (p.files_done + 1).min(p.files_total),

@@ -1,6 +1,8 @@
 //! Search over variable values: BM25 by default, a regex toggle; clicking a hit selects that
 //! variable. Hits are shown as text.
 
+use std::rc::Rc;
+
 use memtrace::algo::search::{RegexOptions, SearchIndex};
 use memtrace::layout::NodeRef;
 use memtrace::Trace;
@@ -28,13 +30,28 @@ fn input_of(e: &Event) -> Option<HtmlInputElement> {
 pub fn search(props: &Props) -> Html {
     let query = use_state(String::new);
     let regex = use_state(|| false);
-    let index = use_memo(props.trace.clone(), |t| SearchIndex::build(&t.0));
+    // The index of the trace, built at its first query (not when a trace opens: a large
+    // trace's index takes a while).
+    let cache = use_mut_ref(|| None::<(Shared<Trace>, Rc<SearchIndex>)>);
     let results = use_memo(
         (props.trace.clone(), (*query).clone(), *regex),
-        move |(_, q, regex)| {
+        move |(t, q, regex)| {
             if q.trim().is_empty() {
-                Ok(Vec::new())
-            } else if *regex {
+                return Ok(Vec::new());
+            }
+            let index = {
+                let mut c = cache.borrow_mut();
+                match &*c {
+                    Some((of, index)) if of == t => index.clone(),
+                    _ => {
+                        let _t = crate::timing::stage("search index");
+                        let index = Rc::new(SearchIndex::build(&t.0));
+                        *c = Some((t.clone(), index.clone()));
+                        index
+                    }
+                }
+            };
+            if *regex {
                 let opts = RegexOptions {
                     case_insensitive: true,
                     max_hits: LIMIT,

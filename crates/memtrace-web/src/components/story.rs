@@ -86,6 +86,7 @@ pub fn story_view(props: &Props) -> Html {
             props.verdict.clone(),
         ),
         |(t, roles, case, v)| {
+            let _t = crate::timing::stage("story");
             let t = &t.0;
             let c = t.cases.get(*case)?;
             let a = attribution(t, &roles.0, *case, v.as_ref());

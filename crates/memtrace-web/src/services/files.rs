@@ -1,10 +1,106 @@
 //! Reads dropped or picked files in chunks, reporting progress, and turns each into an [`Action`].
-//! Parsing then runs on the main thread after the browser has painted the progress bar.
+//! A trace file is then parsed on the main thread in steps of a few milliseconds
+//! ([`memtrace::format::stepwise`]), yielding to the browser between them, so the page keeps
+//! painting (and the progress bar moving) while a large file loads.
 
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::state::{Action, Progress};
+use memtrace::attribution::{RoleConfig, Roles, RolesInference};
+use memtrace::format::stepwise::StepLoad;
+use memtrace::format::{FormatError, LoadOptions, Loaded};
+use memtrace::Trace;
+
+use crate::state::{parsed_in_steps, Action, Progress};
+
+/// The longest stretch of parsing between two yields to the browser, in ms.
+const SLICE_MS: f64 = 25.0;
+/// Bytes of the file per parse step (a millisecond or two).
+const STEP_BYTES: usize = 256 * 1024;
+/// Ops per step of the roles inference.
+const STEP_OPS: usize = 200;
+
+/// True when the benchmark asks for the one-go parse, its baseline
+/// (`window.__memtrace_load_whole = true`).
+fn whole_wanted() -> bool {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"__memtrace_load_whole".into()).ok())
+        .is_some_and(|v| v.is_truthy())
+}
+
+fn now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Parses a trace file as `format::load` does, in slices of about [`SLICE_MS`], yielding to
+/// the browser between them; the progress bar shows how far it is.
+async fn parse_in_steps(
+    bytes: Rc<[u8]>,
+    progress: &mut Progress,
+    emit: &impl Fn(Action),
+) -> Result<Loaded, FormatError> {
+    let mut s = StepLoad::new(bytes, LoadOptions::default());
+    let mut stage = (s.stage(), crate::timing::stage("steps: limits"));
+    loop {
+        let start = now();
+        while now() - start < SLICE_MS {
+            if let Some(r) = s.step(STEP_BYTES) {
+                return r;
+            }
+            if s.stage() != stage.0 {
+                drop(stage);
+                stage = (s.stage(), crate::timing::stage(stage_name(s.stage())));
+            }
+        }
+        shown(progress, 0.9 * s.progress(), emit);
+        yew::platform::time::sleep(Duration::ZERO).await;
+    }
+}
+
+/// The roles of `t`'s ops with no overrides, as `Roles::infer` gives them, inferred in slices
+/// like [`parse_in_steps`].
+async fn infer_in_steps(t: &Trace, progress: &mut Progress, emit: &impl Fn(Action)) -> Roles {
+    let _t = crate::timing::stage("steps: roles");
+    let mut r = {
+        let _t = crate::timing::stage("roles: anchors");
+        RolesInference::new(t)
+    };
+    loop {
+        let start = now();
+        while now() - start < SLICE_MS {
+            if r.step(STEP_OPS) {
+                let _t = crate::timing::stage("roles: finish");
+                return r.finish(&RoleConfig::default());
+            }
+        }
+        let (done, all) = r.done();
+        #[allow(clippy::cast_precision_loss)] // a fraction for the progress bar
+        shown(progress, 0.9 + 0.1 * done as f64 / all.max(1) as f64, emit);
+        yew::platform::time::sleep(Duration::ZERO).await;
+    }
+}
+
+/// Shows `fraction` (0..=1) of the file as loaded, when the percent changes.
+fn shown(progress: &mut Progress, fraction: f64, emit: &impl Fn(Action)) {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 0..=100
+    let percent = Some((fraction * 100.0).clamp(0.0, 100.0) as u8);
+    if progress.parsed != percent {
+        progress.parsed = percent;
+        emit(Action::Progress(Some(progress.clone())));
+    }
+}
+
+fn stage_name(s: &str) -> &'static str {
+    match s {
+        "parse" => "steps: parse",
+        "validate" => "steps: validate",
+        "index" => "steps: index",
+        "failures" => "steps: failures",
+        _ => "steps: other",
+    }
+}
 
 /// A browser size or length (never negative) as a whole number.
 #[allow(clippy::cast_sign_loss)] // clamped to >= 0 first
@@ -13,7 +109,7 @@ pub fn whole(x: f64) -> u64 {
 }
 
 /// Bytes read per step; the progress bar moves between steps.
-const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+const CHUNK_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 
 async fn read(
     file: &web_sys::File,
@@ -33,7 +129,7 @@ async fn read(
             .map_err(|e| format!("the browser could not read the file: {e}"))?;
         out.extend_from_slice(&bytes);
         progress.bytes_done += whole(end - start);
-        emit(Action::Progress(Some(*progress)));
+        emit(Action::Progress(Some(progress.clone())));
         start = end;
     }
     Ok(out)
@@ -47,9 +143,11 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
             bytes_total: files.iter().map(|f| whole(f.size())).sum(),
             ..Progress::default()
         };
-        emit(Action::Progress(Some(progress)));
+        emit(Action::Progress(Some(progress.clone())));
         for file in files {
             let name = file.name();
+            progress.file.clone_from(&name);
+            progress.parsed = None;
             // Refuse a file over the limit before reading a byte of it: the tab would run out of memory.
             let size_bytes = whole(file.size());
             let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
@@ -61,13 +159,39 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 .to_string();
                 emit(Action::ReadFailed { name, message });
                 progress.files_done += 1;
-                emit(Action::Progress(Some(progress)));
+                emit(Action::Progress(Some(progress.clone())));
                 continue;
             }
-            match read(&file, &mut progress, &emit).await {
+            let read_stage = crate::timing::stage("read file");
+            let bytes = read(&file, &mut progress, &emit).await;
+            drop(read_stage);
+            match bytes {
+                Ok(bytes) if parsed_in_steps(&bytes) && !whole_wanted() => {
+                    let bytes: Rc<[u8]> = {
+                        let _t = crate::timing::stage("copy bytes");
+                        Rc::from(bytes)
+                    };
+                    let parsed = parse_in_steps(bytes.clone(), &mut progress, &emit).await;
+                    let roles = match &parsed {
+                        Ok(l) => Some(Rc::new(
+                            infer_in_steps(&l.trace, &mut progress, &emit).await,
+                        )),
+                        Err(_) => None,
+                    };
+                    // The first render of the trace is a task of its own.
+                    yew::platform::time::sleep(Duration::ZERO).await;
+                    let _t = crate::timing::stage("show (reduce, render)");
+                    emit(Action::Parsed {
+                        name,
+                        bytes,
+                        parsed: Box::new(parsed),
+                        roles,
+                    });
+                }
                 Ok(bytes) => {
                     // Let the page paint "parsing …" before the synchronous parse.
                     yew::platform::time::sleep(Duration::from_millis(16)).await;
+                    let _t = crate::timing::stage("load action (reduce, render)");
                     emit(Action::Load {
                         name,
                         bytes: Rc::from(bytes),
@@ -76,7 +200,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 Err(message) => emit(Action::ReadFailed { name, message }),
             }
             progress.files_done += 1;
-            emit(Action::Progress(Some(progress)));
+            emit(Action::Progress(Some(progress.clone())));
         }
         emit(Action::Progress(None));
     });

@@ -1,0 +1,402 @@
+//! [`load`](super::load) in bounded steps, for a caller that must stay responsive: the page runs
+//! steps for a few milliseconds, lets the browser paint, and runs more. Pure: the caller owns
+//! the clock; a step's size is counted in bytes of the file.
+//!
+//! A strict smartcomment load is split: the size limits pass and the parse go about `budget`
+//! bytes a step (the parse one record at a time, with serde_json), then validation, the
+//! bipartite index and the failure cases are one step each. Any other format, or a lenient
+//! load, is one step. The result is always the one `load` gives: at the first sign of a
+//! problem the loader runs `load` itself on the whole file, so its errors read the same.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::limits::Scan;
+use super::smartcomment::Parts;
+use super::{detect, load_with_limits, validate, Format, FormatError, Limits, LoadOptions, Loaded};
+use crate::model::{Flow, Trace};
+
+/// A load under way. `B` holds the file's bytes (`Vec<u8>`, `Rc<[u8]>`, `&[u8]` …).
+pub struct StepLoad<B> {
+    bytes: B,
+    opts: LoadOptions,
+    limits: Limits,
+    phase: Phase,
+}
+
+enum Phase {
+    Limits(Scan),
+    Parse(Box<Parser>),
+    Validate(Box<Parts>),
+    Index(Box<Trace>),
+    Cases(Box<Trace>),
+    Done,
+}
+
+/// What a step leads to.
+enum Next {
+    More(Phase),
+    Ready(Box<Loaded>),
+    /// Not split, or a problem: the plain load of the whole file says what.
+    Whole,
+}
+
+/// The byte order mark `load` skips.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+impl<B: AsRef<[u8]>> StepLoad<B> {
+    /// Starts loading `bytes` as [`load`](super::load) would with `opts`.
+    pub fn new(bytes: B, opts: LoadOptions) -> Self {
+        StepLoad {
+            bytes,
+            opts,
+            limits: Limits::default(),
+            phase: Phase::Limits(Scan::default()),
+        }
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &B {
+        &self.bytes
+    }
+
+    /// How far the load is, from 0 to 1.
+    #[allow(clippy::cast_precision_loss)] // a fraction for a progress bar
+    pub fn progress(&self) -> f64 {
+        let len = self.bytes.as_ref().len().max(1) as f64;
+        match &self.phase {
+            Phase::Limits(s) => 0.1 * s.done() as f64 / len,
+            Phase::Parse(p) => 0.1 + 0.7 * p.pos as f64 / len,
+            Phase::Validate(_) => 0.8,
+            Phase::Index(_) => 0.85,
+            Phase::Cases(_) => 0.95,
+            Phase::Done => 1.0,
+        }
+    }
+
+    /// What the next step works on: `limits`, `parse`, `validate`, `index`, `failures`, or
+    /// `done`.
+    pub fn stage(&self) -> &'static str {
+        match &self.phase {
+            Phase::Limits(_) => "limits",
+            Phase::Parse(_) => "parse",
+            Phase::Validate(_) => "validate",
+            Phase::Index(_) => "index",
+            Phase::Cases(_) => "failures",
+            Phase::Done => "done",
+        }
+    }
+
+    /// Does about `budget` bytes' worth of work (at least one record or one stage). `None`
+    /// while there is more to do, then once the result [`load`](super::load) gives; `None`
+    /// again after that.
+    pub fn step(&mut self, budget: usize) -> Option<Result<Loaded, FormatError>> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Done);
+        if matches!(phase, Phase::Done) {
+            return None;
+        }
+        match self.advance(phase, budget.max(1)) {
+            Next::More(p) => {
+                self.phase = p;
+                None
+            }
+            Next::Ready(l) => Some(Ok(*l)),
+            Next::Whole => Some(load_with_limits(
+                self.bytes.as_ref(),
+                self.opts,
+                &self.limits,
+            )),
+        }
+    }
+
+    fn advance(&self, phase: Phase, budget: usize) -> Next {
+        let all = self.bytes.as_ref();
+        let bytes = all.strip_prefix(BOM).unwrap_or(all);
+        match phase {
+            Phase::Limits(mut scan) => match scan.step(all, &self.limits, budget) {
+                Ok(false) => Next::More(Phase::Limits(scan)),
+                // Only a strict smartcomment load is split.
+                Ok(true) if self.opts.lenient => Next::Whole,
+                Ok(true) => match self.opts.format.map_or_else(|| detect(bytes), Ok) {
+                    Ok(Format::Smartcomment) => Next::More(Phase::Parse(Box::new(Parser {
+                        pos: all.len() - bytes.len(),
+                        ..Parser::default()
+                    }))),
+                    _ => Next::Whole,
+                },
+                Err(_) => Next::Whole,
+            },
+            Phase::Parse(mut p) => match p.step(all, budget) {
+                Ok(false) => Next::More(Phase::Parse(p)),
+                Ok(true) => p.finish().map_or(Next::Whole, |parts| {
+                    Next::More(Phase::Validate(Box::new(parts)))
+                }),
+                Err(Bad) => Next::Whole,
+            },
+            Phase::Validate(mut parts) => match validate(&mut parts, false) {
+                Ok(problems) if problems.is_empty() => {
+                    Next::More(Phase::Index(Box::new(parts.into_trace())))
+                }
+                _ => Next::Whole,
+            },
+            Phase::Index(mut t) => match Flow::build(&t) {
+                Ok(flow) => {
+                    t.flow = flow;
+                    Next::More(Phase::Cases(t))
+                }
+                Err(_) => Next::Whole,
+            },
+            Phase::Cases(mut t) => match t.detect(&[], &[]) {
+                Ok(d) => {
+                    t.cases = d.cases;
+                    Next::Ready(Box::new(Loaded {
+                        trace: *t,
+                        format: Format::Smartcomment,
+                        problems: Vec::new(),
+                    }))
+                }
+                Err(_) => Next::Whole,
+            },
+            Phase::Done => Next::Whole,
+        }
+    }
+}
+
+/// Something the split parse does not take: the plain load says what.
+#[derive(Debug)]
+struct Bad;
+
+/// Where the parse is in the smartcomment object.
+#[derive(Debug, Clone, Copy, Default)]
+enum At {
+    /// Before the top-level `{`.
+    #[default]
+    Open,
+    /// At a top-level key (`first`: right after `{`).
+    TopKey { first: bool },
+    /// At a key of `data`.
+    DataKey { first: bool },
+    /// In one of the record lists of `data`.
+    Items { list: List, first: bool },
+    /// After the top-level `}`.
+    Close,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum List {
+    Nodes,
+    Edges,
+    Ops,
+}
+
+impl List {
+    fn key(self) -> &'static str {
+        match self {
+            List::Nodes => "nodes",
+            List::Edges => "edges",
+            List::Ops => "operations",
+        }
+    }
+}
+
+/// smartcomment's reader (`smartcomment::parse`) one value at a time: the same keys in the
+/// same order give the same [`Parts`].
+#[derive(Default)]
+struct Parser {
+    pos: usize,
+    at: At,
+    parts: Parts,
+    meta: Map<String, Value>,
+    saw_data: bool,
+}
+
+impl Parser {
+    /// Parses on for about `budget` bytes; true when the top-level object is closed and only
+    /// whitespace follows.
+    fn step(&mut self, b: &[u8], budget: usize) -> Result<bool, Bad> {
+        let stop = self.pos.saturating_add(budget);
+        loop {
+            if let At::Close = self.at {
+                self.ws(b);
+                return if self.pos == b.len() {
+                    Ok(true)
+                } else {
+                    Err(Bad)
+                };
+            }
+            if self.pos >= stop {
+                return Ok(false);
+            }
+            self.at = match self.at {
+                At::Open => {
+                    self.eat(b, b'{')?;
+                    At::TopKey { first: true }
+                }
+                At::TopKey { first } => {
+                    if first && self.peek(b) == Some(b'}') {
+                        self.pos += 1;
+                        At::Close
+                    } else {
+                        let key: String = self.key(b)?;
+                        if key == "data" {
+                            self.saw_data = true;
+                            self.eat(b, b'{')?;
+                            At::DataKey { first: true }
+                        } else {
+                            let v: Value = self.value(b)?;
+                            self.meta.insert(key, v);
+                            self.after_top(b)?
+                        }
+                    }
+                }
+                At::DataKey { first } => {
+                    if first && self.peek(b) == Some(b'}') {
+                        self.pos += 1;
+                        self.after_top(b)?
+                    } else {
+                        self.data_value(b)?
+                    }
+                }
+                At::Items { list, first } => {
+                    if first && self.peek(b) == Some(b']') {
+                        self.pos += 1;
+                        self.parts.data_order.push(list.key().to_owned());
+                        self.after_data(b)?
+                    } else {
+                        let p = &mut self.parts;
+                        match list {
+                            List::Nodes => p.nodes.push(value(b, &mut self.pos)?),
+                            List::Edges => p.edges.push(value(b, &mut self.pos)?),
+                            List::Ops => p.ops.push(value(b, &mut self.pos)?),
+                        }
+                        match self.peek(b) {
+                            Some(b',') => {
+                                self.pos += 1;
+                                At::Items { list, first: false }
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                self.parts.data_order.push(list.key().to_owned());
+                                self.after_data(b)?
+                            }
+                            _ => return Err(Bad),
+                        }
+                    }
+                }
+                At::Close => At::Close,
+            };
+        }
+    }
+
+    /// One key of `data` and its value (a record list is only opened).
+    fn data_value(&mut self, b: &[u8]) -> Result<At, Bad> {
+        let key = self.key(b)?;
+        let list = match key.as_str() {
+            "nodes" => Some(List::Nodes),
+            "edges" => Some(List::Edges),
+            "operations" => Some(List::Ops),
+            _ => None,
+        };
+        if let Some(list) = list {
+            // A key seen again replaces the list, as in the whole-file reader.
+            let p = &mut self.parts;
+            match list {
+                List::Nodes => p.nodes.clear(),
+                List::Edges => p.edges.clear(),
+                List::Ops => p.ops.clear(),
+            }
+            self.eat(b, b'[')?;
+            return Ok(At::Items { list, first: true });
+        }
+        match key.as_str() {
+            "sessions" => self.parts.sessions = self.value(b)?,
+            "annotations" => self.parts.annotations = Some(self.value(b)?),
+            _ => {
+                let v: Value = self.value(b)?;
+                self.parts.data_extra.insert(key.clone(), v);
+            }
+        }
+        self.parts.data_order.push(key);
+        self.after_data(b)
+    }
+
+    /// After a value in `data`: the next key, or the end of `data`.
+    fn after_data(&mut self, b: &[u8]) -> Result<At, Bad> {
+        match self.peek(b) {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(At::DataKey { first: false })
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                self.after_top(b)
+            }
+            _ => Err(Bad),
+        }
+    }
+
+    /// After a top-level value: the next key, or the end of the file's object.
+    fn after_top(&mut self, b: &[u8]) -> Result<At, Bad> {
+        match self.peek(b) {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(At::TopKey { first: false })
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(At::Close)
+            }
+            _ => Err(Bad),
+        }
+    }
+
+    /// A key and its `:`.
+    fn key(&mut self, b: &[u8]) -> Result<String, Bad> {
+        let k = self.value(b)?;
+        self.eat(b, b':')?;
+        Ok(k)
+    }
+
+    fn value<T: DeserializeOwned>(&mut self, b: &[u8]) -> Result<T, Bad> {
+        value(b, &mut self.pos)
+    }
+
+    fn ws(&mut self, b: &[u8]) {
+        while matches!(b.get(self.pos), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self, b: &[u8]) -> Option<u8> {
+        self.ws(b);
+        b.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, b: &[u8], c: u8) -> Result<(), Bad> {
+        if self.peek(b) == Some(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(Bad)
+        }
+    }
+
+    /// The parts, once the object is closed: the top-level keys become the graph's meta.
+    fn finish(self) -> Result<Parts, Bad> {
+        if !self.saw_data {
+            return Err(Bad);
+        }
+        let mut parts = self.parts;
+        parts.meta = serde_json::from_value(Value::Object(self.meta)).map_err(|_| Bad)?;
+        Ok(parts)
+    }
+}
+
+/// The JSON value at `pos`, moving `pos` past it.
+fn value<T: DeserializeOwned>(b: &[u8], pos: &mut usize) -> Result<T, Bad> {
+    let rest = b.get(*pos..).ok_or(Bad)?;
+    let mut s = serde_json::Deserializer::from_slice(rest).into_iter::<T>();
+    let v = s.next().ok_or(Bad)?.map_err(|_| Bad)?;
+    *pos += s.byte_offset();
+    Ok(v)
+}
