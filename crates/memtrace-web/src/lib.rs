@@ -21,6 +21,7 @@ pub mod report;
 pub mod roles;
 pub mod state;
 pub mod timing;
+pub mod verdicts;
 pub mod viewport;
 
 #[cfg(target_arch = "wasm32")]
