@@ -45,30 +45,18 @@ fn dated_verdict(fact: &str) -> (String, ErrorType, String) {
         &[&u],
     );
     let question = "When did Melanie go to the park?";
-    judged(
-        b,
-        (question, "27 August 2023"),
-        "Melanie likes parks.",
+    let said = "Melanie likes parks.";
+    ask(
+        &mut b,
+        ("op-search", "memory_system.retrieve"),
+        question,
         &[&u],
-        &m,
-    )
-}
-
-/// Asks `question` (with its gold answer) over `units`, answered `said`, and attributes the
-/// failure with `evidence` as its evidence: the verdict's op, type and reason.
-fn judged(
-    mut b: TraceBuilder,
-    (question, gold): (&str, &str),
-    said: &str,
-    units: &[&str],
-    evidence: &str,
-) -> (String, ErrorType, String) {
-    let search = ("op-search", "memory_system.retrieve");
-    ask(&mut b, search, question, units, said, false);
+        said,
+        false,
+    );
     let t = b.build();
-    let a = InfoFlow::default()
-        .attribute(&t, &case(question, gold, said, evidence))
-        .unwrap();
+    let c = case(question, "27 August 2023", said, &m);
+    let a = InfoFlow::default().attribute(&t, &c).unwrap();
     (a.op_id, a.error_type, a.reason)
 }
 
@@ -153,13 +141,18 @@ fn profile_verdict(update_keeps: bool) -> (String, ErrorType, String) {
     );
     let question = "What genre is Joanna's first screenplay?";
     let said = "Joanna writes screenplays and plays no games.";
-    judged(
-        b,
-        (question, "drama and romance"),
-        said,
+    ask(
+        &mut b,
+        ("op-search", "memory_system.retrieve"),
+        question,
         &[&p2, &episode],
-        &m,
-    )
+        said,
+        false,
+    );
+    let t = b.build();
+    let c = case(question, "drama and romance", said, &m);
+    let a = InfoFlow::default().attribute(&t, &c).unwrap();
+    (a.op_id, a.error_type, a.reason)
 }
 
 #[test]
