@@ -21,11 +21,7 @@
 //! reached the answer by no other message, else the answer op when the gold answer reached it,
 //! else the earliest loss.
 //!
-//! Rule 1 gives way when a memory the answer read lost (part of) the information in an update
-//! before the question: the answer trusted what the update left, and the update is blamed.
-//!
-//! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms); a message's relative dates
-//! count from the day it was said, derived text must state its dates. Which variables are memory is read from the graph:
+//! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
 pub(crate) mod graph;
@@ -305,7 +301,13 @@ impl InfoFlow {
                 let kept = t
                     .flow
                     .op_produced(first)
-                    .map(|v| if copies(v) { 1.0 } else { carry(v) })
+                    .map(|v| {
+                        if copies(v) {
+                            1.0
+                        } else {
+                            carry(v)
+                        }
+                    })
                     .fold(0.0, f64::max);
                 if kept < bar / 2.0 {
                     let reason = format!(
