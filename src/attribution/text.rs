@@ -230,16 +230,6 @@ impl Key {
             .fold(0.0, f64::max)
     }
 
-    /// As [`Key::carry_var`] without the variable's date: its relative dates ("yesterday") say
-    /// nothing, and a text stating no date states none. For derived text (an extracted fact,
-    /// a summary), which memory systems are asked to date absolutely.
-    pub fn carry_var_undated(&self, v: &NodeRecord) -> f64 {
-        var_texts(v)
-            .iter()
-            .map(|x| self.carry_at(x, None))
-            .fold(0.0, f64::max)
-    }
-
     /// Why a variable does not carry the key although it keeps the gold answer's words: the
     /// discriminating part its best paragraph changed ("changed the date 27 March 2023 → 3
     /// April 2023"), if any.

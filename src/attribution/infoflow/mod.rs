@@ -229,15 +229,7 @@ impl InfoFlow {
             .filter_map(|&e| verbatim_text(t, e))
             .collect();
         let copies = |w: VarIx| !texts.is_empty() && texts.iter().all(|x| holds_verbatim(t, x, w));
-        // A message is read with its date; derived text must state its dates.
-        let carry = |v: VarIx| {
-            if t.var(v).category == "message" {
-                key.carry_var(t.var(v))
-            } else {
-                key.carry_var_undated(t.var(v))
-            }
-        };
-        let carries = |v: VarIx| carry(v) >= bar || copies(v);
+        let carries = |v: VarIx| key.carry_var(t.var(v)) >= bar || copies(v);
         let result =
             |op: OpIx, role: OpRole, path: Vec<VarIx>, reason: String, confidence: f64| Finding {
                 op,
@@ -305,7 +297,7 @@ impl InfoFlow {
                         if copies(v) {
                             1.0
                         } else {
-                            carry(v)
+                            key.carry_var(t.var(v))
                         }
                     })
                     .fold(0.0, f64::max);
@@ -331,8 +323,8 @@ impl InfoFlow {
                     .collect()
             })
         };
-        let loss_at = |visible: &[VarIx], holds: &dyn Fn(VarIx) -> bool| -> Option<Loss> {
-            let last_good = visible.iter().rposition(|&v| holds(v))?;
+        let loss_of = |visible: &[VarIx]| -> Option<Loss> {
+            let last_good = visible.iter().rposition(|&v| carries(v))?;
             let &next = visible.get(last_good + 1)?;
             let writer = t.flow.producers[next.get()]
                 .iter()
@@ -345,7 +337,7 @@ impl InfoFlow {
                 && t.flow.op_produced(writer).any(|w| {
                     t.var(w).full_name != t.var(next).full_name
                         && t.var(w).category != "prompt"
-                        && holds(w)
+                        && carries(w)
                 });
             if handed_on {
                 return None;
@@ -377,7 +369,6 @@ impl InfoFlow {
                 reason,
             ))
         };
-        let loss_of = |visible: &[VarIx]| loss_at(visible, &carries);
         let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
         let identities: BTreeSet<&str> = memory
             .iter()
@@ -421,26 +412,6 @@ impl InfoFlow {
                 .filter_map(|vis| loss_of(&vis))
                 .filter(|l| l.2 != OpRole::Extraction)
                 .min_by(|a, b| a.0.cmp(&b.0));
-            // A memory the answer read that did not come from the evidence (a profile fed by
-            // other messages) and lost part of the gold answer in an update before the question:
-            // the answer trusted what the update left.
-            let weak = |v: VarIx| carry(v) >= bar / 2.0;
-            let trusted_loss = trusted_loss.or_else(|| {
-                let inputs = &t.flow.op_inputs[stage.answer_op.get()];
-                let names: BTreeSet<&str> = inputs
-                    .iter()
-                    .filter(|&&v| is_memory(v))
-                    .map(|&v| t.var(v).full_name.as_str())
-                    .filter(|n| !identities.contains(n))
-                    .collect();
-                names
-                    .iter()
-                    .map(|name| visible_of(name))
-                    .filter(|vis| vis.last().is_some_and(|&cur| read(cur) && !weak(cur)))
-                    .filter_map(|vis| loss_at(&vis, &weak))
-                    .filter(|l| l.2 != OpRole::Extraction)
-                    .min_by(|a, b| a.0.cmp(&b.0))
-            });
             if let Some((_, op, role, path, reason)) = trusted_loss {
                 return Ok(result(op, role, path, reason, 0.75));
             }
