@@ -322,32 +322,31 @@ impl Parser {
 
     /// After a value in `data`: the next key, or the end of `data`.
     fn after_data(&mut self, b: &[u8]) -> Result<At, Bad> {
-        match self.peek(b) {
-            Some(b',') => {
-                self.pos += 1;
-                Ok(At::DataKey { first: false })
-            }
-            Some(b'}') => {
-                self.pos += 1;
-                self.after_top(b)
-            }
-            _ => Err(Bad),
+        if self.comma(b)? {
+            Ok(At::DataKey { first: false })
+        } else {
+            self.after_top(b)
         }
     }
 
     /// After a top-level value: the next key, or the end of the file's object.
     fn after_top(&mut self, b: &[u8]) -> Result<At, Bad> {
-        match self.peek(b) {
-            Some(b',') => {
-                self.pos += 1;
-                Ok(At::TopKey { first: false })
-            }
-            Some(b'}') => {
-                self.pos += 1;
-                Ok(At::Close)
-            }
-            _ => Err(Bad),
+        if self.comma(b)? {
+            Ok(At::TopKey { first: false })
+        } else {
+            Ok(At::Close)
         }
+    }
+
+    /// After an object member: consumes `,` (true) or the object's `}` (false).
+    fn comma(&mut self, b: &[u8]) -> Result<bool, Bad> {
+        let more = match self.peek(b) {
+            Some(b',') => true,
+            Some(b'}') => false,
+            _ => return Err(Bad),
+        };
+        self.pos += 1;
+        Ok(more)
     }
 
     /// A key and its `:`.
