@@ -2,7 +2,7 @@
 //! subgraph is its edges plus their endpoints; endpoints with in-degree 0 inside it are its
 //! inputs, the rest are produced by it (out-degree 0 = outputs, else intermediates).
 
-use foldhash::{HashMap, HashMapExt};
+use crate::util::hash::IdMap as HashMap;
 
 use super::GraphError;
 use super::{OpIx, Trace, VarIx};
@@ -84,6 +84,7 @@ impl Flow {
                 });
             }
         }
+        f.op_ix.reserve(t.ops.len());
         for (i, o) in t.ops.iter().enumerate() {
             if let Some(prev) = f.op_ix.insert(o.op_id.clone(), OpIx(i as u32)) {
                 return Err(GraphError::DuplicateId {
@@ -126,7 +127,7 @@ impl Flow {
         for (i, &(_, _, o)) in f.edge_ends.iter().enumerate() {
             op_edges[o.get()].push(i as u32);
         }
-        let mut indeg: HashMap<VarIx, (u32, u32)> = HashMap::new();
+        let mut indeg: HashMap<VarIx, (u32, u32)> = HashMap::default();
         for (o, list) in op_edges.iter().enumerate() {
             indeg.clear();
             let mut order: Vec<VarIx> = Vec::new();
@@ -161,10 +162,13 @@ impl Flow {
             }
         }
         for (i, v) in t.vars.iter().enumerate() {
-            f.versions
-                .entry(v.full_name.clone())
-                .or_default()
-                .push(VarIx(i as u32));
+            let ix = VarIx(i as u32);
+            match f.versions.get_mut(v.full_name.as_str()) {
+                Some(list) => list.push(ix),
+                None => {
+                    f.versions.insert(v.full_name.clone(), vec![ix]);
+                }
+            }
         }
         for list in f.versions.values_mut() {
             list.sort_by_key(|&ix| t.vars[ix.get()].version);
