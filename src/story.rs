@@ -95,6 +95,18 @@ pub struct Story {
 /// The story of `case`. With a verdict the chain follows its evidence path and marks its op;
 /// without one it runs from the evidence to the answer.
 pub fn story(t: &Trace, case: &FailureCase, verdict: Option<&Attribution>, roles: &Roles) -> Story {
+    story_in(t, GraphIndex::build(t).ok().as_ref(), case, verdict, roles)
+}
+
+/// As [`story`] over a [`GraphIndex`] of `t` built once for many stories (building it is most
+/// of a story's time on a large trace); with `None` the story has no groups.
+pub fn story_in(
+    t: &Trace,
+    g: Option<&GraphIndex>,
+    case: &FailureCase,
+    verdict: Option<&Attribution>,
+    roles: &Roles,
+) -> Story {
     let gold = terms(&case.golden_answers.join(" "));
     let mut b = Builder {
         t,
@@ -166,7 +178,7 @@ pub fn story(t: &Trace, case: &FailureCase, verdict: Option<&Attribution>, roles
     if let Some(&j) = judges.first() {
         b.op(j);
     }
-    let groups = groups(&b, case, &folded_evidence);
+    let groups = g.map_or_else(Vec::new, |g| groups(&b, g, case, &folded_evidence));
     Story {
         case_id: case.query_id.clone(),
         question: case.query.clone(),
@@ -415,12 +427,14 @@ fn one_line(s: &str) -> String {
 /// The failure slice's nodes off the chain, folded by kind: messages (hung on the first card),
 /// other values by category (before the retrieval or answer), other ops by role (after the
 /// decisive card).
-fn groups(b: &Builder, case: &FailureCase, folded_evidence: &[VarIx]) -> Vec<Group> {
+fn groups(
+    b: &Builder,
+    g: &GraphIndex,
+    case: &FailureCase,
+    folded_evidence: &[VarIx],
+) -> Vec<Group> {
     let t = b.t;
-    let Ok(g) = GraphIndex::build(t) else {
-        return Vec::new();
-    };
-    let Ok(slice) = failure_slice(t, &g, case) else {
+    let Ok(slice) = failure_slice(t, g, case) else {
         return Vec::new();
     };
     let last = b.cards.len().saturating_sub(1);

@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use memtrace::algo::GraphIndex;
 use memtrace::attribution::{InfoFlow, Roles};
-use memtrace::story::{story, Story};
+use memtrace::story::{story_in, Story};
 
 // Kept alike: the same three flags open `attribute.rs`'s Args; each command documents its own flags.
 #[derive(clap::Args)]
@@ -42,9 +43,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or_default()
         );
     }
+    // One index for all the stories: building it is most of a story's time on a large trace.
+    let g = GraphIndex::build(&trace).ok();
     for c in cases {
         let verdict = InfoFlow::default().attribute_with(&trace, &roles, c).ok();
-        let s = story(&trace, c, verdict.as_ref(), &roles);
+        let s = story_in(&trace, g.as_ref(), c, verdict.as_ref(), &roles);
         if args.json {
             println!("{}", serde_json::to_string(&s)?);
         } else {

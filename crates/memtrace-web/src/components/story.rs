@@ -3,10 +3,11 @@
 //! group opens in place; `g` switches to the graph. The ops of a decisive set found by "find all
 //! causes" carry a numbered, coloured `cause N` chip.
 
+use memtrace::algo::GraphIndex;
 use memtrace::attribution::{Attribution, InfoFlow, Roles};
 use memtrace::layout::NodeRef;
 use memtrace::model::ErrorType;
-use memtrace::story::{story, Card, CardKind, Group, Story};
+use memtrace::story::{story_in, Card, CardKind, Group, Story};
 use memtrace::Trace;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
@@ -78,6 +79,11 @@ fn node_of(t: &Trace, id: &str) -> Option<NodeRef> {
 
 #[function_component(StoryView)]
 pub fn story_view(props: &Props) -> Html {
+    // Built once per trace, not per case: most of a story's time on a large trace.
+    let index = use_memo(props.trace.clone(), |t| {
+        let _t = crate::timing::stage("story: graph index");
+        GraphIndex::build(&t.0).ok()
+    });
     let s = use_memo(
         (
             props.trace.clone(),
@@ -90,7 +96,13 @@ pub fn story_view(props: &Props) -> Html {
             let t = &t.0;
             let c = t.cases.get(*case)?;
             let a = attribution(t, &roles.0, *case, v.as_ref());
-            Some(story(t, c, a.as_ref(), &roles.0))
+            Some(story_in(
+                t,
+                index.as_ref().as_ref(),
+                c,
+                a.as_ref(),
+                &roles.0,
+            ))
         },
     );
     let Some(s) = (*s).as_ref() else {
