@@ -11,7 +11,7 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const { launch } = require('./browser');
 
-const REPS = Number(process.env.MEMTRACE_BENCH_REPS || 5);
+const REPS = Number(process.env.MEMTRACE_BENCH_REPS || 7);
 
 /** In the page: reads the file from the input, then alternately loads it through the module and
  *  parses it with JSON.parse; returns every time (ms) and what each saw. */
@@ -30,8 +30,10 @@ async function loadVsParse(page, file, reps) {
     let vars = 0;
     let nodes = 0;
     for (let i = 0; i < reps; i += 1) {
-      // Alternate which goes first so neither always runs after the other's garbage.
+      // Alternate which goes first so neither always runs after the other's garbage, and collect
+      // that garbage before each run (JSON.parse leaves ~1 GB of it).
       for (const which of i % 2 ? ['parse', 'load'] : ['load', 'parse']) {
+        globalThis.gc();
         if (which === 'load') {
           const t0 = performance.now();
           const trace = mod.Trace.load(bytes);
@@ -66,7 +68,7 @@ function sizes(dir) {
 }
 
 (async () => {
-  const browser = await launch();
+  const browser = await launch(['--js-flags=--expose-gc']);
   const rows = [];
   try {
     const page = await browser.newPage();

@@ -9,12 +9,12 @@ const BASE_URL = process.env.MEMTRACE_E2E_URL || 'http://127.0.0.1:8080/';
 const ARTIFACTS = path.join(__dirname, 'artifacts');
 const SHARED = path.resolve(__dirname, '../../../shared');
 
-async function launch() {
+async function launch(extra = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extra],
   });
 }
 
