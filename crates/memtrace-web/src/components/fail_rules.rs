@@ -77,9 +77,11 @@ pub fn fail_rules_panel(props: &Props) -> Html {
             Callback::from(move |_: MouseEvent| on_rules.emit(next.clone())),
         )
     });
-    let rows = use_memo((props.trace.clone(), props.marks.clone()), |(t, marks)| {
-        question_rows(&t.0, marks)
-    });
+    // Listed only when opened: finding every question of a large trace takes a while.
+    let rows = use_memo(
+        (props.trace.clone(), props.marks.clone(), *questions_open),
+        |(t, marks, open)| open.then(|| question_rows(&t.0, marks)),
+    );
     let toggle = {
         let open = questions_open.clone();
         Callback::from(move |_: MouseEvent| open.set(!*open))
@@ -114,9 +116,12 @@ pub fn fail_rules_panel(props: &Props) -> Html {
                 }
             </details>
             <button id="questions-toggle" class="button small" aria-pressed={questions_open.to_string()} onclick={toggle}>
-                { format!("Questions ({}) — mark as failed", rows.len()) }
+                { match rows.as_ref() {
+                    Some(rows) => format!("Questions ({}) — mark as failed", rows.len()),
+                    None => "Questions — mark as failed".to_owned(),
+                } }
             </button>
-            if *questions_open {
+            if let Some(rows) = rows.as_ref() {
                 <ol class="question-list" aria-label="all questions">
                     { for rows.iter().map(|r| question(props, r)) }
                 </ol>
