@@ -1,7 +1,7 @@
 //! Checks the records of a file before they are indexed: timestamps, unique ids, references.
 //! Strict mode stops at the first problem; lenient mode drops the offending record and goes on.
 
-use crate::util::hash::{id_map, IdMap as HashMap, IdSet as HashSet};
+use crate::util::hash::{id_map, IdMap, IdSet};
 
 use super::error::Problems;
 use super::smartcomment::Parts;
@@ -85,7 +85,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         }
     }
 
-    let mut seen: HashMap<&str, usize> = id_map(p.nodes.len());
+    let mut seen: IdMap<&str, usize> = id_map(p.nodes.len());
     let mut drop_nodes = Vec::new();
     for (i, n) in p.nodes.iter().enumerate() {
         if let Some(&first) = seen.get(n.full_node_id.as_str()) {
@@ -99,7 +99,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
             seen.insert(&n.full_node_id, i);
         }
     }
-    let mut seen_ops: HashMap<&str, usize> = id_map(p.ops.len());
+    let mut seen_ops: IdMap<&str, usize> = id_map(p.ops.len());
     let mut drop_ops = Vec::new();
     for (i, o) in p.ops.iter().enumerate() {
         if let Some(&first) = seen_ops.get(o.op_id.as_str()) {
@@ -115,7 +115,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     }
 
     // smartcomment refuses a record whose session is not in the file; lenient mode keeps it.
-    let sessions: HashSet<&str> = p.sessions.iter().map(|s| s.session_id.as_str()).collect();
+    let sessions: IdSet<&str> = p.sessions.iter().map(|s| s.session_id.as_str()).collect();
     let session_refs = p
         .nodes
         .iter()
@@ -146,7 +146,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
     }
 
     let mut drop_edges = Vec::new();
-    let mut seen_edges: HashMap<&str, usize> = id_map(p.edges.len());
+    let mut seen_edges: IdMap<&str, usize> = id_map(p.edges.len());
     for (i, e) in p.edges.iter().enumerate() {
         let mut bad = None;
         if let Some(&first) = seen_edges.get(e.edge_id.as_str()) {

@@ -2,7 +2,7 @@
 //! subgraph is its edges plus their endpoints; endpoints with in-degree 0 inside it are its
 //! inputs, the rest are produced by it (out-degree 0 = outputs, else intermediates).
 
-use crate::util::hash::IdMap as HashMap;
+use crate::util::hash::IdMap;
 
 use super::GraphError;
 use super::{OpIx, Trace, VarIx};
@@ -19,8 +19,8 @@ pub enum Role {
 /// The bipartite graph as adjacency lists, indexed by [`VarIx`] / [`OpIx`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Flow {
-    var_ix: HashMap<String, VarIx>,
-    op_ix: HashMap<String, OpIx>,
+    var_ix: IdMap<String, VarIx>,
+    op_ix: IdMap<String, OpIx>,
     /// Per op: its inputs (in-degree 0 inside its subgraph), in edge order.
     pub op_inputs: Vec<Vec<VarIx>>,
     /// Per op: produced variables with out-degree 0 inside its subgraph.
@@ -34,7 +34,7 @@ pub struct Flow {
     /// Per edge: (source, target, op).
     pub edge_ends: Vec<(VarIx, VarIx, OpIx)>,
     /// Variable versions grouped by identity (`full_name`), ascending version.
-    pub versions: HashMap<String, Vec<VarIx>>,
+    pub versions: IdMap<String, Vec<VarIx>>,
 }
 
 impl Flow {
@@ -127,7 +127,7 @@ impl Flow {
         for (i, &(_, _, o)) in f.edge_ends.iter().enumerate() {
             op_edges[o.get()].push(i as u32);
         }
-        let mut indeg: HashMap<VarIx, (u32, u32)> = HashMap::default();
+        let mut indeg: IdMap<VarIx, (u32, u32)> = IdMap::default();
         for (o, list) in op_edges.iter().enumerate() {
             indeg.clear();
             let mut order: Vec<VarIx> = Vec::new();
