@@ -31,11 +31,17 @@ async function tabTo(page, selector, most = 300) {
 
 test('keyboard only: open a file, third failure, verdict, a story group, the inspector', async () => {
   const { page, problems } = await openPage(browser, { init: recordMouse });
+  // Listen for the file chooser before any key is pressed: the browser intercepts choosers only once a listener
+  // exists, and turning that on is a round trip of its own (a chooser opened before it is lost).
+  const chooserOpened = new Promise((resolve) => page.once('filechooser', resolve));
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.waitForSelector('#failures .failure', { timeout: 20000 });
 
   await tabTo(page, '#file-input');
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+  await page.keyboard.press('Space');
+  const chooser = await Promise.race([chooserOpened, new Promise((_, reject) => {
+    setTimeout(() => reject(new Error('Space on the file input opened no file chooser in 30 s')), 30000).unref();
+  })]);
   await chooser.setFiles(path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json'));
   await waitField(page, 'failures', 6);
   await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6);
