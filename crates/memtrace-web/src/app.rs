@@ -343,6 +343,7 @@ pub fn app() -> Html {
                             case={case}
                             verdict={t.trace.cases.get(case).and_then(|c| t.verdicts.get(&c.query_id)).cloned()}
                             roles={roles.clone()}
+                            index={t.graph_index().map(Shared)}
                             selected={state.selection.node}
                             on_select={d.reform(Action::SelectNode)}
                             on_graph={d.reform(|()| Action::ToggleGraph)}

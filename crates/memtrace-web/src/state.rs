@@ -5,6 +5,7 @@ use std::rc::{Rc, Weak};
 
 use serde::{Deserialize, Serialize};
 
+use memtrace::algo::GraphIndex;
 use memtrace::attribution::{OpRole, Roles};
 use memtrace::format::{load, FormatError, LoadOptions, Loaded};
 use memtrace::layout::NodeRef;
@@ -34,15 +35,18 @@ pub struct LoadedTrace {
     pub role_overrides: BTreeMap<String, OpRole>,
     /// Questions the user marked as failed (`crate::fail_rules`).
     pub marks: Vec<Mark>,
-    /// The roles inferred (no overrides) while the file loaded in steps.
+    /// The roles inferred (no overrides) and the graph index, built while the file loaded in
+    /// steps.
     pub inferred: Option<InferredRoles>,
 }
 
-/// Roles inferred with no overrides for one trace (`Weak`: not kept alive by this).
+/// Roles inferred with no overrides for one trace, and its graph index (`Weak`: not kept alive
+/// by this).
 #[derive(Debug, Clone)]
 pub struct InferredRoles {
     pub of: Weak<Trace>,
     pub roles: Rc<Roles>,
+    pub graph: Option<Rc<GraphIndex>>,
 }
 
 impl PartialEq for InferredRoles {
@@ -54,10 +58,18 @@ impl PartialEq for InferredRoles {
 impl LoadedTrace {
     /// The roles inferred while loading, if they are of the trace as it is now.
     pub fn inferred_roles(&self) -> Option<Rc<Roles>> {
+        self.current_inferred().map(|i| i.roles.clone())
+    }
+
+    /// The graph index built while loading, if it is of the trace as it is now.
+    pub fn graph_index(&self) -> Option<Rc<GraphIndex>> {
+        self.current_inferred().and_then(|i| i.graph.clone())
+    }
+
+    fn current_inferred(&self) -> Option<&InferredRoles> {
         self.inferred
             .as_ref()
             .filter(|i| Weak::ptr_eq(&i.of, &Rc::downgrade(&self.trace)))
-            .map(|i| i.roles.clone())
     }
 
     /// Every file this trace came from: the trace, then its annotation files.
@@ -178,6 +190,7 @@ pub enum Action {
         bytes: Rc<[u8]>,
         parsed: Box<Result<Loaded, FormatError>>,
         roles: Option<Rc<Roles>>,
+        graph: Option<Rc<GraphIndex>>,
     },
     /// A file could not even be read by the browser.
     ReadFailed {
@@ -260,7 +273,8 @@ impl PageState {
                 bytes,
                 parsed,
                 roles,
-            } => self.add(name, bytes, *parsed, roles),
+                graph,
+            } => self.add(name, bytes, *parsed, roles, graph),
             Action::ReadFailed { name, message } => {
                 self.errors.push(FileError {
                     name,
@@ -430,7 +444,7 @@ impl PageState {
             let _t = crate::timing::stage("parse, validate, index, detect");
             load(&bytes, LoadOptions::default())
         };
-        self.add(name, bytes, parsed, None);
+        self.add(name, bytes, parsed, None, None);
     }
 
     /// Adds a parsed trace file (or its error) and shows it.
@@ -440,6 +454,7 @@ impl PageState {
         bytes: Rc<[u8]>,
         parsed: Result<Loaded, FormatError>,
         roles: Option<Rc<Roles>>,
+        graph: Option<Rc<GraphIndex>>,
     ) {
         match parsed {
             Ok(loaded) => {
@@ -451,6 +466,7 @@ impl PageState {
                 let inferred = roles.map(|roles| InferredRoles {
                     of: Rc::downgrade(&trace),
                     roles,
+                    graph,
                 });
                 let t = LoadedTrace {
                     name: name.clone(),

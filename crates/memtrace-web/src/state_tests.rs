@@ -286,6 +286,7 @@ fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
             bytes: bytes.into(),
             parsed: Box::new(parsed),
             roles: None,
+            graph: None,
         });
         let whole = loaded("demo", crate::DEMO_TRACE).reduce(Action::Load {
             name: name.into(),

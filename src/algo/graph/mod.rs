@@ -395,9 +395,11 @@ fn topo_order(trace: &Trace, edges: &mut Vec<(u32, u32)>, n: usize) -> Result<Ve
     for &(_, b) in edges.iter() {
         indeg[b as usize] += 1;
     }
-    // Rank every node by its key once, so the heap compares integers.
+    // Rank every node by its key once, so the heap compares integers. A stable sort keeps
+    // equal keys in index order, and runs in about linear time over records already in time
+    // order (a recorder appends them so).
     let mut by_key: Vec<u32> = (0..n as u32).collect();
-    by_key.sort_unstable_by(|&a, &b| key(a as usize).cmp(&key(b as usize)).then(a.cmp(&b)));
+    by_key.sort_by(|&a, &b| key(a as usize).cmp(&key(b as usize)));
     let mut key_rank = vec![0u32; n];
     for (r, &x) in by_key.iter().enumerate() {
         key_rank[x as usize] = r as u32;

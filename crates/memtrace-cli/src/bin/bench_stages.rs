@@ -7,6 +7,8 @@
 
 use cpu_time::ThreadTime;
 
+use memtrace::algo::GraphIndex;
+use memtrace::attribution::{RoleConfig, Roles};
 use memtrace::format::{detect, limits, load, smartcomment, synth, validate, LoadOptions};
 use memtrace::model::Flow;
 
@@ -32,6 +34,7 @@ fn main() {
     let bytes = synth::bytes(&synth::Options { nodes, seed: 1 });
     let (base, _) = time(|| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
     let mut rows: Vec<(&str, f64)> = Vec::new();
+    let mut after: Vec<(&str, f64)> = Vec::new();
     let (t, _) = time(|| limits::check(&bytes, &limits::Limits::default()).is_ok());
     rows.push(("limits::check (size, depth, string length)", t));
     let (t, _) = time(|| detect(&bytes).ok());
@@ -51,6 +54,11 @@ fn main() {
     let (t, _) = time(|| trace.detect(&[], &[]).map(|d| d.cases.len()));
     rows.push(("failure detection (no rules)", t));
     let (total, loaded) = time(|| load(&bytes, LoadOptions::default()));
+    // After a load, not part of it: what the page builds next for its first story view.
+    let (t, _) = time(|| GraphIndex::build(&trace).is_ok());
+    after.push(("GraphIndex::build (story, slices)", t));
+    let (t, _) = time(|| Roles::infer(&trace, &RoleConfig::default()));
+    after.push(("Roles::infer (op roles)", t));
     let failures = loaded.map_or(0, |l| l.trace.cases.len());
 
     println!(
@@ -69,5 +77,8 @@ fn main() {
         "| `format::load` whole | {total:.0} ms | {:.2}× |",
         total / base
     );
+    for (name, t) in &after {
+        println!("| after the load: {name} | {t:.0} ms | {:.2}× |", t / base);
+    }
     println!("| baseline: `serde_json::from_slice::<Value>` | {base:.0} ms | 1.00× |");
 }

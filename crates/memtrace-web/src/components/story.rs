@@ -3,6 +3,8 @@
 //! group opens in place; `g` switches to the graph. The ops of a decisive set found by "find all
 //! causes" carry a numbered, coloured `cause N` chip.
 
+use std::rc::Rc;
+
 use memtrace::algo::GraphIndex;
 use memtrace::attribution::{Attribution, InfoFlow, Roles};
 use memtrace::layout::NodeRef;
@@ -23,6 +25,8 @@ pub struct Props {
     /// The verdict on screen (any method); info-flow's path when it names the same op.
     pub verdict: Option<Verdict>,
     pub roles: Shared<Roles>,
+    /// The trace's graph index, when the load built it; else the view builds it.
+    pub index: Option<Shared<GraphIndex>>,
     pub selected: Option<NodeRef>,
     pub on_select: Callback<Option<NodeRef>>,
     pub on_graph: Callback<()>,
@@ -79,10 +83,14 @@ fn node_of(t: &Trace, id: &str) -> Option<NodeRef> {
 
 #[function_component(StoryView)]
 pub fn story_view(props: &Props) -> Html {
-    // Built once per trace, not per case: most of a story's time on a large trace.
-    let index = use_memo(props.trace.clone(), |t| {
+    // Built once per trace, not per case (most of a story's time on a large trace), or while
+    // the file loaded.
+    let index = use_memo((props.trace.clone(), props.index.clone()), |(t, built)| {
+        if let Some(g) = built {
+            return Some(g.0.clone());
+        }
         let _t = crate::timing::stage("story: graph index");
-        GraphIndex::build(&t.0).ok()
+        GraphIndex::build(&t.0).ok().map(Rc::new)
     });
     let s = use_memo(
         (
@@ -98,7 +106,7 @@ pub fn story_view(props: &Props) -> Html {
             let a = attribution(t, &roles.0, *case, v.as_ref());
             Some(story_in(
                 t,
-                index.as_ref().as_ref(),
+                index.as_ref().as_deref(),
                 c,
                 a.as_ref(),
                 &roles.0,

@@ -6,6 +6,7 @@
 use std::rc::Rc;
 use std::time::Duration;
 
+use memtrace::algo::GraphIndex;
 use memtrace::attribution::{RoleConfig, Roles, RolesInference};
 use memtrace::format::stepwise::StepLoad;
 use memtrace::format::{FormatError, LoadOptions, Loaded};
@@ -52,6 +53,8 @@ async fn parse_in_steps(
             if s.stage() != stage.0 {
                 drop(stage);
                 stage = (s.stage(), crate::timing::stage(stage_name(s.stage())));
+                // A stage's single step can be long: each starts a task of its own.
+                break;
             }
         }
         shown(progress, 0.9 * s.progress(), emit);
@@ -172,12 +175,17 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                         Rc::from(bytes)
                     };
                     let parsed = parse_in_steps(bytes.clone(), &mut progress, &emit).await;
-                    let roles = match &parsed {
-                        Ok(l) => Some(Rc::new(
+                    let (mut roles, mut graph) = (None, None);
+                    if let Ok(l) = &parsed {
+                        yew::platform::time::sleep(Duration::ZERO).await;
+                        roles = Some(Rc::new(
                             infer_in_steps(&l.trace, &mut progress, &emit).await,
-                        )),
-                        Err(_) => None,
-                    };
+                        ));
+                        // The story's graph index: a task of its own, not part of the first render.
+                        yew::platform::time::sleep(Duration::ZERO).await;
+                        let _t = crate::timing::stage("graph index");
+                        graph = GraphIndex::build(&l.trace).ok().map(Rc::new);
+                    }
                     // The first render of the trace is a task of its own.
                     yew::platform::time::sleep(Duration::ZERO).await;
                     let _t = crate::timing::stage("show (reduce, render)");
@@ -186,6 +194,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                         bytes,
                         parsed: Box::new(parsed),
                         roles,
+                        graph,
                     });
                 }
                 Ok(bytes) => {
