@@ -172,3 +172,50 @@ fn the_limits_pass_in_pieces_refuses_what_the_whole_pass_refuses() {
         assert_eq!(got, check(input, &l), "{}", String::from_utf8_lossy(input));
     }
 }
+
+#[test]
+fn records_that_fail_validation_give_the_same_error() {
+    type Edit = fn(&mut serde_json::Value);
+    let demo: serde_json::Value = serde_json::from_slice(DEMO).unwrap();
+    let edits: [(&str, Edit); 9] = [
+        ("a duplicate node id", |d| {
+            d["nodes"][3] = d["nodes"][1].clone();
+        }),
+        ("a duplicate op id", |d| {
+            d["operations"][2]["op_id"] = d["operations"][0]["op_id"].clone();
+        }),
+        ("a duplicate edge id", |d| {
+            d["edges"][5]["edge_id"] = d["edges"][4]["edge_id"].clone();
+        }),
+        ("a dangling edge source", |d| {
+            d["edges"][2]["source_full_node_id"] = "nowhere@1".into();
+        }),
+        ("a dangling edge op", |d| {
+            d["edges"][2]["op_id"] = "op-nowhere".into();
+        }),
+        ("a dangling session", |d| {
+            d["nodes"][4]["session_id"] = "s-nowhere".into();
+        }),
+        ("a bad timestamp", |d| {
+            d["edges"][7]["created_at"] = "yesterday".into();
+        }),
+        ("a dangling annotation", |d| {
+            d["annotations"][0]["query_id"] = "query:nowhere@1".into();
+        }),
+        ("an unknown error type", |d| {
+            d["annotations"][0]["final_error_type"] = "TypoError".into();
+        }),
+    ];
+    for (what, edit) in edits {
+        let mut bad = demo.clone();
+        edit(&mut bad["data"]);
+        let bytes = serde_json::to_vec(&bad).unwrap();
+        assert!(
+            load(&bytes, LoadOptions::default()).is_err(),
+            "{what}: load accepts it"
+        );
+        for budget in [1, 700, 64 * 1024] {
+            same(&bytes, LoadOptions::default(), budget);
+        }
+    }
+}

@@ -2,9 +2,9 @@
 //! steps for a few milliseconds, lets the browser paint, and runs more. Pure: the caller owns
 //! the clock; a step's size is counted in bytes of the file.
 //!
-//! A strict smartcomment load is split: the size limits pass and the parse go about `budget`
-//! bytes a step (the parse one record at a time, with serde_json), then validation, the
-//! bipartite index and the failure cases are one step each. Any other format, or a lenient
+//! A strict smartcomment load is split: the size limits pass, the parse (one record at a time,
+//! with serde_json) and validation go about `budget` bytes a step, then the bipartite index and
+//! the failure cases are one step each. Any other format, or a lenient
 //! load, is one step. The result is always the one `load` gives: at the first sign of a
 //! problem the loader runs `load` itself on the whole file, so its errors read the same.
 
@@ -27,7 +27,7 @@ pub struct StepLoad<B> {
 enum Phase {
     Limits(Scan),
     Parse(Box<Parser>),
-    Validate(Box<Parts>),
+    Validate(Box<(Parts, validate::Steps)>),
     Index(Box<Trace>),
     Cases(Box<Trace>),
     Done,
@@ -40,6 +40,10 @@ enum Next {
     /// Not split, or a problem: the plain load of the whole file says what.
     Whole,
 }
+
+/// Bytes of the file a validated record stands for, in a step's budget (a record is some
+/// hundreds of bytes; validating one costs less than parsing it).
+const RECORD_BYTES: usize = 128;
 
 /// The byte order mark `load` skips.
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -129,16 +133,19 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
             Phase::Parse(mut p) => match p.step(all, budget) {
                 Ok(false) => Next::More(Phase::Parse(p)),
                 Ok(true) => p.finish().map_or(Next::Whole, |parts| {
-                    Next::More(Phase::Validate(Box::new(parts)))
+                    let steps = validate::Steps::new(&parts);
+                    Next::More(Phase::Validate(Box::new((parts, steps))))
                 }),
                 Err(Bad) => Next::Whole,
             },
-            Phase::Validate(mut parts) => match validate(&mut parts, false) {
-                Ok(problems) if problems.is_empty() => {
-                    Next::More(Phase::Index(Box::new(parts.into_trace())))
+            Phase::Validate(mut v) => {
+                let (parts, steps) = &mut *v;
+                match steps.step(parts, budget / RECORD_BYTES) {
+                    Ok(false) => Next::More(Phase::Validate(v)),
+                    Ok(true) => Next::More(Phase::Index(Box::new(v.0.into_trace()))),
+                    Err(validate::Refused) => Next::Whole,
                 }
-                _ => Next::Whole,
-            },
+            }
             Phase::Index(mut t) => match Flow::build(&t) {
                 Ok(flow) => {
                     t.flow = flow;

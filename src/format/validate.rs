@@ -1,11 +1,13 @@
 //! Checks the records of a file before they are indexed: timestamps, unique ids, references.
 //! Strict mode stops at the first problem; lenient mode drops the offending record and goes on.
 
-use crate::util::hash::{id_map, IdMap, IdSet};
+use std::hash::BuildHasher;
 
 use super::error::Problems;
 use super::smartcomment::Parts;
 use super::FormatError;
+use crate::model::{EdgeRecord, OpRecord, SessionRecord};
+use crate::util::hash::{id_map, id_set, IdMap, IdSet};
 use crate::util::strings::{decimal, set_joined};
 
 /// Fills computed fields and checks ids, references and timestamps.
@@ -17,38 +19,18 @@ use crate::util::strings::{decimal, set_joined};
 pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, FormatError> {
     let mut problems = Problems::new(lenient, Vec::new());
 
+    let mut buf = [0; 20];
     for n in &mut p.nodes {
         n.fill_computed();
     }
-    let mut buf = [0; 20];
-    // smartcomment gives a record without an id a fresh one; ours are stable, and a write
-    // leaves them out again (nothing in the file can refer to them).
     for (i, o) in p.ops.iter_mut().enumerate() {
-        set_joined(
-            &mut o.trigger_point,
-            &[&o.filename, ":", decimal(o.lineno, &mut buf)],
-        );
-        if o.is_absent("op_id") {
-            o.op_id = format!("op-unnamed-{i}");
-        }
+        fill_op(i, o, &mut buf);
     }
     for (i, e) in p.edges.iter_mut().enumerate() {
-        set_joined(
-            &mut e.trigger_point,
-            &[&e.filename, ":", decimal(e.lineno, &mut buf)],
-        );
-        if e.is_absent("edge_id") {
-            e.edge_id = format!("edge-unnamed-{i}");
-        }
+        fill_edge(i, e, &mut buf);
     }
     for (i, s) in p.sessions.iter_mut().enumerate() {
-        set_joined(
-            &mut s.trigger_point,
-            &[&s.filename, ":", decimal(s.lineno, &mut buf)],
-        );
-        if s.is_absent("session_id") {
-            s.session_id = format!("session-unnamed-{i}");
-        }
+        fill_session(i, s, &mut buf);
     }
 
     // An absent `created_at` is allowed (smartcomment stamps the import time); it sorts first.
@@ -77,7 +59,7 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
                 .map(|(i, r)| ("edges", i, &r.created_at, r.is_absent("created_at"))),
         );
     for (list, i, value, absent) in stamps {
-        if !absent && !is_timestamp(value) {
+        if !stamp_ok(value, absent) {
             problems.report(FormatError::BadTimestamp {
                 path: format!("data.{list}[{i}].created_at"),
                 value: value.clone(),
@@ -218,6 +200,140 @@ pub fn validate(p: &mut Parts, lenient: bool) -> Result<Vec<FormatError>, Format
         remove_indices(a, &drop_ann);
     }
     Ok(problems.into_list())
+}
+
+/// An op's computed fields: its trigger point, and an id when the file gave none.
+/// smartcomment gives a record without an id a fresh one; ours are stable, and a write leaves
+/// them out again (nothing in the file can refer to them).
+fn fill_op(i: usize, o: &mut OpRecord, buf: &mut [u8; 20]) {
+    set_joined(
+        &mut o.trigger_point,
+        &[&o.filename, ":", decimal(o.lineno, buf)],
+    );
+    if o.is_absent("op_id") {
+        o.op_id = format!("op-unnamed-{i}");
+    }
+}
+
+/// As [`fill_op`] for an edge.
+fn fill_edge(i: usize, e: &mut EdgeRecord, buf: &mut [u8; 20]) {
+    set_joined(
+        &mut e.trigger_point,
+        &[&e.filename, ":", decimal(e.lineno, buf)],
+    );
+    if e.is_absent("edge_id") {
+        e.edge_id = format!("edge-unnamed-{i}");
+    }
+}
+
+/// As [`fill_op`] for a session.
+fn fill_session(i: usize, s: &mut SessionRecord, buf: &mut [u8; 20]) {
+    set_joined(
+        &mut s.trigger_point,
+        &[&s.filename, ":", decimal(s.lineno, buf)],
+    );
+    if s.is_absent("session_id") {
+        s.session_id = format!("session-unnamed-{i}");
+    }
+}
+
+/// A record's `created_at` is acceptable: absent (it sorts first) or a timestamp.
+fn stamp_ok(value: &str, absent: bool) -> bool {
+    absent || is_timestamp(value)
+}
+
+/// A record's `session_id` is acceptable: absent or one of `sessions`.
+fn session_ok(sessions: &IdSet<String>, id: &str, absent: bool) -> bool {
+    absent || sessions.contains(id)
+}
+
+/// Strict validation in bounded steps, for [`super::stepwise`]: fills the computed fields and
+/// checks timestamps, session references and edge ids record by record, the work of
+/// [`validate`] with no problem found. Duplicate node and operation ids, dangling edge ends and
+/// annotations are left to the index ([`crate::model::Flow::build`]) and the failure detection,
+/// which refuse them as well; at any problem the caller runs the plain load, whose error names it.
+pub(super) struct Steps {
+    /// 0 sessions, 1 nodes, 2 operations, 3 edges, 4 done.
+    list: usize,
+    /// The next record of `list`.
+    at: usize,
+    sessions: IdSet<String>,
+    /// Edge id hashes seen (a hash met twice is a duplicate or, rarely, a collision: a problem
+    /// either way, for the plain load to judge).
+    edge_ids: IdSet<u64>,
+}
+
+/// A problem the stepwise validation does not name (the plain load does).
+pub(super) struct Refused;
+
+impl Steps {
+    pub(super) fn new(p: &Parts) -> Steps {
+        Steps {
+            list: 0,
+            at: 0,
+            sessions: IdSet::default(),
+            edge_ids: id_set(p.edges.len()),
+        }
+    }
+
+    /// Validates up to `records` records; true when every record is done.
+    pub(super) fn step(&mut self, p: &mut Parts, records: usize) -> Result<bool, Refused> {
+        let mut buf = [0; 20];
+        let mut left = records.max(1);
+        while left > 0 {
+            let len = match self.list {
+                0 => p.sessions.len(),
+                1 => p.nodes.len(),
+                2 => p.ops.len(),
+                3 => p.edges.len(),
+                _ => return Ok(true),
+            };
+            if self.at >= len {
+                if self.list == 0 {
+                    self.sessions = p.sessions.iter().map(|s| s.session_id.clone()).collect();
+                }
+                self.list += 1;
+                self.at = 0;
+                continue;
+            }
+            let end = len.min(self.at + left);
+            for i in self.at..end {
+                let ok = match self.list {
+                    0 => {
+                        let s = &mut p.sessions[i];
+                        fill_session(i, s, &mut buf);
+                        stamp_ok(&s.created_at, s.is_absent("created_at"))
+                    }
+                    1 => {
+                        let n = &mut p.nodes[i];
+                        n.fill_computed();
+                        stamp_ok(&n.created_at, n.is_absent("created_at"))
+                            && session_ok(&self.sessions, &n.session_id, n.is_absent("session_id"))
+                    }
+                    2 => {
+                        let o = &mut p.ops[i];
+                        fill_op(i, o, &mut buf);
+                        stamp_ok(&o.created_at, o.is_absent("created_at"))
+                            && session_ok(&self.sessions, &o.session_id, o.is_absent("session_id"))
+                    }
+                    _ => {
+                        let e = &mut p.edges[i];
+                        fill_edge(i, e, &mut buf);
+                        let hash = self.edge_ids.hasher().hash_one(e.edge_id.as_str());
+                        stamp_ok(&e.created_at, e.is_absent("created_at"))
+                            && session_ok(&self.sessions, &e.session_id, e.is_absent("session_id"))
+                            && self.edge_ids.insert(hash)
+                    }
+                };
+                if !ok {
+                    return Err(Refused);
+                }
+            }
+            left -= end - self.at;
+            self.at = end;
+        }
+        Ok(self.list > 3)
+    }
 }
 
 /// `YYYY-MM-DD HH:MM:SS` with an optional fraction; `T` is accepted for the space.

@@ -24,6 +24,11 @@ pub fn id_map<K, V>(n: usize) -> IdMap<K, V> {
     IdMap::with_capacity_and_hasher(n, std::hash::BuildHasherDefault::default())
 }
 
+/// An empty [`IdSet`] with room for `n` entries.
+pub fn id_set<K>(n: usize) -> IdSet<K> {
+    IdSet::with_capacity_and_hasher(n, std::hash::BuildHasherDefault::default())
+}
+
 /// The hasher of the load path's id maps: eight bytes a step, each folded in with one 64-bit
 /// multiply (FxHash's step), then mixed whole (MurmurHash3's finalizer). `foldhash` needs a
 /// 64×64→128-bit multiply that WebAssembly emulates, which made hashing ids a fifth of a load
