@@ -24,11 +24,36 @@ pub struct Props {
     pub on_sort: Callback<SortKey>,
 }
 
+/// Rows drawn per page of the list.
+const PAGE_ROWS: usize = 200;
+/// Characters of an answer shown in its row (the story and the inspector show it whole).
+const ANSWER_CHARS: usize = 300;
+
+/// `text` cut to [`ANSWER_CHARS`] characters, with an ellipsis when cut.
+fn clipped(text: &str) -> String {
+    match text.char_indices().nth(ANSWER_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 #[function_component(FailuresList)]
 pub fn failures_list(props: &Props) -> Html {
     let _t = crate::timing::stage("render: failures list");
     let t = &props.trace.0;
     let rows = failure_rows(t, &props.list);
+    // A long list is drawn a page at a time (a thousand rows took 0.1 s to lay out), always
+    // down to the selected row so j/k can walk it all.
+    let pages = use_state(|| 1usize);
+    let through_selected = props
+        .selected
+        .and_then(|s| rows.iter().position(|&i| i == s))
+        .map_or(0, |p| p + 1);
+    let shown = rows.len().min((*pages * PAGE_ROWS).max(through_selected));
+    let more = {
+        let pages = pages.clone();
+        Callback::from(move |_: MouseEvent| pages.set(*pages + 1))
+    };
     // Keep the selected row in view when j/k move it.
     use_effect_with(props.selected, |_| {
         if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| {
@@ -87,8 +112,13 @@ pub fn failures_list(props: &Props) -> Html {
                 <p class="muted empty">{"No failed questions in this trace: see Failure rules above for what was looked for, add a rule, or mark a question as failed."}</p>
             }
             <ol class="failure-list" role="listbox" aria-label="failed questions">
-                { for rows.iter().map(|&i| row(props, t, i)) }
+                { for rows[..shown].iter().map(|&i| row(props, t, i)) }
             </ol>
+            if shown < rows.len() {
+                <button id="failures-more" class="button more" onclick={more}>
+                    { format!("Show {} more ({} of {} shown)", (rows.len() - shown).min(PAGE_ROWS), shown, rows.len()) }
+                </button>
+            }
         </section>
     }
 }
@@ -121,7 +151,7 @@ fn row(props: &Props, t: &Trace, i: usize) -> Html {
             role="option" aria-selected={selected.to_string()} tabindex="0" {onclick} {onkeydown}>
             <div class="q">{ &c.query }</div>
             <div class="kv"><span class="k">{"gold"}</span><span class="v">{ c.golden_answers.join(" | ") }</span></div>
-            <div class="kv"><span class="k">{"answer"}</span><span class="v">{ &c.prediction }</span></div>
+            <div class="kv"><span class="k">{"answer"}</span><span class="v">{ clipped(&c.prediction) }</span></div>
             <div class="badges">
                 <span class="badge score" title="judge score">{ format!("score {score}") }</span>
                 if let Some(a) = &c.annotation {
