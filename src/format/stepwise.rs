@@ -3,8 +3,8 @@
 //! the clock; a step's size is counted in bytes of the file.
 //!
 //! A strict smartcomment load is split: the size limits pass, the parse (one record at a time,
-//! with serde_json) and validation go about `budget` bytes a step, then the bipartite index and
-//! the failure cases are one step each. Any other format, or a lenient
+//! with serde_json), validation and the bipartite index go about `budget` bytes a step, then
+//! failure detection one step per rule. Any other format, or a lenient
 //! load, is one step. The result is always the one `load` gives: at the first sign of a
 //! problem the loader runs `load` itself on the whole file, so its errors read the same.
 
@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::limits::Scan;
 use super::smartcomment::Parts;
 use super::{detect, load_with_limits, validate, Format, FormatError, Limits, LoadOptions, Loaded};
-use crate::model::{Flow, Trace};
+use crate::model::{DetectSteps, FlowSteps, Trace};
 
 /// A load under way. `B` holds the file's bytes (`Vec<u8>`, `Rc<[u8]>`, `&[u8]` …).
 pub struct StepLoad<B> {
@@ -28,8 +28,8 @@ enum Phase {
     Limits(Scan),
     Parse(Box<Parser>),
     Validate(Box<(Parts, validate::Steps)>),
-    Index(Box<Trace>),
-    Cases(Box<Trace>),
+    Index(Box<(Trace, FlowSteps)>),
+    Cases(Box<(Trace, DetectSteps)>),
     Done,
 }
 
@@ -142,28 +142,44 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
                 let (parts, steps) = &mut *v;
                 match steps.step(parts, budget / RECORD_BYTES) {
                     Ok(false) => Next::More(Phase::Validate(v)),
-                    Ok(true) => Next::More(Phase::Index(Box::new(v.0.into_trace()))),
+                    Ok(true) => Next::More(Phase::Index(Box::new((
+                        v.0.into_trace(),
+                        FlowSteps::default(),
+                    )))),
                     Err(validate::Refused) => Next::Whole,
                 }
             }
-            Phase::Index(mut t) => match Flow::build(&t) {
-                Ok(flow) => {
-                    t.flow = flow;
-                    Next::More(Phase::Cases(t))
+            Phase::Index(mut x) => match x.1.step(&x.0, budget / RECORD_BYTES) {
+                Ok(false) => Next::More(Phase::Index(x)),
+                Ok(true) => {
+                    let (mut t, steps) = *x;
+                    match steps.finish(&t) {
+                        Ok(flow) => {
+                            t.flow = flow;
+                            Next::More(Phase::Cases(Box::new((t, DetectSteps::default()))))
+                        }
+                        Err(_) => Next::Whole,
+                    }
                 }
                 Err(_) => Next::Whole,
             },
-            Phase::Cases(mut t) => match t.detect(&[], &[]) {
-                Ok(d) => {
-                    t.cases = d.cases;
-                    Next::Ready(Box::new(Loaded {
-                        trace: *t,
-                        format: Format::Smartcomment,
-                        problems: Vec::new(),
-                    }))
+            Phase::Cases(mut c) => {
+                if !c.1.step(&c.0, &[]) {
+                    return Next::More(Phase::Cases(c));
                 }
-                Err(_) => Next::Whole,
-            },
+                let (mut trace, steps) = *c;
+                match steps.finish(&trace, &[], &[]) {
+                    Ok(d) => {
+                        trace.cases = d.cases;
+                        Next::Ready(Box::new(Loaded {
+                            trace,
+                            format: Format::Smartcomment,
+                            problems: Vec::new(),
+                        }))
+                    }
+                    Err(_) => Next::Whole,
+                }
+            }
             Phase::Done => Next::Whole,
         }
     }

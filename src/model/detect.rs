@@ -96,123 +96,161 @@ struct Found {
 /// # Errors
 /// A MemTraceBench annotation with an unknown error type or a dangling id.
 pub fn detect(t: &Trace, user: &[FailRule], marks: &[Mark]) -> Result<Detection, GraphError> {
-    let questions = judged::question_set(t);
-    let mut cases = case::annotated(t)?;
-    let mut found_by = vec![FoundBy::BuiltIn("annotation"); cases.len()];
-    let mut seen: Vec<bool> = vec![false; t.vars.len()];
-    for c in &cases {
-        if let Some(q) = t.var_by_id(&c.query_id) {
-            seen[q.get()] = true;
-        }
-    }
-    let mut rules = vec![RuleReport {
-        rule: RULES[0].0.into(),
-        looks_for: RULES[0].1.into(),
-        judged: cases.len(),
-        failed: cases.len(),
-    }];
-    let mut unused = Vec::new();
-    let mut first_judge: Vec<Option<Judged>> = vec![None; t.vars.len()];
-    let built_in: [fn(&Trace, &[bool]) -> Found; 5] = [
-        evaluators,
-        llm_judges,
-        question_outputs,
-        genai_events,
-        langfuse_scores,
-    ];
-    let mut lists: Vec<(FoundBy, String, String, Found)> = built_in
-        .iter()
-        .zip(&RULES[1..])
-        .map(|(f, (name, what))| {
-            (
+    DetectSteps::default().finish(t, user, marks)
+}
+
+/// The built-in rules after the annotations, in the order of [`RULES`].
+const BUILT_IN: [fn(&Trace, &[bool]) -> Found; 5] = [
+    evaluators,
+    llm_judges,
+    question_outputs,
+    genai_events,
+    langfuse_scores,
+];
+
+/// [`detect`] in steps, for a caller that must stay responsive: the questions, then each rule,
+/// one a step; [`DetectSteps::finish`] runs what is left and gives what [`detect`] gives.
+#[derive(Default)]
+pub struct DetectSteps {
+    questions: Option<Vec<bool>>,
+    /// (found by, rule, what it looks for, what it found), in rule order.
+    lists: Vec<(FoundBy, String, String, Found)>,
+}
+
+impl DetectSteps {
+    /// Runs the next part; true when all have run. `user` must be the same in every call.
+    pub fn step(&mut self, t: &Trace, user: &[FailRule]) -> bool {
+        let Some(questions) = &self.questions else {
+            self.questions = Some(judged::question_set(t));
+            return false;
+        };
+        let k = self.lists.len();
+        if let Some((f, (name, what))) = BUILT_IN.iter().zip(&RULES[1..]).nth(k) {
+            let found = f(t, questions);
+            self.lists.push((
                 FoundBy::BuiltIn(name),
                 (*name).to_owned(),
                 (*what).to_owned(),
-                f(t, &questions),
-            )
-        })
-        .collect();
-    for (k, r) in user.iter().enumerate() {
-        lists.push((
-            FoundBy::UserRule(k),
-            format!("--failed-if '{}'", r.text),
-            "a rule you gave".into(),
-            user_rule(t, r, &questions),
-        ));
+                found,
+            ));
+            return false;
+        }
+        if let Some((i, r)) = user.iter().enumerate().nth(k - BUILT_IN.len()) {
+            let found = user_rule(t, r, questions);
+            self.lists.push((
+                FoundBy::UserRule(i),
+                format!("--failed-if '{}'", r.text),
+                "a rule you gave".into(),
+                found,
+            ));
+            return false;
+        }
+        true
     }
-    for (by, rule, looks_for, found) in lists {
-        let mut report = RuleReport {
-            rule,
-            looks_for,
-            judged: 0,
-            failed: 0,
-        };
-        for j in found.judged {
-            let q = j.query.get();
-            if first_judge[q].is_none() {
-                first_judge[q] = Some(j.clone());
+
+    /// The detection, as [`detect`] gives it, after the parts not yet run.
+    ///
+    /// # Errors
+    /// As [`detect`].
+    pub fn finish(
+        mut self,
+        t: &Trace,
+        user: &[FailRule],
+        marks: &[Mark],
+    ) -> Result<Detection, GraphError> {
+        while !self.step(t, user) {}
+        let questions = self.questions.unwrap_or_default();
+        let lists = self.lists;
+        let mut cases = case::annotated(t)?;
+        let mut found_by = vec![FoundBy::BuiltIn("annotation"); cases.len()];
+        let mut seen: Vec<bool> = vec![false; t.vars.len()];
+        for c in &cases {
+            if let Some(q) = t.var_by_id(&c.query_id) {
+                seen[q.get()] = true;
             }
-            if seen[q] {
+        }
+        let mut rules = vec![RuleReport {
+            rule: RULES[0].0.into(),
+            looks_for: RULES[0].1.into(),
+            judged: cases.len(),
+            failed: cases.len(),
+        }];
+        let mut unused = Vec::new();
+        let mut first_judge: Vec<Option<Judged>> = vec![None; t.vars.len()];
+        for (by, rule, looks_for, found) in lists {
+            let mut report = RuleReport {
+                rule,
+                looks_for,
+                judged: 0,
+                failed: 0,
+            };
+            for j in found.judged {
+                let q = j.query.get();
+                if first_judge[q].is_none() {
+                    first_judge[q] = Some(j.clone());
+                }
+                if seen[q] {
+                    continue;
+                }
+                seen[q] = true;
+                report.judged += 1;
+                if j.verdict.failed {
+                    report.failed += 1;
+                    cases.push(case_of(t, &j));
+                    found_by.push(by.clone());
+                }
+            }
+            unused.extend(found.unused);
+            rules.push(report);
+        }
+        // Annotated cases take the judge's score and op from the first judgement of their question.
+        for c in cases.iter_mut().filter(|c| c.annotation.is_some()) {
+            let Some(j) = t
+                .var_by_id(&c.query_id)
+                .and_then(|q| first_judge[q.get()].as_ref())
+            else {
+                continue;
+            };
+            c.judge_score = j.verdict.score;
+            c.judge_op = Some(t.op(j.op).op_id.clone());
+            if c.answer_op.is_none() {
+                c.answer_op = j.answer_op.map(|o| t.op(o).op_id.clone());
+            }
+        }
+        let mut unknown_marks = Vec::new();
+        for m in marks {
+            let Some(q) = t.var_by_id(&m.query_id) else {
+                unknown_marks.push(m.query_id.clone());
+                continue;
+            };
+            if let Some(c) = cases.iter_mut().find(|c| c.query_id == m.query_id) {
+                if let (Some(g), true) = (&m.gold, c.golden_answers.is_empty()) {
+                    c.golden_answers = vec![g.clone()];
+                }
                 continue;
             }
-            seen[q] = true;
-            report.judged += 1;
-            if j.verdict.failed {
-                report.failed += 1;
-                cases.push(case_of(t, &j));
-                found_by.push(by.clone());
-            }
-        }
-        unused.extend(found.unused);
-        rules.push(report);
-    }
-    // Annotated cases take the judge's score and op from the first judgement of their question.
-    for c in cases.iter_mut().filter(|c| c.annotation.is_some()) {
-        let Some(j) = t
-            .var_by_id(&c.query_id)
-            .and_then(|q| first_judge[q.get()].as_ref())
-        else {
-            continue;
-        };
-        c.judge_score = j.verdict.score;
-        c.judge_op = Some(t.op(j.op).op_id.clone());
-        if c.answer_op.is_none() {
-            c.answer_op = j.answer_op.map(|o| t.op(o).op_id.clone());
-        }
-    }
-    let mut unknown_marks = Vec::new();
-    for m in marks {
-        let Some(q) = t.var_by_id(&m.query_id) else {
-            unknown_marks.push(m.query_id.clone());
-            continue;
-        };
-        if let Some(c) = cases.iter_mut().find(|c| c.query_id == m.query_id) {
-            if let (Some(g), true) = (&m.gold, c.golden_answers.is_empty()) {
+            let mut c = marked_case(t, q, first_judge[q.get()].as_ref());
+            if let Some(g) = &m.gold {
                 c.golden_answers = vec![g.clone()];
             }
-            continue;
+            cases.push(c);
+            found_by.push(FoundBy::Marked);
         }
-        let mut c = marked_case(t, q, first_judge[q.get()].as_ref());
-        if let Some(g) = &m.gold {
-            c.golden_answers = vec![g.clone()];
-        }
-        cases.push(c);
-        found_by.push(FoundBy::Marked);
+        let suggestion = if cases.is_empty() {
+            suggest(t, &questions)
+        } else {
+            String::new()
+        };
+        Ok(Detection {
+            cases,
+            found_by,
+            questions: questions.iter().filter(|&&q| q).count(),
+            rules,
+            unused_judges: unused,
+            unknown_marks,
+            suggestion,
+        })
     }
-    let suggestion = if cases.is_empty() {
-        suggest(t, &questions)
-    } else {
-        String::new()
-    };
-    Ok(Detection {
-        cases,
-        found_by,
-        questions: questions.iter().filter(|&&q| q).count(),
-        rules,
-        unused_judges: unused,
-        unknown_marks,
-        suggestion,
-    })
 }
 
 /// The questions of a trace (query variables), in file order.

@@ -73,108 +73,186 @@ impl Flow {
     /// # Errors
     /// [`GraphError::DuplicateId`], [`GraphError::Dangling`] or [`GraphError::Cycle`].
     pub fn build(t: &Trace) -> Result<Flow, GraphError> {
-        let mut f = Flow::default();
-        f.var_ix.reserve(t.vars.len());
-        for (i, v) in t.vars.iter().enumerate() {
-            if let Some(prev) = f.var_ix.insert(v.full_node_id.clone(), VarIx(i as u32)) {
-                return Err(GraphError::DuplicateId {
-                    path: format!("data.nodes[{i}].full_node_id"),
-                    id: v.full_node_id.clone(),
-                    first: format!("data.nodes[{}]", prev.0),
-                });
+        let mut s = FlowSteps::default();
+        while !s.step(t, usize::MAX)? {}
+        s.finish(t)
+    }
+}
+
+/// [`Flow::build`] in bounded steps, for a caller that must stay responsive: about `budget`
+/// records a step (variables, operations, edges, operations again, variables again), then the
+/// acyclicity check in one go ([`FlowSteps::finish`]).
+#[derive(Default)]
+pub struct FlowSteps {
+    f: Flow,
+    /// 0 variables' ids, 1 operations' ids, 2 edges, 3 operations' subgraphs, 4 versions, 5 done.
+    pass: usize,
+    /// The next record of the pass.
+    at: usize,
+    /// Per op: its edges, in record order (pass 3).
+    op_edges: Vec<Vec<u32>>,
+    /// Scratch: an op's variables' (in, out) degree inside its subgraph (pass 3).
+    degree: IdMap<VarIx, (u32, u32)>,
+}
+
+impl FlowSteps {
+    /// Indexes up to `budget` records (at least one); true when every pass is done.
+    ///
+    /// # Errors
+    /// As [`Flow::build`], except for cycles ([`FlowSteps::finish`]).
+    pub fn step(&mut self, t: &Trace, budget: usize) -> Result<bool, GraphError> {
+        let (nv, no, ne) = (t.vars.len(), t.ops.len(), t.edges.len());
+        let len = [nv, no, ne, no, nv].get(self.pass).copied();
+        let Some(len) = len else { return Ok(true) };
+        if self.at == 0 {
+            self.start_pass(t);
+        }
+        let end = len.min(self.at.saturating_add(budget.max(1)));
+        let f = &mut self.f;
+        for i in self.at..end {
+            match self.pass {
+                0 => {
+                    let v = &t.vars[i];
+                    if let Some(prev) = f.var_ix.insert(v.full_node_id.clone(), VarIx(i as u32)) {
+                        return Err(GraphError::DuplicateId {
+                            path: format!("data.nodes[{i}].full_node_id"),
+                            id: v.full_node_id.clone(),
+                            first: format!("data.nodes[{}]", prev.0),
+                        });
+                    }
+                }
+                1 => {
+                    let o = &t.ops[i];
+                    if let Some(prev) = f.op_ix.insert(o.op_id.clone(), OpIx(i as u32)) {
+                        return Err(GraphError::DuplicateId {
+                            path: format!("data.operations[{i}].op_id"),
+                            id: o.op_id.clone(),
+                            first: format!("data.operations[{}]", prev.0),
+                        });
+                    }
+                }
+                2 => {
+                    let end = edge_ends(f, i, &t.edges[i])?;
+                    f.edge_ends.push(end);
+                }
+                3 => op_subgraph(f, &self.op_edges[i], OpIx(i as u32), &mut self.degree),
+                _ => {
+                    let v = &t.vars[i];
+                    let ix = VarIx(i as u32);
+                    match f.versions.get_mut(v.full_name.as_str()) {
+                        Some(list) => list.push(ix),
+                        None => {
+                            f.versions.insert(v.full_name.clone(), vec![ix]);
+                        }
+                    }
+                }
             }
         }
-        f.op_ix.reserve(t.ops.len());
-        for (i, o) in t.ops.iter().enumerate() {
-            if let Some(prev) = f.op_ix.insert(o.op_id.clone(), OpIx(i as u32)) {
-                return Err(GraphError::DuplicateId {
-                    path: format!("data.operations[{i}].op_id"),
-                    id: o.op_id.clone(),
-                    first: format!("data.operations[{}]", prev.0),
-                });
-            }
+        self.at = end;
+        if self.at >= len {
+            self.pass += 1;
+            self.at = 0;
         }
+        Ok(self.pass > 4)
+    }
+
+    /// What a pass needs before its first record.
+    fn start_pass(&mut self, t: &Trace) {
         let (nv, no) = (t.vars.len(), t.ops.len());
-        f.op_inputs = vec![Vec::new(); no];
-        f.op_outputs = vec![Vec::new(); no];
-        f.op_intermediates = vec![Vec::new(); no];
-        f.producers = vec![Vec::new(); nv];
-        f.consumers = vec![Vec::new(); nv];
-        f.edge_ends.reserve(t.edges.len());
+        let f = &mut self.f;
+        match self.pass {
+            0 => f.var_ix.reserve(nv),
+            1 => f.op_ix.reserve(no),
+            2 => {
+                f.op_inputs = vec![Vec::new(); no];
+                f.op_outputs = vec![Vec::new(); no];
+                f.op_intermediates = vec![Vec::new(); no];
+                f.producers = vec![Vec::new(); nv];
+                f.consumers = vec![Vec::new(); nv];
+                f.edge_ends.reserve(t.edges.len());
+            }
+            3 => {
+                self.op_edges = vec![Vec::new(); no];
+                for (i, &(_, _, o)) in f.edge_ends.iter().enumerate() {
+                    self.op_edges[o.get()].push(i as u32);
+                }
+            }
+            _ => {}
+        }
+    }
 
-        let resolve_var = |i: usize, field: &str, id: &str| {
-            f.var_ix(id).ok_or_else(|| GraphError::Dangling {
-                path: format!("data.edges[{i}].{field}"),
-                id: id.to_owned(),
-                kind: "node".into(),
-            })
-        };
-        let mut ends = Vec::with_capacity(t.edges.len());
-        for (i, e) in t.edges.iter().enumerate() {
-            let s = resolve_var(i, "source_full_node_id", &e.source_full_node_id)?;
-            let d = resolve_var(i, "target_full_node_id", &e.target_full_node_id)?;
-            let o = f.op_ix(&e.op_id).ok_or_else(|| GraphError::Dangling {
-                path: format!("data.edges[{i}].op_id"),
-                id: e.op_id.clone(),
-                kind: "operation".into(),
-            })?;
-            ends.push((s, d, o));
-        }
-        f.edge_ends = ends;
-
-        // Per op: in/out degree of each endpoint inside its own subgraph.
-        let mut op_edges: Vec<Vec<u32>> = vec![Vec::new(); no];
-        for (i, &(_, _, o)) in f.edge_ends.iter().enumerate() {
-            op_edges[o.get()].push(i as u32);
-        }
-        let mut indeg: IdMap<VarIx, (u32, u32)> = IdMap::default();
-        for (o, list) in op_edges.iter().enumerate() {
-            indeg.clear();
-            let mut order: Vec<VarIx> = Vec::new();
-            for &ei in list {
-                let (s, d, _) = f.edge_ends[ei as usize];
-                for (v, is_target) in [(s, false), (d, true)] {
-                    let slot = indeg.entry(v).or_insert_with(|| {
-                        order.push(v);
-                        (0, 0)
-                    });
-                    if is_target {
-                        slot.0 += 1;
-                    } else {
-                        slot.1 += 1;
-                    }
-                }
-            }
-            for v in order {
-                let (inn, out) = indeg[&v];
-                let op = OpIx(o as u32);
-                if inn == 0 {
-                    f.op_inputs[o].push(v);
-                    f.consumers[v.get()].push(op);
-                } else {
-                    if out == 0 {
-                        f.op_outputs[o].push(v);
-                    } else {
-                        f.op_intermediates[o].push(v);
-                    }
-                    f.producers[v.get()].push(op);
-                }
-            }
-        }
-        for (i, v) in t.vars.iter().enumerate() {
-            let ix = VarIx(i as u32);
-            match f.versions.get_mut(v.full_name.as_str()) {
-                Some(list) => list.push(ix),
-                None => {
-                    f.versions.insert(v.full_name.clone(), vec![ix]);
-                }
-            }
-        }
+    /// The index, once every pass is done (runs what is left), after the acyclicity check.
+    ///
+    /// # Errors
+    /// As [`Flow::build`].
+    pub fn finish(mut self, t: &Trace) -> Result<Flow, GraphError> {
+        while !self.step(t, usize::MAX)? {}
+        let mut f = self.f;
         for list in f.versions.values_mut() {
             list.sort_by_key(|&ix| t.vars[ix.get()].version);
         }
         check_acyclic(t, &f)?;
         Ok(f)
+    }
+}
+
+/// Edge `i`'s (source, target, op), resolved by id.
+fn edge_ends(
+    f: &Flow,
+    i: usize,
+    e: &super::EdgeRecord,
+) -> Result<(VarIx, VarIx, OpIx), GraphError> {
+    let resolve_var = |field: &str, id: &str| {
+        f.var_ix(id).ok_or_else(|| GraphError::Dangling {
+            path: format!("data.edges[{i}].{field}"),
+            id: id.to_owned(),
+            kind: "node".into(),
+        })
+    };
+    let s = resolve_var("source_full_node_id", &e.source_full_node_id)?;
+    let d = resolve_var("target_full_node_id", &e.target_full_node_id)?;
+    let o = f.op_ix(&e.op_id).ok_or_else(|| GraphError::Dangling {
+        path: format!("data.edges[{i}].op_id"),
+        id: e.op_id.clone(),
+        kind: "operation".into(),
+    })?;
+    Ok((s, d, o))
+}
+
+/// Op `op`'s inputs, intermediates and outputs from the in/out degree of each endpoint of its
+/// `edges` inside its own subgraph; each variable learns its producers and consumers. `degree`
+/// is scratch space.
+fn op_subgraph(f: &mut Flow, edges: &[u32], op: OpIx, degree: &mut IdMap<VarIx, (u32, u32)>) {
+    degree.clear();
+    let mut order: Vec<VarIx> = Vec::new();
+    for &ei in edges {
+        let (s, d, _) = f.edge_ends[ei as usize];
+        for (v, is_target) in [(s, false), (d, true)] {
+            let slot = degree.entry(v).or_insert_with(|| {
+                order.push(v);
+                (0, 0)
+            });
+            if is_target {
+                slot.0 += 1;
+            } else {
+                slot.1 += 1;
+            }
+        }
+    }
+    let o = op.get();
+    for v in order {
+        let (inn, out) = degree.get(&v).copied().unwrap_or_default();
+        if inn == 0 {
+            f.op_inputs[o].push(v);
+            f.consumers[v.get()].push(op);
+        } else {
+            if out == 0 {
+                f.op_outputs[o].push(v);
+            } else {
+                f.op_intermediates[o].push(v);
+            }
+            f.producers[v.get()].push(op);
+        }
     }
 }
 

@@ -16,11 +16,11 @@ mod record;
 pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
-pub use detect::{Detection, FoundBy, RuleReport, Unused, RULES};
+pub use detect::{DetectSteps, Detection, FoundBy, RuleReport, Unused, RULES};
 pub use error::GraphError;
 pub(crate) use error::{cycle, dangling, duplicate_id};
 pub use fail_rule::{FailRule, Mark, RuleError};
-pub use flow::{Flow, Role};
+pub use flow::{Flow, FlowSteps, Role};
 pub use record::{
     AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Unset,
 };
