@@ -1,13 +1,15 @@
 //! IndexedDB persistence: the trace files the user loaded and the page settings, restored on the
 //! next visit. Database `memtrace` v1 with two stores: `files` (key = file name, value =
-//! `{name, bytes: Uint8Array}`) and `settings` (key `"settings"`, value = JSON text). API keys are
-//! never stored here.
+//! `{name, bytes: Blob}`; earlier versions stored a `Uint8Array`, still read) and `settings` (key
+//! `"settings"`, value = JSON text). API keys are never stored here.
 
-use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
+use std::time::Duration;
+
+use js_sys::{Array, ArrayBuffer, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
+use web_sys::{Blob, IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
 
 const DB: &str = "memtrace";
 const FILES: &str = "files";
@@ -97,11 +99,12 @@ pub async fn restore() -> Result<(Vec<(String, Vec<u8>)>, Option<String>), Strin
         let name = Reflect::get(&item, &"name".into())
             .ok()
             .and_then(|n| n.as_string());
-        let bytes = Reflect::get(&item, &"bytes".into())
-            .ok()
-            .and_then(|b| b.dyn_into::<Uint8Array>().ok());
+        let bytes = match Reflect::get(&item, &"bytes".into()) {
+            Ok(b) => bytes_of(b).await,
+            Err(_) => None,
+        };
         if let (Some(name), Some(bytes)) = (name, bytes) {
-            out.push((name, bytes.to_vec()));
+            out.push((name, bytes));
         }
     }
     let settings = store(&db, SETTINGS, IdbTransactionMode::Readonly)?;
@@ -116,34 +119,65 @@ pub async fn restore() -> Result<(Vec<(String, Vec<u8>)>, Option<String>), Strin
     Ok((out, settings))
 }
 
+/// Bytes copied out of wasm memory per task when a file is saved.
+const BLOB_PART: usize = 8 * 1024 * 1024;
+
+/// `bytes` as a Blob, copied a part per task: storing a large file as one array held the page
+/// for a quarter of a second (a copy, then the structured clone IndexedDB makes of it); a Blob is
+/// stored by reference.
+async fn blob_of(bytes: &[u8]) -> Result<Blob, JsValue> {
+    let parts = Array::new();
+    for part in bytes.chunks(BLOB_PART) {
+        let arr = Uint8Array::from(part);
+        let blob = Blob::new_with_u8_array_sequence(&Array::of1(&arr))?;
+        parts.push(&blob);
+        yew::platform::time::sleep(Duration::ZERO).await;
+    }
+    Blob::new_with_blob_sequence(&parts)
+}
+
+/// A stored file's bytes: a Blob (read back), or a `Uint8Array` as earlier versions stored them.
+async fn bytes_of(v: JsValue) -> Option<Vec<u8>> {
+    if let Some(blob) = v.dyn_ref::<Blob>() {
+        let buf = JsFuture::from(blob.array_buffer()).await.ok()?;
+        let buf = buf.dyn_into::<ArrayBuffer>().ok()?;
+        return Some(Uint8Array::new(&buf).to_vec());
+    }
+    v.dyn_into::<Uint8Array>().ok().map(|a| a.to_vec())
+}
+
 /// Makes the stored files equal `files` (name, bytes): adds the new, drops the gone.
 ///
 /// # Errors
 /// A sentence saying what could not be written.
 pub async fn sync_files(files: Vec<(String, std::rc::Rc<[u8]>)>) -> Result<(), String> {
     let db = open().await?;
-    let s = store(&db, FILES, IdbTransactionMode::Readwrite)?;
-    let keys = s.get_all_keys().map_err(|e| fail("list files", &e))?;
+    let keys = store(&db, FILES, IdbTransactionMode::Readonly)?
+        .get_all_keys()
+        .map_err(|e| fail("list files", &e))?;
     let keys = done(&keys).await.map_err(|e| fail("list files", &e))?;
     let stored: Vec<String> = Array::from(&keys)
         .iter()
         .filter_map(|k| k.as_string())
         .collect();
-    let mut pending = Vec::new();
-    for k in &stored {
-        if !files.iter().any(|(n, _)| n == k) {
-            let req = s.delete(&k.into()).map_err(|e| fail("delete", &e))?;
-            pending.push(done(&req));
-        }
+    // The new files' Blobs first: a transaction ends at the first await with nothing pending.
+    let mut new = Vec::new();
+    for (name, bytes) in files.iter().filter(|(n, _)| !stored.contains(n)) {
+        new.push((name, blob_of(bytes).await.map_err(|e| fail("save", &e))?));
     }
-    for (name, bytes) in &files {
-        if stored.contains(name) {
-            continue;
-        }
+    let s = store(&db, FILES, IdbTransactionMode::Readwrite)?;
+    let mut pending = Vec::new();
+    for k in stored
+        .iter()
+        .filter(|k| !files.iter().any(|(n, _)| n == *k))
+    {
+        let req = s.delete(&k.into()).map_err(|e| fail("delete", &e))?;
+        pending.push(done(&req));
+    }
+    for (name, blob) in new {
         let v = Object::new();
-        let arr = Uint8Array::from(&bytes[..]);
         Reflect::set(&v, &"name".into(), &name.into()).map_err(|e| fail("save", &e))?;
-        Reflect::set(&v, &"bytes".into(), &arr).map_err(|e| fail("save", &e))?;
+        Reflect::set(&v, &"bytes".into(), &blob).map_err(|e| fail("save", &e))?;
         let req = s
             .put_with_key(&v, &name.into())
             .map_err(|e| fail("save", &e))?;
