@@ -3,7 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, screenshot, waitField, SHARED } = require('./browser');
+const { launch, openPage, dropFiles, generatedTraces, screenshot, waitField, SHARED } = require('./browser');
 
 const FIXTURE = path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json');
 
@@ -168,5 +168,36 @@ test('? opens the keyboard help and Escape closes it', async () => {
   await screenshot(page, 'viewer-help');
   await page.keyboard.press('Escape');
   await page.waitForSelector('#help', { state: 'detached' });
+  assert.deepStrictEqual(problems, []);
+});
+
+test('a long failures list draws 200 rows, j walks past them, and "Show more" draws the rest', async () => {
+  const file = path.join(generatedTraces(), 'large.json');
+  const { page, problems } = await openPage(browser);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => document.querySelector('.tab.active .tab-name')?.textContent.trim() === 'large.json',
+    null, { timeout: 60000 });
+  const all = Number(await page.textContent('#summary [data-field="failures"]'));
+  assert.ok(all > 200, `the trace has over 200 failures (${all})`);
+  const rows = () => page.locator('#failures .failure').count();
+  assert.equal(await rows(), 200);
+  assert.equal((await page.textContent('#failures-more')).trim(), `Show ${Math.min(200, all - 200)} more (200 of ${all} shown)`);
+
+  // j from the last drawn row selects the next one, which is drawn.
+  await page.click('#failures .failure:nth-child(200)');
+  const last = await selectedCase(page);
+  await page.keyboard.press('j');
+  await page.waitForFunction((c) => {
+    const s = document.querySelector('#failures .failure.selected');
+    return s && s.dataset.case !== c;
+  }, last);
+  assert.equal(await rows(), 201);
+  await screenshot(page, 'failures-long-list');
+
+  await page.click('#failures-more');
+  await page.waitForFunction((n) => document.querySelectorAll('#failures .failure').length === n, Math.min(all, 400));
+  assert.equal(await page.locator('#failures-more').count(), all > 400 ? 1 : 0);
   assert.deepStrictEqual(problems, []);
 });
