@@ -201,3 +201,30 @@ test('a long failures list draws 200 rows, j walks past them, and "Show more" dr
   assert.equal(await page.locator('#failures-more').count(), all > 400 ? 1 : 0);
   assert.deepStrictEqual(problems, []);
 });
+
+test('a load under way can be cancelled: nothing is loaded, the page says so, the next load works', async () => {
+  const file = path.join(generatedTraces(), 'large.json');
+  const { page, problems } = await openPage(browser);
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  const tabs = () => page.locator('.tab').count();
+  const before = await tabs();
+  await page.setInputFiles('#file-input', file);
+  await page.waitForSelector('#load-cancel', { timeout: 10000 });
+  await screenshot(page, 'load-progress');
+  await page.click('#load-cancel');
+  await page.waitForSelector('#load-errors', { timeout: 10000 });
+  assert.match(await page.textContent('#load-errors'), /large\.json[\s\S]*loading cancelled/);
+  await page.waitForSelector('#load-progress', { state: 'detached' });
+  assert.equal(await tabs(), before, 'no tab for the cancelled file');
+
+  // Escape cancels too; then a load left alone finishes.
+  await page.setInputFiles('#file-input', file);
+  await page.waitForSelector('#load-progress', { timeout: 10000 });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#load-progress', { state: 'detached' });
+  assert.equal(await tabs(), before);
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => document.querySelector('.tab.active .tab-name')?.textContent.trim() === 'large.json',
+    null, { timeout: 60000 });
+  assert.deepStrictEqual(problems, []);
+});

@@ -186,6 +186,16 @@ pub fn app() -> Html {
                         }
                         return;
                     }
+                    // Escape while files load (their progress bar is up) cancels the load.
+                    let loading = || {
+                        web_sys::window()
+                            .and_then(|w| w.document())
+                            .and_then(|d| d.get_element_by_id("load-progress"))
+                            .is_some()
+                    };
+                    if e.key() == "Escape" && loading() {
+                        files::cancel();
+                    }
                     if let Some(a) = shortcut(e) {
                         e.prevent_default();
                         dispatch.dispatch(a);

@@ -10,7 +10,10 @@ pub struct Props {
 /// (keys, what they do), in the order shown.
 pub const KEYS: &[(&str, &str)] = &[
     ("?", "show or hide this help"),
-    ("Esc", "close help, then the diff, then the selection"),
+    (
+        "Esc",
+        "cancel loading files; close help, then the diff, then the selection",
+    ),
     ("j / k", "next / previous failed question"),
     ("/", "search the values (BM25; tick regex for a pattern)"),
     ("F", "filter the failures list"),

@@ -1,5 +1,5 @@
 //! The loading bar: bytes read, then how much of the file is parsed ("parsing" when it is
-//! parsed in one go).
+//! parsed in one go), with a Cancel button (Escape).
 
 use yew::prelude::*;
 
@@ -37,6 +37,8 @@ pub fn progress_bar(props: &Props) -> Html {
         <div id="load-progress" class="progress" role="status" aria-live="polite">
             <progress max="100" value={percent.to_string()}></progress>
             <span>{ text }</span>
+            <button id="load-cancel" class="button" title="stop loading (Esc)"
+                    onclick={Callback::from(|_: MouseEvent| crate::services::files::cancel())}>{"Cancel"}</button>
         </div>
     }
 }

@@ -14,6 +14,24 @@ use memtrace::Trace;
 
 use crate::state::{parsed_in_steps, Action, Progress};
 
+thread_local! {
+    /// Bumped by [`cancel`]: a load started under an older value stops at its next step.
+    static CANCELS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Stops the loads under way (the progress bar's Cancel): each stops at its next step (a read
+/// chunk or a few milliseconds of parsing) and its files are not loaded.
+pub fn cancel() {
+    CANCELS.with(|c| c.set(c.get() + 1));
+}
+
+fn cancels() -> u64 {
+    CANCELS.with(std::cell::Cell::get)
+}
+
+/// The load was cancelled.
+struct Cancelled;
+
 /// The longest stretch of parsing between two yields to the browser, in ms.
 const SLICE_MS: f64 = 25.0;
 /// Bytes of the file per parse step (a millisecond or two).
@@ -41,14 +59,18 @@ async fn parse_in_steps(
     bytes: Rc<[u8]>,
     progress: &mut Progress,
     emit: &impl Fn(Action),
-) -> Result<Loaded, FormatError> {
+    started: u64,
+) -> Result<Result<Loaded, FormatError>, Cancelled> {
     let mut s = StepLoad::new(bytes, LoadOptions::default());
     let mut stage = (s.stage(), crate::timing::stage("steps: limits"));
     loop {
+        if cancels() != started {
+            return Err(Cancelled);
+        }
         let start = now();
         while now() - start < SLICE_MS {
             if let Some(r) = s.step(STEP_BYTES) {
-                return r;
+                return Ok(r);
             }
             if s.stage() != stage.0 {
                 drop(stage);
@@ -64,18 +86,26 @@ async fn parse_in_steps(
 
 /// The roles of `t`'s ops with no overrides, as `Roles::infer` gives them, inferred in slices
 /// like [`parse_in_steps`].
-async fn infer_in_steps(t: &Trace, progress: &mut Progress, emit: &impl Fn(Action)) -> Roles {
+async fn infer_in_steps(
+    t: &Trace,
+    progress: &mut Progress,
+    emit: &impl Fn(Action),
+    started: u64,
+) -> Result<Roles, Cancelled> {
     let _t = crate::timing::stage("steps: roles");
     let mut r = {
         let _t = crate::timing::stage("roles: anchors");
         RolesInference::new(t)
     };
     loop {
+        if cancels() != started {
+            return Err(Cancelled);
+        }
         let start = now();
         while now() - start < SLICE_MS {
             if r.step(STEP_OPS) {
                 let _t = crate::timing::stage("roles: finish");
-                return r.finish(&RoleConfig::default());
+                return Ok(r.finish(&RoleConfig::default()));
             }
         }
         let (done, all) = r.done();
@@ -118,28 +148,36 @@ async fn read(
     file: &web_sys::File,
     progress: &mut Progress,
     emit: &impl Fn(Action),
-) -> Result<Vec<u8>, String> {
+    started: u64,
+) -> Result<Result<Vec<u8>, String>, Cancelled> {
     let size = file.size();
     let mut out = Vec::with_capacity(usize::try_from(whole(size)).unwrap_or(0));
     let mut start = 0.0;
     while start < size {
+        if cancels() != started {
+            return Err(Cancelled);
+        }
         let end = (start + CHUNK_BYTES).min(size);
-        let part = file
-            .slice_with_f64_and_f64(start, end)
-            .map_err(|e| format!("the browser could not read the file: {e:?}"))?;
-        let bytes = gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(part))
-            .await
-            .map_err(|e| format!("the browser could not read the file: {e}"))?;
+        let part = match file.slice_with_f64_and_f64(start, end) {
+            Ok(p) => p,
+            Err(e) => return Ok(Err(format!("the browser could not read the file: {e:?}"))),
+        };
+        let bytes = match gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(part)).await {
+            Ok(b) => b,
+            Err(e) => return Ok(Err(format!("the browser could not read the file: {e}"))),
+        };
         out.extend_from_slice(&bytes);
         progress.bytes_done += whole(end - start);
         emit(Action::Progress(Some(progress.clone())));
         start = end;
     }
-    Ok(out)
+    Ok(Ok(out))
 }
 
-/// Reads every file; emits progress, then one `Load` or `ReadFailed` per file, in order.
+/// Reads every file; emits progress, then one `Load` or `ReadFailed` per file, in order. After
+/// [`cancel`], the file under way and those after it are not loaded (one `ReadFailed` says so).
 pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
+    let started = cancels();
     wasm_bindgen_futures::spawn_local(async move {
         let mut progress = Progress {
             files_total: files.len(),
@@ -147,72 +185,102 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
             ..Progress::default()
         };
         emit(Action::Progress(Some(progress.clone())));
-        for file in files {
+        let count = files.len();
+        for (k, file) in files.into_iter().enumerate() {
             let name = file.name();
-            progress.file.clone_from(&name);
-            progress.parsed = None;
-            // Refuse a file over the limit before reading a byte of it: the tab would run out of memory.
-            let size_bytes = whole(file.size());
-            let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
-            if size_bytes > limit_bytes {
-                let message = memtrace::format::FormatError::TooLarge {
-                    size_bytes,
-                    limit_bytes,
-                }
-                .to_string();
-                emit(Action::ReadFailed { name, message });
-                progress.files_done += 1;
-                emit(Action::Progress(Some(progress.clone())));
-                continue;
-            }
-            let read_stage = crate::timing::stage("read file");
-            let bytes = read(&file, &mut progress, &emit).await;
-            drop(read_stage);
-            match bytes {
-                Ok(bytes) if parsed_in_steps(&bytes) && !whole_wanted() => {
-                    let bytes: Rc<[u8]> = {
-                        let _t = crate::timing::stage("copy bytes");
-                        Rc::from(bytes)
-                    };
-                    let parsed = parse_in_steps(bytes.clone(), &mut progress, &emit).await;
-                    let (mut roles, mut graph) = (None, None);
-                    if let Ok(l) = &parsed {
-                        yew::platform::time::sleep(Duration::ZERO).await;
-                        roles = Some(Rc::new(
-                            infer_in_steps(&l.trace, &mut progress, &emit).await,
-                        ));
-                        // The story's graph index: a task of its own, not part of the first render.
-                        yew::platform::time::sleep(Duration::ZERO).await;
-                        let _t = crate::timing::stage("graph index");
-                        graph = GraphIndex::build(&l.trace).ok().map(Rc::new);
+            if read_one(&file, &name, &mut progress, &emit, started)
+                .await
+                .is_err()
+            {
+                let message = match count - k - 1 {
+                    0 => "loading cancelled; the file was not loaded".to_owned(),
+                    more => {
+                        format!("loading cancelled; this file and {more} after it were not loaded")
                     }
-                    // The first render of the trace is a task of its own.
-                    yew::platform::time::sleep(Duration::ZERO).await;
-                    let _t = crate::timing::stage("show (reduce, render)");
-                    emit(Action::Parsed {
-                        name,
-                        bytes,
-                        parsed: Box::new(parsed),
-                        roles,
-                        graph,
-                    });
-                }
-                Ok(bytes) => {
-                    // Let the page paint "parsing …" before the synchronous parse.
-                    yew::platform::time::sleep(Duration::from_millis(16)).await;
-                    let _t = crate::timing::stage("load action (reduce, render)");
-                    emit(Action::Load {
-                        name,
-                        bytes: Rc::from(bytes),
-                    });
-                }
-                Err(message) => emit(Action::ReadFailed { name, message }),
+                };
+                emit(Action::ReadFailed { name, message });
+                break;
             }
             progress.files_done += 1;
             emit(Action::Progress(Some(progress.clone())));
         }
         emit(Action::Progress(None));
     });
+}
+
+/// Reads, parses and shows one file (one `Load`, `Parsed` or `ReadFailed`).
+async fn read_one(
+    file: &web_sys::File,
+    name: &str,
+    progress: &mut Progress,
+    emit: &impl Fn(Action),
+    started: u64,
+) -> Result<(), Cancelled> {
+    let name = name.to_owned();
+    progress.file.clone_from(&name);
+    progress.parsed = None;
+    // Refuse a file over the limit before reading a byte of it: the tab would run out of memory.
+    let size_bytes = whole(file.size());
+    let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
+    if size_bytes > limit_bytes {
+        let message = memtrace::format::FormatError::TooLarge {
+            size_bytes,
+            limit_bytes,
+        }
+        .to_string();
+        emit(Action::ReadFailed { name, message });
+        return Ok(());
+    }
+    let read_stage = crate::timing::stage("read file");
+    let bytes = read(file, progress, emit, started).await?;
+    drop(read_stage);
+    match bytes {
+        Ok(bytes) if parsed_in_steps(&bytes) && !whole_wanted() => {
+            let bytes: Rc<[u8]> = {
+                let _t = crate::timing::stage("copy bytes");
+                Rc::from(bytes)
+            };
+            let parsed = parse_in_steps(bytes.clone(), progress, emit, started).await?;
+            let (mut roles, mut graph) = (None, None);
+            if let Ok(l) = &parsed {
+                yew::platform::time::sleep(Duration::ZERO).await;
+                roles = Some(Rc::new(
+                    infer_in_steps(&l.trace, progress, emit, started).await?,
+                ));
+                // The story's graph index: a task of its own, not part of the first render.
+                yew::platform::time::sleep(Duration::ZERO).await;
+                let _t = crate::timing::stage("graph index");
+                graph = GraphIndex::build(&l.trace).ok().map(Rc::new);
+            }
+            // The first render of the trace is a task of its own.
+            yew::platform::time::sleep(Duration::ZERO).await;
+            if cancels() != started {
+                return Err(Cancelled);
+            }
+            let _t = crate::timing::stage("show (reduce, render)");
+            emit(Action::Parsed {
+                name,
+                bytes,
+                parsed: Box::new(parsed),
+                roles,
+                graph,
+            });
+        }
+        Ok(bytes) => {
+            // Let the page paint "parsing …" before the synchronous parse.
+            yew::platform::time::sleep(Duration::from_millis(16)).await;
+            if cancels() != started {
+                return Err(Cancelled);
+            }
+            let _t = crate::timing::stage("load action (reduce, render)");
+            emit(Action::Load {
+                name,
+                bytes: Rc::from(bytes),
+            });
+        }
+        Err(message) => emit(Action::ReadFailed { name, message }),
+    }
+    Ok(())
 }
 
 /// Offers `bytes` as a download named `name`.
