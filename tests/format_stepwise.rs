@@ -1,5 +1,7 @@
 //! `format::stepwise::StepLoad`: a load in bounded steps gives what `format::load` gives, for
-//! good files and bad ones, and is split into many steps where it can be.
+//! good files and bad ones, and is split into many steps where it can be. Both check each record
+//! once and leave duplicate and dangling ids to the index: a file with any kind of bad record is
+//! still refused.
 
 use memtrace::format::limits::{check, Limits, Scan};
 use memtrace::format::stepwise::StepLoad;
@@ -177,7 +179,7 @@ fn the_limits_pass_in_pieces_refuses_what_the_whole_pass_refuses() {
 fn records_that_fail_validation_give_the_same_error() {
     type Edit = fn(&mut serde_json::Value);
     let demo: serde_json::Value = serde_json::from_slice(DEMO).unwrap();
-    let edits: [(&str, Edit); 9] = [
+    let edits: [(&str, Edit); 11] = [
         ("a duplicate node id", |d| {
             d["nodes"][3] = d["nodes"][1].clone();
         }),
@@ -189,6 +191,12 @@ fn records_that_fail_validation_give_the_same_error() {
         }),
         ("a dangling edge source", |d| {
             d["edges"][2]["source_full_node_id"] = "nowhere@1".into();
+        }),
+        ("a dangling edge target", |d| {
+            d["edges"][3]["target_full_node_id"] = "nowhere@2".into();
+        }),
+        ("a dangling annotation op", |d| {
+            d["annotations"][1]["final_op_id"] = "op-nowhere".into();
         }),
         ("a dangling edge op", |d| {
             d["edges"][2]["op_id"] = "op-nowhere".into();

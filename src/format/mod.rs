@@ -107,6 +107,21 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
     })
 }
 
+/// The trace of a strict smartcomment file with nothing wrong in it, or `None`: the records
+/// checked once each ([`validate::Steps`]: timestamps, sessions, edge ids), leaving duplicate and
+/// dangling ids to the index and the annotations to failure detection, which refuse them as
+/// well, and then [`validate`] names the first problem in its own order. Saves the id maps
+/// `validate` builds and the index builds again.
+fn strict_smartcomment(mut parts: smartcomment::Parts) -> Option<Trace> {
+    let mut steps = validate::Steps::new(&parts);
+    if !matches!(steps.step(&mut parts, usize::MAX), Ok(true)) {
+        return None;
+    }
+    let mut trace = parts.into_trace();
+    trace.reindex().ok()?;
+    Some(trace)
+}
+
 /// Reads a trace from bytes.
 ///
 /// # Errors
@@ -132,6 +147,19 @@ pub fn load_with_limits(
         None => detect(bytes)?,
     };
     let (mut parts, mut problems) = match format {
+        Format::Smartcomment if !opts.lenient => {
+            match strict_smartcomment(smartcomment::parse(bytes)?) {
+                Some(trace) => {
+                    return Ok(Loaded {
+                        trace,
+                        format,
+                        problems: Vec::new(),
+                    })
+                }
+                // Something is wrong: the full checks below say what, in their order.
+                None => (smartcomment::parse(bytes)?, Vec::new()),
+            }
+        }
         Format::Smartcomment => (smartcomment::parse(bytes)?, Vec::new()),
         Format::Otlp => span_graph::build(otlp::parse(bytes, opts.lenient)?, opts.lenient)?,
         Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,

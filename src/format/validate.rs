@@ -296,7 +296,7 @@ impl Steps {
                 self.at = 0;
                 continue;
             }
-            let end = len.min(self.at + left);
+            let end = len.min(self.at.saturating_add(left));
             for i in self.at..end {
                 let ok = match self.list {
                     0 => {
