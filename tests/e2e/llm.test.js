@@ -62,7 +62,8 @@ const storedSettings = (page) => page.evaluate(() => new Promise((resolve, rejec
   };
 }));
 
-/** Everything in IndexedDB as text (trace bytes decoded), for the key search. */
+/** Everything in IndexedDB as text (trace files decoded: Blobs, or arrays as earlier versions stored them), for the
+ *  key search. */
 const dumpIndexedDb = (page) => page.evaluate(() => new Promise((resolve, reject) => {
   const open = indexedDB.open('memtrace');
   open.onerror = () => reject(open.error);
@@ -70,17 +71,20 @@ const dumpIndexedDb = (page) => page.evaluate(() => new Promise((resolve, reject
     const db = open.result;
     const names = [...db.objectStoreNames];
     const tx = db.transaction(names);
-    const out = [];
+    const values = [];
     let left = names.length;
     for (const n of names) {
       const req = tx.objectStore(n).getAll();
       req.onsuccess = () => {
-        for (const v of req.result) {
-          if (v && v.bytes) out.push(new TextDecoder().decode(v.bytes));
-          else out.push(typeof v === 'string' ? v : JSON.stringify(v));
-        }
+        values.push(...req.result);
         left -= 1;
-        if (left === 0) { db.close(); resolve(out.join('\n')); }
+        if (left > 0) return;
+        db.close();
+        Promise.all(values.map((v) => {
+          if (v && v.bytes instanceof Blob) return v.bytes.text();
+          if (v && v.bytes) return new TextDecoder().decode(v.bytes);
+          return typeof v === 'string' ? v : JSON.stringify(v);
+        })).then((out) => resolve(out.join('\n')), reject);
       };
       req.onerror = () => reject(req.error);
     }
