@@ -52,3 +52,38 @@ fn story_prints_each_case_and_marks_its_verdict() {
     assert_eq!(decisive.len(), 1);
     assert_eq!(decisive[0]["id"], verdicts[1]["op_id"]);
 }
+
+/// `memtrace story FILE | head`: the reader goes away after a few lines; memtrace stops quietly
+/// (exit 0, no panic) instead of panicking on the closed pipe.
+#[test]
+fn a_reader_that_stops_reading_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("memtrace-story-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("gen.json");
+    // About 140 kB of stories: more than a pipe holds.
+    memtrace_ok([
+        "gen".as_ref(),
+        "--nodes".as_ref(),
+        "10000".as_ref(),
+        "--seed".as_ref(),
+        "4".as_ref(),
+        "-o".as_ref(),
+        trace.as_os_str(),
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+        .args(["story".as_ref(), trace.as_os_str()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 256];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // The read end is closed here; the story goes on far past a pipe's buffer.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
