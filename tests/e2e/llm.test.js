@@ -187,6 +187,23 @@ test('Cancel aborts the request in flight and ends the run', { timeout: 60000 },
   assert.deepEqual(problems, []);
 });
 
+test('a case that ends with no verdict keeps what the model said, step by step', { timeout: 60000 }, async () => {
+  const { page, problems } = await openPage(browser);
+  await dropTrace(page, 'locomo_locomo-2.json', fs.readFileSync(FIXTURE), ANNOTATIONS.length);
+  // The "echo" model replies in plain text and never calls a tool: no verdict within the cap.
+  await useProvider(page, { model: `echo-${RUN}`, key: 'sk-e2e-echo' });
+  await setField(page, '#provider-max-calls', 2);
+  await page.click('#failures .failure[data-case="0"]');
+  await page.click('#run-one');
+  await page.waitForSelector('#run-failed .failed-case', { timeout: 30000 });
+  assert.match(await page.textContent('#run-failed .failed-case'), /no verdict: .*iteration cap/);
+  const steps = await page.$$eval('#transcript .step', (els) => els.map((e) => e.textContent));
+  assert.equal(steps.length, 2, `one step per call: ${JSON.stringify(steps)}`);
+  assert.ok(steps.every((x) => /echo:/.test(x)), `the raw replies: ${JSON.stringify(steps)}`);
+  await screenshot(page, 'llm-no-verdict-transcript');
+  assert.deepEqual(problems, []);
+});
+
 /** A generated trace with at least `min` failed questions (`memtrace gen`, at test time). */
 function generatedTrace(min) {
   const out = path.join(os.tmpdir(), `memtrace-e2e-batch-${process.pid}.json`);

