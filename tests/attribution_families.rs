@@ -1,10 +1,10 @@
 //! Info-flow accuracy per memory-system family, on generator seeds held out of tuning: 11, 12
 //! and 21. Tuning used seeds 1-6, 31 and 32 only.
-//! Measured once at the end (issue 14, op-id / type), after the "answer ignored the gold it
-//! had" rule (NaiveRAG seeds 1-4 and 31 looked at while tuning it):
+//! Measured once at the end (issue 14, op-id / type), after the "answer repeated a corrupted
+//! copy" rule (tuned on seeds 1-6, 31, 32 of Mem0, NaiveRAG and EverMemOS):
 //! - Mem0:      seed 11 0.970 / 0.970, seed 12 1.000 / 1.000, seed 21 0.980 / 0.980 (100 cases each)
-//! - NaiveRAG:  seed 11 1.000 / 1.000, seed 12 0.950 / 0.950, seed 21 0.933 / 0.950 (60 cases each)
-//! - EverMemOS: seed 11 0.912 / 0.912, seed 12 0.850 / 0.850, seed 21 0.838 / 0.838 (80 cases each)
+//! - NaiveRAG:  seed 11 1.000 / 1.000, seed 12 0.967 / 0.967, seed 21 0.933 / 0.950 (60 cases each)
+//! - EverMemOS: seed 11 0.925 / 0.925, seed 12 0.863 / 0.863, seed 21 0.850 / 0.850 (80 cases each)
 //! - A-Mem (a family never tuned on): seed 11 0.910, seed 12 0.960, seed 21 0.910
 //!   (op-id = type, 100 cases each)
 //!
@@ -78,7 +78,7 @@ fn mem0_held_out_seeds() {
 fn naiverag_held_out_seeds() {
     check(
         System::NaiveRag,
-        &[(11, 0.98, 0.98), (12, 0.93, 0.93), (21, 0.91, 0.93)],
+        &[(11, 0.98, 0.98), (12, 0.95, 0.95), (21, 0.91, 0.93)],
     );
 }
 
@@ -88,7 +88,7 @@ fn naiverag_held_out_seeds() {
 fn evermemos_held_out_seeds() {
     check(
         System::EverMemOs,
-        &[(11, 0.89, 0.89), (12, 0.83, 0.83), (21, 0.81, 0.81)],
+        &[(11, 0.90, 0.90), (12, 0.84, 0.84), (21, 0.83, 0.83)],
     );
 }
 

@@ -6,7 +6,9 @@
 //!
 //! 0. the first op to read the evidence kept none of the gold answer → that op
 //!    (ExtractionError), whatever later ops made of the evidence;
-//! 1. the answer op's inputs hold the information → the answer op is at fault (ResponseError);
+//! 1. the answer op's inputs hold the information → the answer op is at fault (ResponseError),
+//!    unless a memory it read had lost the information (the op that lost it), or it repeated a
+//!    corrupted copy of the evidence it read (the op that corrupted it: [`quoted`]);
 //! 2. a memory version current at retrieval time holds it, but it did not reach the answer op →
 //!    the retrieval op (RetrievalError), unless the answer op's inputs hold the gold answer's
 //!    words anyway (ResponseError);
@@ -25,6 +27,7 @@
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
 pub(crate) mod graph;
+mod quoted;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -415,6 +418,17 @@ impl InfoFlow {
             if let Some((_, op, role, path, reason)) = trusted_loss {
                 return Ok(result(op, role, path, reason, 0.75));
             }
+            // Unless the answer repeats a corrupted copy of the evidence it read (one that still
+            // seems to carry the information, by a date elsewhere in it, or not): the op that
+            // corrupted it misled the answer.
+            let copies_read = lineage
+                .iter()
+                .copied()
+                .filter(|&w| w != stage.query && t.var(w).category != "prompt")
+                .filter(|&w| read(w));
+            if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies_read) {
+                return Ok(found);
+            }
             return Ok(answered_anyway(v, "the answer-bearing information", 0.85));
         }
 
@@ -697,6 +711,70 @@ fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> Strin
     vars.into_iter()
         .find_map(|v| key.change(t.var(v)))
         .map_or(String::new(), |c| format!(" It {c}."))
+}
+
+/// The op that made a corrupted copy of the evidence the prediction repeats
+/// ([`quoted::repeated_corruption`]), among the `read` versions (derived from the evidence, read
+/// by the answer): walking up from the version, the first op none of whose inputs holds the
+/// repeated stretch. Only an extraction, update or deletion.
+fn misled(
+    t: &Trace,
+    roles: &Roles,
+    stage: &Stage,
+    case: &FailureCase,
+    evidence: &[VarIx],
+    key: &Key,
+    read: impl Iterator<Item = VarIx>,
+) -> Option<Finding> {
+    let texts: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
+    let found = read.filter_map(|v| {
+        let copy = var_text(t.var(v));
+        let stretch = texts
+            .iter()
+            .find_map(|e| quoted::repeated_corruption(e, &copy, &case.prediction, &key.gold))?;
+        let mut cur = v;
+        for _ in 0..16 {
+            let o = t.flow.producers[cur.get()]
+                .iter()
+                .copied()
+                .find(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)?;
+            let from = t.flow.op_inputs[o.get()]
+                .iter()
+                .copied()
+                .find(|&u| u != cur && quoted::holds_run(&var_text(t.var(u)), &stretch));
+            match from {
+                Some(u) => cur = u,
+                None => return Some((o, v, stretch)),
+            }
+        }
+        None
+    });
+    let (op, v, stretch) = found
+        .filter(|(o, _, _)| {
+            matches!(
+                roles.role(*o),
+                OpRole::Extraction | OpRole::Update | OpRole::Deletion
+            )
+        })
+        .min_by(|a, b| {
+            t.op(a.0)
+                .created_at
+                .cmp(&t.op(b.0).created_at)
+                .then(a.0.cmp(&b.0))
+        })?;
+    let reason = format!(
+        "The answer op read {}, a copy of the evidence that {} corrupted, and repeated it (\"{}\").",
+        t.var(v).full_node_id,
+        t.op(op).op_name,
+        stretch.join(" ")
+    );
+    Some(Finding {
+        op,
+        role: roles.role(op),
+        path: vec![v],
+        reason,
+        confidence: 0.75,
+    })
 }
 
 /// Attributes every case of a trace, keyed by case id.
