@@ -107,6 +107,16 @@ pub fn holds(text: &str, answer: &str) -> bool {
     judge_rule(text, answer)
 }
 
+/// True when `text` holds every content term of `answer` (the judge rule when it has none):
+/// stricter than [`holds`], which one shared word of a two-word answer satisfies.
+pub fn holds_whole(text: &str, answer: &str) -> bool {
+    let gold = term_set(answer);
+    if gold.is_empty() {
+        return judge_rule(text, answer);
+    }
+    gold.is_subset(&term_set(text))
+}
+
 const SUBSTITUTES: [&str; 8] = [
     "coffee",
     "pottery",
@@ -167,6 +177,15 @@ pub fn garble(text: &str, answer: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_word_holds_leniently_not_whole() {
+        let answer = "The Great Gatsby";
+        let aside = "Try seltzer water instead. It can be a great alternative to soda.";
+        assert!(holds(aside, answer) && !holds_whole(aside, answer));
+        let stated = "The novel I'm reading is \"The Great Gatsby\".";
+        assert!(holds_whole(stated, answer));
+    }
 
     #[test]
     fn garbled_text_no_longer_holds_the_answer() {

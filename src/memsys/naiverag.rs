@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
 use super::evaluate::Search;
-use super::fault::{garble, holds, Fault};
+use super::fault::{garble, holds, holds_whole, Fault};
 use super::locomo::{Conversation, Turn};
 use super::record::{
     buffer_var, construction_session, finalization_session, message_var_as, role_of, turn_pairs,
@@ -44,6 +44,8 @@ struct Builder<'a> {
     faults: &'a [Fault],
     buffer: Vec<Buffered>,
     chunks: usize,
+    /// Per fault: its label is on a chunk that held the whole answer.
+    whole: Vec<bool>,
 }
 
 fn buffer_value(buffer: &[Buffered]) -> Value {
@@ -73,9 +75,11 @@ impl Builder<'_> {
             let Some((pair, answer, garbled)) = f.extraction_at() else {
                 continue;
             };
-            if !pairs.contains(&pair) || !holds(&texts.join("\n"), answer) {
+            let joined = texts.join("\n");
+            if !pairs.contains(&pair) || !holds(&joined, answer) {
                 continue;
             }
+            let whole = holds_whole(&joined, answer);
             let kept: Vec<String> = texts
                 .iter()
                 .filter(|t| !holds(t, answer))
@@ -86,10 +90,15 @@ impl Builder<'_> {
             } else {
                 kept
             };
-            // A pair split over two chunks is corrupted in both: the first is the earliest
-            // decisive fault.
-            if run.applied[k].is_none() {
+            // A pair split over two chunks is corrupted in both: the first that held the whole
+            // answer is the decisive fault (one that only shares a word with it, "a great
+            // alternative" for "The Great Gatsby", is not), else the first.
+            let had_whole = self.whole.get(k).copied().unwrap_or(false);
+            if run.applied[k].is_none() || (whole && !had_whole) {
                 run.applied[k] = Some(op.id().to_owned());
+                if let Some(w) = self.whole.get_mut(k) {
+                    *w = whole;
+                }
             }
         }
         let content = texts.join("\n");
@@ -233,6 +242,7 @@ pub fn construct(
         faults,
         buffer: Vec::new(),
         chunks: 0,
+        whole: vec![false; faults.len()],
     };
     for (session, pairs) in conv.sessions.iter().zip(turn_pairs(conv)) {
         let scope = construction_session(rec, conv, session);
