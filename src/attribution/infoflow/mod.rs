@@ -36,7 +36,7 @@ use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 use super::roles::{
     holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
 };
-use super::text::{content_tokens, terms, var_text, var_texts, Key};
+use super::text::{content_tokens, terms, tokens, var_text, var_texts, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
@@ -726,12 +726,16 @@ fn misled(
     key: &Key,
     read: impl Iterator<Item = VarIx>,
 ) -> Option<Finding> {
-    let texts: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
+    let texts: Vec<Vec<String>> = evidence
+        .iter()
+        .map(|&e| tokens(&var_text(t.var(e))).collect())
+        .collect();
+    let said: Vec<String> = tokens(&case.prediction).collect();
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
         let stretch = texts
             .iter()
-            .find_map(|e| quoted::repeated_corruption(e, &copy, &case.prediction, &key.gold))?;
+            .find_map(|e| quoted::repeated_corruption(e, &copy, &said, &key.gold))?;
         let mut cur = v;
         for _ in 0..16 {
             let o = t.flow.producers[cur.get()]

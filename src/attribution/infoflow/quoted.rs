@@ -13,16 +13,15 @@ const CONTEXT: usize = 3;
 
 /// The stretch of `copy` (its tokens) that replaces a gold word of `evidence` — [`CONTEXT`]
 /// tokens the two share, then a word that is neither the evidence's nor a gold word — when
-/// `prediction` repeats it; `gold` holds stemmed terms.
+/// `said` (the prediction's tokens) repeats it; `evidence` is tokens, `gold` stemmed terms.
 pub(crate) fn repeated_corruption(
-    evidence: &str,
+    evidence: &[String],
     copy: &str,
-    prediction: &str,
+    said: &[String],
     gold: &BTreeSet<String>,
 ) -> Option<Vec<String>> {
-    let ev: Vec<String> = tokens(evidence).collect();
+    let ev = evidence;
     let cp: Vec<String> = tokens(copy).collect();
-    let said: Vec<String> = tokens(prediction).collect();
     let is_gold = |w: &str| gold.contains(&stem(w));
     for i in CONTEXT..ev.len() {
         if !is_gold(&ev[i]) {
@@ -41,7 +40,7 @@ pub(crate) fn repeated_corruption(
                 continue;
             }
             let stretch = &cp[j..=j + CONTEXT];
-            if contains_run(&said, stretch) {
+            if contains_run(said, stretch) {
                 return Some(stretch.to_vec());
             }
         }
@@ -64,6 +63,16 @@ mod tests {
     use super::*;
     use crate::attribution::text::terms;
 
+    fn found(
+        evidence: &str,
+        copy: &str,
+        said: &str,
+        gold: &BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        let toks = |x: &str| tokens(x).collect::<Vec<_>>();
+        repeated_corruption(&toks(evidence), copy, &toks(said), gold)
+    }
+
     const EVIDENCE: &str =
         "Hey John! I adopted a pup from a shelter in Stamford last week and named him Ned.";
 
@@ -72,7 +81,7 @@ mod tests {
         let gold = terms("the first week of April 2022");
         let copy = "James: I adopted a pup from a shelter in Stamford last jazz and named him Ned.";
         let said = "James adopted a pup in Stamford last jazz.";
-        let got = repeated_corruption(EVIDENCE, copy, said, &gold).expect("found");
+        let got = found(EVIDENCE, copy, said, &gold).expect("found");
         assert_eq!(got.join(" "), "in stamford last jazz");
     }
 
@@ -80,10 +89,10 @@ mod tests {
     fn an_intact_copy_or_an_answer_that_does_not_repeat_it_is_not() {
         let gold = terms("the first week of April 2022");
         let intact = "James adopted a pup from a shelter in Stamford last week.";
-        assert_eq!(repeated_corruption(EVIDENCE, intact, intact, &gold), None);
+        assert_eq!(found(EVIDENCE, intact, intact, &gold), None);
         let copy = "James: I adopted a pup from a shelter in Stamford last jazz.";
         let other = "James has a dog named Ned.";
-        assert_eq!(repeated_corruption(EVIDENCE, copy, other, &gold), None);
+        assert_eq!(found(EVIDENCE, copy, other, &gold), None);
     }
 
     #[test]
@@ -91,7 +100,7 @@ mod tests {
         let gold = terms("pottery");
         let evidence = "It was in the pottery class.";
         let copy = "It was in the jazz class.";
-        assert_eq!(repeated_corruption(evidence, copy, copy, &gold), None);
+        assert_eq!(found(evidence, copy, copy, &gold), None);
     }
 
     #[test]
