@@ -9,6 +9,7 @@ pub mod parts;
 
 use std::collections::BTreeSet;
 
+pub(crate) use dates::{month_of, parse_day, weekday_of, weekday_of_date};
 pub use parts::{Change, Parts};
 
 use crate::model::{pyrepr, NodeRecord};

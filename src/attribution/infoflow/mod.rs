@@ -36,7 +36,7 @@ use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 use super::roles::{
     holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
 };
-use super::text::{content_tokens, terms, tokens, var_text, var_texts, Key};
+use super::text::{content_tokens, parse_day, parts, terms, tokens, var_text, var_texts, Key};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
@@ -731,11 +731,17 @@ fn misled(
         .map(|&e| tokens(&var_text(t.var(e))).collect())
         .collect();
     let said: Vec<String> = tokens(&case.prediction).collect();
+    // The gold answer is a date (a day, when it names one).
+    let dated = case
+        .golden_answers
+        .iter()
+        .find(|g| parts::has_date(g))
+        .map(|g| quoted::GoldDate { day: parse_day(g) });
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
         let stretch = texts
             .iter()
-            .find_map(|e| quoted::repeated_corruption(e, &copy, &said, &key.gold))?;
+            .find_map(|e| quoted::repeated_corruption(e, &copy, &said, &key.gold, dated))?;
         let mut cur = v;
         for _ in 0..16 {
             let o = t.flow.producers[cur.get()]

@@ -2,11 +2,16 @@
 //! words up to a gold word and then says something else ("adopted a pup last *jazz*"), where the
 //! prediction repeats that very stretch. The corruption reached the answer, so the op that made
 //! it misled the answer, even when another input still held the information.
+//!
+//! The same holds for the date a copy puts after a relative one ("a park yesterday *Tuesday*"
+//! where the evidence said "a park yesterday" and the answer is a date): the op resolved the
+//! relative date wrongly, and the answer repeated it.
 
 use std::collections::BTreeSet;
 
-use crate::attribution::text::tokens;
+use crate::attribution::text::{month_of, tokens, weekday_of, weekday_of_date};
 use crate::text::{is_stop, stem, StopList};
+use crate::util::calendar::Date;
 
 /// Tokens of context kept before the replaced gold word.
 const CONTEXT: usize = 3;
@@ -14,38 +19,84 @@ const CONTEXT: usize = 3;
 /// The stretch of `copy` (its tokens) that replaces a gold word of `evidence` — [`CONTEXT`]
 /// tokens the two share, then a word that is neither the evidence's nor a gold word — when
 /// `said` (the prediction's tokens) repeats it; `evidence` is tokens, `gold` stemmed terms.
+/// When `dated` (the gold answer is a date, the day `Some` when it names one), also the word a copy puts right after one of the
+/// evidence's relative dates where the evidence has none: a content word the evidence does not
+/// have and that names no date.
 pub(crate) fn repeated_corruption(
     evidence: &[String],
     copy: &str,
     said: &[String],
     gold: &BTreeSet<String>,
+    dated: Option<GoldDate>,
 ) -> Option<Vec<String>> {
     let ev = evidence;
     let cp: Vec<String> = tokens(copy).collect();
     let is_gold = |w: &str| gold.contains(&stem(w));
-    for i in CONTEXT..ev.len() {
-        if !is_gold(&ev[i]) {
-            continue;
-        }
-        let before = &ev[i - CONTEXT..i];
+    let in_evidence: BTreeSet<&str> = ev.iter().map(String::as_str).collect();
+    for i in 2..=ev.len() {
+        // A relative date that opens the evidence ("Starting tomorrow, …") has less before it.
+        let before = &ev[i.saturating_sub(CONTEXT)..i];
+        let relative = dated.is_some() && ends_relative_date(before);
+        let gold_slot = ev.get(i).is_some_and(|w| is_gold(w)) && before.len() == CONTEXT;
         // A run of stopwords ("and it was") is too common to locate anything.
-        if before.iter().all(|w| is_stop(w, StopList::Trace)) {
+        if !(relative || gold_slot) || before.iter().all(|w| is_stop(w, StopList::Trace)) {
             continue;
         }
-        for j in 0..cp.len().saturating_sub(CONTEXT) {
-            let Some(instead) = cp.get(j + CONTEXT) else {
-                break;
-            };
-            if cp[j..j + CONTEXT] != *before || *instead == ev[i] || is_gold(instead) {
+        let n = before.len();
+        for j in 0..cp.len().saturating_sub(n) {
+            if cp[j..j + n] != *before {
                 continue;
             }
-            let stretch = &cp[j..=j + CONTEXT];
-            if contains_run(said, stretch) {
+            let stretch = if gold_slot {
+                let instead = &cp[j + n];
+                (ev.get(i) != Some(instead) && !is_gold(instead)).then(|| &cp[j..=j + n])
+            } else {
+                // The first content word put after the relative date ("a *bakery*").
+                cp.iter()
+                    .enumerate()
+                    .skip(j + n)
+                    .take(2)
+                    .find(|(_, w)| !is_stop(w, StopList::Trace))
+                    .filter(|(_, w)| {
+                        !is_gold(w) && wrong_date_word(w, &in_evidence, dated.and_then(|d| d.day))
+                    })
+                    .map(|(k, _)| &cp[j..=k])
+            };
+            if let Some(stretch) = stretch.filter(|s| contains_run(said, s)) {
                 return Some(stretch.to_vec());
             }
         }
     }
     None
+}
+
+/// A gold answer that is a date: the day, when it names one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GoldDate {
+    pub day: Option<Date>,
+}
+
+/// True when `before` ends with a relative date ("yesterday", "last week", "two days ago").
+fn ends_relative_date(before: &[String]) -> bool {
+    let [.., prev, last] = before else {
+        return false;
+    };
+    match last.as_str() {
+        "yesterday" | "tomorrow" | "today" | "tonight" | "ago" => true,
+        "week" | "weekend" | "month" | "year" | "night" => {
+            matches!(prev.as_str(), "last" | "next" | "this")
+        }
+        _ => false,
+    }
+}
+
+/// A word put where a resolved date belongs that is not from the evidence and names no date,
+/// or another weekday than the gold day's.
+fn wrong_date_word(w: &str, evidence: &BTreeSet<&str>, gold_day: Option<Date>) -> bool {
+    if let Some(k) = weekday_of(w) {
+        return gold_day.is_some_and(|d| weekday_of_date(d) != k);
+    }
+    !evidence.contains(w) && !w.chars().any(|c| c.is_ascii_digit()) && month_of(w).is_none()
 }
 
 /// True when `text`'s tokens hold `run` contiguously.
@@ -70,7 +121,7 @@ mod tests {
         gold: &BTreeSet<String>,
     ) -> Option<Vec<String>> {
         let toks = |x: &str| tokens(x).collect::<Vec<_>>();
-        repeated_corruption(&toks(evidence), copy, &toks(said), gold)
+        repeated_corruption(&toks(evidence), copy, &toks(said), gold, None)
     }
 
     const EVIDENCE: &str =
@@ -93,6 +144,46 @@ mod tests {
         let copy = "James: I adopted a pup from a shelter in Stamford last jazz.";
         let other = "James has a dog named Ned.";
         assert_eq!(found(EVIDENCE, copy, other, &gold), None);
+    }
+
+    #[test]
+    fn a_wrong_word_after_a_relative_date_is_found_when_the_answer_is_a_date() {
+        let toks = |x: &str| tokens(x).collect::<Vec<_>>();
+        let gold = terms("7 May 2023");
+        let evidence = toks("I went to a LGBTQ support group yesterday and it was so powerful.");
+        let copy = "Caroline went to a LGBTQ support group yesterday Tuesday) and it was powerful.";
+        let said = toks(copy);
+        let day = GoldDate {
+            day: Date::parse("7 May 2023"),
+        };
+        let got = repeated_corruption(&evidence, copy, &said, &gold, Some(day)).expect("found");
+        assert_eq!(got.join(" "), "support group yesterday tuesday");
+        // At the evidence's start, after stopwords.
+        let evidence = toks("Starting tomorrow, I will go to the gym.");
+        let copy = "Starting tomorrow a bakery), Sam will go to the gym.";
+        let said = toks(copy);
+        let got = repeated_corruption(&evidence, copy, &said, &gold, Some(day)).expect("found");
+        assert_eq!(got.join(" "), "starting tomorrow a bakery");
+        // Not for an answer that is no date, nor for a resolved date (7 May 2023 was a Sunday)
+        // or the evidence's own words.
+        assert_eq!(
+            repeated_corruption(&evidence, copy, &said, &gold, None),
+            None
+        );
+        for fine in [
+            "Caroline went to a LGBTQ support group yesterday (7 May 2023).",
+            "Caroline went to a LGBTQ support group yesterday (6 May 2023).",
+            "Caroline went to a LGBTQ support group yesterday (Sunday).",
+            "Caroline went to a LGBTQ support group yesterday, and it was powerful.",
+            "Caroline went to a LGBTQ support group yesterday and it was so powerful.",
+        ] {
+            let said = toks(fine);
+            assert_eq!(
+                repeated_corruption(&evidence, fine, &said, &gold, Some(day)),
+                None,
+                "{fine}"
+            );
+        }
     }
 
     #[test]

@@ -149,6 +149,11 @@ pub fn weekday_of(w: &str) -> Option<i64> {
         .and_then(|i| i64::try_from(i).ok())
 }
 
+/// The weekday of a date, 0 = Sunday.
+pub fn weekday_of_date(d: Date) -> i64 {
+    weekday_at(days_from_civil(d.year, d.month, d.day))
+}
+
 fn weekday_at(day: i64) -> i64 {
     (day + 4).rem_euclid(7)
 }
