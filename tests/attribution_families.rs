@@ -8,6 +8,12 @@
 //! - A-Mem (a family never tuned on): seed 11 0.910, seed 12 0.960, seed 21 0.910
 //!   (op-id = type, 100 cases each)
 //!
+//! Then (session 13) the relative-date corruption rule, answer words held only as close together
+//! as the evidence has them, and EverMemOS faults that target only an item or fact stating the
+//! whole answer (a profile item "dramas and romcoms" is not "drama and romance"):
+//! - EverMemOS: seed 11 0.925, seed 12 0.912, seed 21 0.887 (op-id = type)
+//! - A-Mem: seed 11 0.910, seed 12 0.980, seed 21 0.920; Mem0 and NaiveRAG unchanged
+//!
 //! The target is 0.95 / 0.98; EverMemOS and NaiveRAG are below it. Each floor is what was
 //! measured minus a small margin, so a regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
@@ -88,7 +94,7 @@ fn naiverag_held_out_seeds() {
 fn evermemos_held_out_seeds() {
     check(
         System::EverMemOs,
-        &[(11, 0.90, 0.90), (12, 0.84, 0.84), (21, 0.83, 0.83)],
+        &[(11, 0.90, 0.90), (12, 0.89, 0.89), (21, 0.86, 0.86)],
     );
 }
 
@@ -97,6 +103,6 @@ fn evermemos_held_out_seeds() {
 fn amem_held_out_family() {
     check(
         System::AMem,
-        &[(11, 0.88, 0.88), (12, 0.94, 0.94), (21, 0.89, 0.89)],
+        &[(11, 0.88, 0.88), (12, 0.96, 0.96), (21, 0.90, 0.90)],
     );
 }

@@ -133,9 +133,11 @@ fn amem_otlp_failures_found_and_attributed() {
 // Mem0 0.925 / 0.925, NaiveRAG 0.958 / 0.958, EverMemOS 0.819 / 0.825; tuned on seeds 1-6 only).
 // After the "answer read a memory that lost it" rule (seeds 1, 2, 31, 32 tuned): Mem0 0.940,
 // NaiveRAG 0.958 / 0.967, EverMemOS 0.831 / 0.838, A-Mem 0.950. After the "answer ignored the
-// gold it had" rule: NaiveRAG 0.967 / 0.975, the others unchanged.
+// gold it had" rule: NaiveRAG 0.967 / 0.975, the others unchanged. After the relative-date
+// corruption rule, close-together answer words and whole-answer EverMemOS fault targets:
+// EverMemOS 0.881 / 0.887, the others unchanged.
 const MEM0: (f64, f64) = (0.91, 0.91);
 const NAIVERAG: (f64, f64) = (0.93, 0.93);
-const EVERMEMOS: (f64, f64) = (0.79, 0.80);
+const EVERMEMOS: (f64, f64) = (0.85, 0.86);
 /// A-Mem, never tuned on: 200 cases, op-id 0.945, type 0.945 (measured once).
 const AMEM: (f64, f64) = (0.93, 0.93);

@@ -124,6 +124,10 @@ pub struct Key {
     /// names). A text carries such a date only where it also speaks of that event: the same
     /// week's museum trip does not date the picnic.
     pub event: BTreeSet<String>,
+    /// With a literal gold answer of several words: how far apart (in content words) the
+    /// evidence states them. A text holds them only that close together ("an intense Harry
+    /// Potter trivia contest" is not held by "a Harry Potter fan … a crazy intense game").
+    pub gold_span: Option<usize>,
 }
 
 /// The day a variable says it was written (a `timestamp`/`time`/`date` field of its value or
@@ -197,12 +201,21 @@ impl Key {
         } else {
             BTreeSet::new()
         };
+        let gold_span = if gold_is_literal && gold.len() >= 2 {
+            evidence_texts
+                .iter()
+                .filter_map(|e| tightest(&positions(e), &gold))
+                .min()
+        } else {
+            None
+        };
         Key {
             gold,
             evidence,
             gold_is_literal,
             parts,
             event,
+            gold_span,
         }
     }
 
@@ -312,7 +325,10 @@ impl Key {
             Ok(stated) if !stated || self.parts.parts.is_empty() => base,
             // The parts are stated (in any form): they count, twice, among the gold words.
             Ok(_) => {
-                let have = terms(text);
+                let have = match self.gold_span {
+                    Some(span) => close_found(&positions(text), &self.gold, span * 2 + 6),
+                    None => terms(text),
+                };
                 let weight = |w: &String| {
                     if self.parts.terms.contains(w) {
                         2.0
@@ -347,11 +363,70 @@ impl Key {
             }
         };
         if self.gold_is_literal {
-            cov(&self.gold)
+            match self.gold_span {
+                Some(span) => {
+                    let found = close_found(&positions(text), &self.gold, span * 2 + 6);
+                    found.len() as f64 / self.gold.len() as f64
+                }
+                None => cov(&self.gold),
+            }
         } else {
             cov(&self.gold).max(cov(&self.evidence))
         }
     }
+}
+
+/// The stemmed content words of a text with their token positions.
+fn positions(text: &str) -> Vec<(usize, String)> {
+    tokens(text)
+        .enumerate()
+        .filter(|(_, w)| !is_stop(w, StopList::Trace))
+        .map(|(i, w)| (i, stem(&w)))
+        .collect()
+}
+
+/// The fewest tokens a stretch of `words` spans that holds every `gold` word the text has
+/// (`None` when it has fewer than two of them).
+fn tightest(words: &[(usize, String)], gold: &BTreeSet<String>) -> Option<usize> {
+    let hits: Vec<&(usize, String)> = words.iter().filter(|(_, w)| gold.contains(w)).collect();
+    let want = hits.iter().map(|(_, w)| w).collect::<BTreeSet<_>>().len();
+    if want < 2 {
+        return None;
+    }
+    let mut best = None;
+    for (i, (start, _)) in hits.iter().enumerate() {
+        let mut seen = BTreeSet::new();
+        for (end, w) in &hits[i..] {
+            seen.insert(w);
+            if seen.len() == want {
+                let span = end - start + 1;
+                best = Some(best.map_or(span, |b: usize| b.min(span)));
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The most `gold` words found within one stretch of `width` tokens.
+fn close_found(
+    words: &[(usize, String)],
+    gold: &BTreeSet<String>,
+    width: usize,
+) -> BTreeSet<String> {
+    let hits: Vec<&(usize, String)> = words.iter().filter(|(_, w)| gold.contains(w)).collect();
+    let mut most = BTreeSet::new();
+    for (i, (start, _)) in hits.iter().enumerate() {
+        let found: BTreeSet<String> = hits[i..]
+            .iter()
+            .take_while(|(p, _)| p - start < width)
+            .map(|(_, w)| w.clone())
+            .collect();
+        if found.len() > most.len() {
+            most = found;
+        }
+    }
+    most
 }
 
 /// The words of `text` that start with a capital letter, past its first word.
@@ -385,6 +460,21 @@ fn paragraphs(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answer_words_count_only_as_close_together_as_the_evidence_has_them() {
+        let key = Key::new(
+            &["a ceramic owl and a silk scarf".into()],
+            "What souvenirs did Ana bring back?",
+            &["I brought back a ceramic owl and a silk scarf for my sister.".into()],
+        );
+        assert!(key.carry("Ana brought a ceramic owl and a silk scarf home.") > 0.9);
+        let apart = "Ana keeps a ceramic pot on her desk. Her brother studies birds; the owl \
+                     is his favourite. Their mother, who travelled through Portugal and Spain \
+                     all of last spring with two old friends from school, likes silk.";
+        // Three of the four words are in it, at most two of them close together.
+        assert!(key.carry(apart) <= 0.5, "{}", key.carry(apart));
+    }
 
     #[test]
     fn terms_meet_at_their_stems() {

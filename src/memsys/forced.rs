@@ -25,10 +25,20 @@ pub(super) fn at_pair(
 /// An extraction fault on extracted facts: the facts holding `answer` are dropped, or garbled
 /// when `garbled`.
 pub(super) fn drop_facts(facts: Vec<String>, answer: &str, garbled: bool) -> Vec<String> {
+    drop_facts_where(facts, answer, garbled, holds)
+}
+
+/// [`drop_facts`] of the facts `hit` says hold `answer`.
+pub(super) fn drop_facts_where(
+    facts: Vec<String>,
+    answer: &str,
+    garbled: bool,
+    hit: impl Fn(&str, &str) -> bool,
+) -> Vec<String> {
     facts
         .into_iter()
         .filter_map(|x| {
-            if !holds(&x, answer) {
+            if !hit(&x, answer) {
                 Some(x)
             } else if garbled {
                 Some(garble(&x, answer))

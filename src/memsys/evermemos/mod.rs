@@ -27,8 +27,8 @@ use serde_json::{json, Value};
 
 use memtrace_record::{sha1_hex, OpSpec, Render, Scope, Var, VarSpec};
 
-use super::fault::holds;
-use super::forced::drop_facts;
+use super::fault::holds_whole;
+use super::forced::drop_facts_where;
 use super::locomo::Turn;
 use super::prompts::{self, Prompts};
 use super::record::{
@@ -276,8 +276,8 @@ impl<L: Llm> Builder<'_, L> {
             let Some((pair, answer, garbled)) = f.extraction_at() else {
                 continue;
             };
-            if pairs.contains(&pair) && events.iter().any(|e| holds(e, answer)) {
-                events = drop_facts(events, answer, garbled);
+            if pairs.contains(&pair) && events.iter().any(|e| holds_whole(e, answer)) {
+                events = drop_facts_where(events, answer, garbled, holds_whole);
                 run.applied[k] = Some(op.id().to_owned());
                 faulted = true;
             }

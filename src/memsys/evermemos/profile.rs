@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::super::fault::{holds, Fault};
-use super::super::forced::{at_pair, force_update};
+use super::super::fault::{holds_whole, Fault};
+use super::super::forced::{at_pair, force_update_where};
 use super::super::prompts::{self, Prompts};
 use super::super::record::{llm_var, parse_list, prompt_var};
 use super::super::store::Unit;
@@ -50,9 +50,11 @@ impl<L: Llm> Builder<'_, L> {
                 self.profiles.len() - 1
             };
             let old = self.profiles.get(pi).cloned().unwrap_or_default();
+            // A profile item holds the answer when it states all of it: "dramas and romcoms"
+            // shares a word with "drama and romance" but is another fact.
             let hit = forced
                 .iter()
-                .any(|(_, a)| old.items.iter().any(|i| holds(i, a)));
+                .any(|(_, a)| old.items.iter().any(|i| holds_whole(i, a)));
             if mine.is_empty() && !hit {
                 continue;
             }
@@ -79,7 +81,8 @@ impl<L: Llm> Builder<'_, L> {
             let mut faulted = false;
             for &(k, answer) in &forced {
                 let items = old.items.iter().map(String::as_str);
-                if force_update(&mut events, items, &mine, answer) {
+                let whole = |_: usize, before: &str| holds_whole(before, answer);
+                if force_update_where(&mut events, items, &mine, answer, whole) {
                     run.applied[k] = Some(op.id().to_owned());
                     faulted = true;
                     // The fault is the LLM's: its reply is what it would have said.
