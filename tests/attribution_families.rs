@@ -14,8 +14,17 @@
 //! - EverMemOS: seed 11 0.925, seed 12 0.912, seed 21 0.887 (op-id = type)
 //! - A-Mem: seed 11 0.910, seed 12 0.980, seed 21 0.920; Mem0 and NaiveRAG unchanged
 //!
-//! The target is 0.95 / 0.98; EverMemOS and NaiveRAG are below it. Each floor is what was
-//! measured minus a small margin, so a regression fails.
+//! Then the generator keeps only faults that fit the error types' definitions: a question is a
+//! target only when the clean answer states the whole gold answer (not one word of it that the
+//! judge passes), and a memory fault (extraction, update, deletion, retrieval) only when no
+//! retrieved memory still states the whole answer (else the answer op failed):
+//! - Mem0:      seed 11 0.990 / 0.990, seed 12 1.000 / 1.000, seed 21 1.000 / 1.000
+//! - NaiveRAG:  seed 11 0.983 / 1.000, seed 12 0.983 / 0.983, seed 21 0.983 / 1.000
+//! - EverMemOS: seed 11 0.988 / 0.988, seed 12 0.975 / 0.988, seed 21 0.950 / 0.950
+//! - A-Mem (never tuned on): seed 11 0.950, seed 12 0.930, seed 21 0.950 (op-id = type)
+//!
+//! The target is 0.95 / 0.98. Each floor is what was measured minus a small margin, so a
+//! regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
@@ -75,7 +84,7 @@ fn check(system: System, floors: &[(u64, f64, f64)]) {
 fn mem0_held_out_seeds() {
     check(
         System::Mem0,
-        &[(11, 0.94, 0.94), (12, 0.97, 0.97), (21, 0.95, 0.95)],
+        &[(11, 0.97, 0.97), (12, 0.98, 0.98), (21, 0.98, 0.98)],
     );
 }
 
@@ -84,17 +93,16 @@ fn mem0_held_out_seeds() {
 fn naiverag_held_out_seeds() {
     check(
         System::NaiveRag,
-        &[(11, 0.98, 0.98), (12, 0.95, 0.95), (21, 0.91, 0.93)],
+        &[(11, 0.96, 0.98), (12, 0.96, 0.96), (21, 0.96, 0.98)],
     );
 }
 
-/// Below the target: misses are mostly profile updates and episode extractions the answer
-/// op's other inputs seem to make up for (see the report of issue 14).
+/// Seed 21 is below the type target (0.95 of 0.98).
 #[test]
 fn evermemos_held_out_seeds() {
     check(
         System::EverMemOs,
-        &[(11, 0.90, 0.90), (12, 0.89, 0.89), (21, 0.86, 0.86)],
+        &[(11, 0.96, 0.96), (12, 0.95, 0.96), (21, 0.92, 0.92)],
     );
 }
 
@@ -103,6 +111,6 @@ fn evermemos_held_out_seeds() {
 fn amem_held_out_family() {
     check(
         System::AMem,
-        &[(11, 0.88, 0.88), (12, 0.96, 0.96), (21, 0.90, 0.90)],
+        &[(11, 0.92, 0.92), (12, 0.91, 0.91), (21, 0.92, 0.92)],
     );
 }

@@ -135,9 +135,11 @@ fn amem_otlp_failures_found_and_attributed() {
 // NaiveRAG 0.958 / 0.967, EverMemOS 0.831 / 0.838, A-Mem 0.950. After the "answer ignored the
 // gold it had" rule: NaiveRAG 0.967 / 0.975, the others unchanged. After the relative-date
 // corruption rule, close-together answer words and whole-answer EverMemOS fault targets:
-// EverMemOS 0.881 / 0.887, the others unchanged.
-const MEM0: (f64, f64) = (0.91, 0.91);
-const NAIVERAG: (f64, f64) = (0.93, 0.93);
-const EVERMEMOS: (f64, f64) = (0.85, 0.86);
+// EverMemOS 0.881 / 0.887, the others unchanged. After the generator kept only faults that fit
+// the error types' definitions (see `attribution_families.rs`): Mem0 0.935 / 0.950, NaiveRAG
+// 0.942 / 0.967, EverMemOS 0.950 / 0.956, A-Mem 0.945.
+const MEM0: (f64, f64) = (0.91, 0.93);
+const NAIVERAG: (f64, f64) = (0.92, 0.94);
+const EVERMEMOS: (f64, f64) = (0.92, 0.93);
 /// A-Mem, never tuned on: 200 cases, op-id 0.945, type 0.945 (measured once).
 const AMEM: (f64, f64) = (0.93, 0.93);

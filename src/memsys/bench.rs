@@ -13,10 +13,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Value};
 
 use super::bench_otlp::{self, Picked};
-use super::fault::Fault;
+use super::fault::{holds_whole, Fault};
 use super::locomo::Conversation;
 use super::record::pair_of;
-use super::{annotation, recorder_for, run, Config, MemsysError, Prompts, Run, System};
+use super::{
+    annotation, recorder_for, run, Config, MemsysError, Prompts, QuestionResult, Run, System,
+};
 use crate::model::ErrorType;
 use crate::provider::Llm;
 use crate::util::rng::SplitMix64;
@@ -167,6 +169,13 @@ pub(super) fn wrong_in(run: &Run, question: &str) -> bool {
         .any(|r| r.question == question && !r.correct)
 }
 
+/// True when a unit retrieved for `question` still states its whole answer.
+fn still_held(run: &Run, question: &str) -> bool {
+    run.results
+        .iter()
+        .any(|r| r.question == question && r.context_holds_answer)
+}
+
 pub(super) fn right_in(run: &Run, question: &str) -> bool {
     run.results
         .iter()
@@ -202,6 +211,12 @@ pub async fn build_file<L: Llm>(
                 continue;
             };
             if all.applied.get(k).is_none_or(Option::is_none) || !wrong_in(&all, &q.id) {
+                continue;
+            }
+            // A memory fault must take the answer out of what the answer op reads: when a
+            // retrieved memory still states it all, the answer op failed, not the memory.
+            let memory_fault = !matches!(f, Fault::Response { .. });
+            if memory_fault && still_held(&all, &q.id) {
                 continue;
             }
             let rest: Vec<Fault> = faults
@@ -436,10 +451,17 @@ pub(super) async fn clean_window<L: Llm>(
     };
     let off = recorder_for(&conv, &cfg, false);
     let clean = run(llm, &conv, prompts, &cfg, &[], &questions, &off).await?;
+    // A fault must turn a right answer wrong: one the judge passes although it holds only part
+    // of the gold answer ("grace" for "They look graceful") is right by luck, not a target.
+    let whole = |r: &QuestionResult| {
+        conv.questions
+            .get(r.index)
+            .is_some_and(|q| holds_whole(&r.prediction, &q.answer))
+    };
     let mut right: Vec<usize> = clean
         .results
         .iter()
-        .filter(|r| r.correct)
+        .filter(|r| r.correct && whole(r))
         .map(|r| r.index)
         .collect();
     rng.shuffle(&mut right);

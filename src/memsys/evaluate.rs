@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Scope, SessionSpec, Var, VarSpec};
 
-use super::fault::{holds, Fault};
+use super::fault::{holds, holds_whole, Fault};
 use super::locomo::{Conversation, Question};
 use super::prompts;
 use super::store::Unit;
@@ -205,6 +205,7 @@ pub(super) async fn evaluate<L: Llm>(
             golden_answers_id: gold.full_node_id(),
             evidence_ids: evidence_ids(job.conv, q),
             retrieved: s.units.iter().map(|u| u.id.clone()).collect(),
+            context_holds_answer: s.units.iter().any(|u| holds_whole(&u.text, &q.answer)),
             answer_span: span,
         });
     }

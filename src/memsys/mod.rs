@@ -192,6 +192,9 @@ pub struct QuestionResult {
     pub evidence_ids: Vec<String>,
     /// Ids of the retrieved units, best first.
     pub retrieved: Vec<String>,
+    /// A retrieved unit states the whole gold answer ([`fault::holds_whole`]).
+    #[serde(default)]
+    pub context_holds_answer: bool,
     /// The answering LLM span (empty unless spans are recorded).
     #[serde(default)]
     pub answer_span: String,
