@@ -19,9 +19,8 @@ const CONTEXT: usize = 3;
 /// The stretch of `copy` (its tokens) that replaces a gold word of `evidence` — [`CONTEXT`]
 /// tokens the two share, then a word that is neither the evidence's nor a gold word — when
 /// `said` (the prediction's tokens) repeats it; `evidence` is tokens, `gold` stemmed terms.
-/// When `dated` (the gold answer is a date, the day `Some` when it names one), also the word a copy puts right after one of the
-/// evidence's relative dates where the evidence has none: a content word the evidence does not
-/// have and that names no date.
+/// When `dated` (the gold answer is a date), also the word a copy puts right after one of the
+/// evidence's relative dates ([`after_relative_date`]).
 pub(crate) fn repeated_corruption(
     evidence: &[String],
     copy: &str,
@@ -32,37 +31,75 @@ pub(crate) fn repeated_corruption(
     let ev = evidence;
     let cp: Vec<String> = tokens(copy).collect();
     let is_gold = |w: &str| gold.contains(&stem(w));
-    let in_evidence: BTreeSet<&str> = ev.iter().map(String::as_str).collect();
-    for i in 2..=ev.len() {
-        // A relative date that opens the evidence ("Starting tomorrow, …") has less before it.
-        let before = &ev[i.saturating_sub(CONTEXT)..i];
-        let relative = dated.is_some() && ends_relative_date(before);
-        let gold_slot = ev.get(i).is_some_and(|w| is_gold(w)) && before.len() == CONTEXT;
-        // A run of stopwords ("and it was") is too common to locate anything.
-        if !(relative || gold_slot) || before.iter().all(|w| is_stop(w, StopList::Trace)) {
+    for i in CONTEXT..ev.len() {
+        if !is_gold(&ev[i]) {
             continue;
         }
-        let n = before.len();
-        for j in 0..cp.len().saturating_sub(n) {
-            if cp[j..j + n] != *before {
+        let before = &ev[i - CONTEXT..i];
+        // A run of stopwords ("and it was") is too common to locate anything.
+        if before.iter().all(|w| is_stop(w, StopList::Trace)) {
+            continue;
+        }
+        for j in 0..cp.len().saturating_sub(CONTEXT) {
+            let instead = &cp[j + CONTEXT];
+            if cp[j..j + CONTEXT] != *before || *instead == ev[i] || is_gold(instead) {
                 continue;
             }
-            let stretch = if gold_slot {
-                let instead = &cp[j + n];
-                (ev.get(i) != Some(instead) && !is_gold(instead)).then(|| &cp[j..=j + n])
-            } else {
-                // The first content word put after the relative date ("a *bakery*").
-                cp.iter()
-                    .enumerate()
-                    .skip(j + n)
-                    .take(2)
-                    .find(|(_, w)| !is_stop(w, StopList::Trace))
-                    .filter(|(_, w)| {
-                        !is_gold(w) && wrong_date_word(w, &in_evidence, dated.and_then(|d| d.day))
-                    })
-                    .map(|(k, _)| &cp[j..=k])
+            let stretch = &cp[j..=j + CONTEXT];
+            if contains_run(said, stretch) {
+                return Some(stretch.to_vec());
+            }
+        }
+    }
+    dated.and_then(|d| after_relative_date(ev, &cp, said, &is_gold, d))
+}
+
+/// The stretch of `copy` from one of the evidence's relative dates ("yesterday", "last week")
+/// to the first content word it put right after it, when that word is not the evidence's and
+/// names no date (or another weekday than the gold day's) and `said` repeats the stretch: the
+/// copy resolved the date wrongly ("a park yesterday *Tuesday*"). The copy must keep the words
+/// before the date or, when it rephrased them, some of the words after it.
+fn after_relative_date(
+    ev: &[String],
+    cp: &[String],
+    said: &[String],
+    is_gold: &dyn Fn(&str) -> bool,
+    dated: GoldDate,
+) -> Option<Vec<String>> {
+    let in_evidence: BTreeSet<&str> = ev.iter().map(String::as_str).collect();
+    let content = |ws: &[String]| -> BTreeSet<String> {
+        ws.iter()
+            .filter(|w| !is_stop(w, StopList::Trace))
+            .cloned()
+            .collect()
+    };
+    for i in 1..=ev.len() {
+        let Some(n) = relative_date_len(&ev[..i]) else {
+            continue;
+        };
+        let before = &ev[i.saturating_sub(CONTEXT)..i];
+        let phrase = &ev[i - n..i];
+        let ev_after = content(&ev[i..(i + 5).min(ev.len())]);
+        for j in 0..cp.len().saturating_sub(n) {
+            if cp[j..j + n] != *phrase {
+                continue;
+            }
+            let Some(k) = (j + n..(j + n + 2).min(cp.len()))
+                .find(|&k| !is_stop(&cp[k], StopList::Trace))
+                .filter(|&k| !is_gold(&cp[k]) && wrong_date_word(&cp[k], &in_evidence, dated.day))
+            else {
+                continue;
             };
-            if let Some(stretch) = stretch.filter(|s| contains_run(said, s)) {
+            let start = j + n - before.len().min(j + n);
+            let kept_before = before.len() >= 2 && cp[start..j + n] == *before;
+            let cp_after = content(&cp[k + 1..(k + 6).min(cp.len())]);
+            let kept_after = ev_after.intersection(&cp_after).count() >= 2;
+            let stretch = if kept_before {
+                &cp[start..=k]
+            } else {
+                &cp[j..=k]
+            };
+            if (kept_before || kept_after) && contains_run(said, stretch) {
                 return Some(stretch.to_vec());
             }
         }
@@ -76,17 +113,20 @@ pub(crate) struct GoldDate {
     pub day: Option<Date>,
 }
 
-/// True when `before` ends with a relative date ("yesterday", "last week", "two days ago").
-fn ends_relative_date(before: &[String]) -> bool {
-    let [.., prev, last] = before else {
-        return false;
-    };
+/// How many tokens the relative date `before` ends with has ("yesterday" 1, "last week" 2,
+/// "two days ago" 3), if it ends with one.
+fn relative_date_len(before: &[String]) -> Option<usize> {
+    let last = before.last()?;
+    let prev = before.len().checked_sub(2).and_then(|i| before.get(i));
     match last.as_str() {
-        "yesterday" | "tomorrow" | "today" | "tonight" | "ago" => true,
-        "week" | "weekend" | "month" | "year" | "night" => {
-            matches!(prev.as_str(), "last" | "next" | "this")
+        "yesterday" | "tomorrow" | "today" | "tonight" => Some(1),
+        "ago" if before.len() >= 3 => Some(3),
+        "week" | "weekend" | "month" | "year" | "night"
+            if prev.is_some_and(|p| matches!(p.as_str(), "last" | "next" | "this")) =>
+        {
+            Some(2)
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -164,6 +204,12 @@ mod tests {
         let said = toks(copy);
         let got = repeated_corruption(&evidence, copy, &said, &gold, Some(day)).expect("found");
         assert_eq!(got.join(" "), "starting tomorrow a bakery");
+        // The words before it rephrased (a greeting dropped), the words after it kept.
+        let evidence = toks("That's awesome, Gina! Yesterday I chose to go to networking events.");
+        let copy = "What gave Gina the idea? Yesterday jazz) Jon chose to go to networking events.";
+        let said = toks(copy);
+        let got = repeated_corruption(&evidence, copy, &said, &gold, Some(day)).expect("found");
+        assert_eq!(got.join(" "), "yesterday jazz");
         // Not for an answer that is no date, nor for a resolved date (7 May 2023 was a Sunday)
         // or the evidence's own words.
         assert_eq!(
