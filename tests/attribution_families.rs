@@ -23,6 +23,9 @@
 //! - EverMemOS: seed 11 0.988 / 0.988, seed 12 0.975 / 0.988, seed 21 0.950 / 0.950
 //! - A-Mem (never tuned on): seed 11 0.950, seed 12 0.930, seed 21 0.950 (op-id = type)
 //!
+//! Then a long literal gold answer (5+ words) needs half its words (was 0.4) close together:
+//! NaiveRAG seed 12 1.000 / 1.000, the rest unchanged.
+//!
 //! The target is 0.95 / 0.98. Each floor is what was measured minus a small margin, so a
 //! regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
@@ -93,7 +96,7 @@ fn mem0_held_out_seeds() {
 fn naiverag_held_out_seeds() {
     check(
         System::NaiveRag,
-        &[(11, 0.96, 0.98), (12, 0.96, 0.96), (21, 0.96, 0.98)],
+        &[(11, 0.96, 0.98), (12, 0.97, 0.97), (21, 0.96, 0.98)],
     );
 }
 

@@ -259,11 +259,11 @@ impl Key {
         self.parts.check(best.1, anchor).err()
     }
 
-    /// The share of the key a text must hold to carry it, for a base `threshold`: lower for a
-    /// long gold answer, which is rarely restated whole.
+    /// The share of the key a text must hold to carry it, for a base `threshold`: lower (half of
+    /// it) for a long gold answer, which is rarely restated whole.
     pub fn bar(&self, threshold: f64) -> f64 {
         if self.gold_is_literal && self.gold.len() >= 5 {
-            threshold * 2.0 / 3.0
+            threshold * 5.0 / 6.0
         } else {
             threshold
         }
@@ -506,7 +506,8 @@ mod tests {
         let gold = ["helping trans people accept themselves and supporting mental health".into()];
         let evidence = ["I want to keep helping trans people accept themselves and supporting their mental health.".into()];
         let long = Key::new(&gold, "What does she want?", &evidence);
-        assert!(long.bar(0.6) < 0.5);
+        // Half its words, as close together as the evidence has them.
+        assert!((long.bar(0.6) - 0.5).abs() < 1e-9);
         let short = Key::new(&["Sweden".into()], "Where?", &["From Sweden.".into()]);
         assert!(short.bar(0.6) > 0.59);
     }
