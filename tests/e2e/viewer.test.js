@@ -208,10 +208,17 @@ test('a load under way can be cancelled: nothing is loaded, the page says so, th
   await page.waitForSelector('#summary', { timeout: 20000 });
   const tabs = () => page.locator('.tab').count();
   const before = await tabs();
+  // The load takes a couple of seconds: cancel in the page the moment its progress shows (a click
+  // from here could land after the load has finished).
+  const cancelWhenShown = (how) => page.waitForFunction((h) => {
+    if (!document.querySelector('#load-progress')) return false;
+    if (h === 'click') document.querySelector('#load-cancel').click();
+    else document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    return true;
+  }, how, { timeout: 10000, polling: 'raf' });
   await page.setInputFiles('#file-input', file);
-  await page.waitForSelector('#load-cancel', { timeout: 10000 });
+  await cancelWhenShown('click');
   await screenshot(page, 'load-progress');
-  await page.click('#load-cancel');
   await page.waitForSelector('#load-errors', { timeout: 10000 });
   assert.match(await page.textContent('#load-errors'), /large\.json[\s\S]*loading cancelled/);
   await page.waitForSelector('#load-progress', { state: 'detached' });
@@ -219,8 +226,7 @@ test('a load under way can be cancelled: nothing is loaded, the page says so, th
 
   // Escape cancels too; then a load left alone finishes.
   await page.setInputFiles('#file-input', file);
-  await page.waitForSelector('#load-progress', { timeout: 10000 });
-  await page.keyboard.press('Escape');
+  await cancelWhenShown('Escape');
   await page.waitForSelector('#load-progress', { state: 'detached' });
   assert.equal(await tabs(), before);
   await page.setInputFiles('#file-input', file);
