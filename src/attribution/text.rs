@@ -325,10 +325,7 @@ impl Key {
             Ok(stated) if !stated || self.parts.parts.is_empty() => base,
             // The parts are stated (in any form): they count, twice, among the gold words.
             Ok(_) => {
-                let have = match self.gold_span {
-                    Some(span) => close_found(&positions(text), &self.gold, span * 2 + 6),
-                    None => terms(text),
-                };
+                let have = self.close_gold(text).unwrap_or_else(|| terms(text));
                 let weight = |w: &String| {
                     if self.parts.terms.contains(w) {
                         2.0
@@ -352,6 +349,13 @@ impl Key {
         }
     }
 
+    /// With [`Key::gold_span`]: the most gold words the text has within one stretch of twice
+    /// that span (and a little more).
+    fn close_gold(&self, text: &str) -> Option<BTreeSet<String>> {
+        self.gold_span
+            .map(|span| close_found(&positions(text), &self.gold, span * 2 + 6))
+    }
+
     /// Today's word coverage, before the discriminating parts are weighed.
     fn base_one(&self, text: &str) -> f64 {
         let have = terms(text);
@@ -363,13 +367,10 @@ impl Key {
             }
         };
         if self.gold_is_literal {
-            match self.gold_span {
-                Some(span) => {
-                    let found = close_found(&positions(text), &self.gold, span * 2 + 6);
-                    found.len() as f64 / self.gold.len() as f64
-                }
-                None => cov(&self.gold),
-            }
+            self.close_gold(text).map_or_else(
+                || cov(&self.gold),
+                |found| found.len() as f64 / self.gold.len() as f64,
+            )
         } else {
             cov(&self.gold).max(cov(&self.evidence))
         }
