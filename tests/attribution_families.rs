@@ -26,6 +26,12 @@
 //! Then a long literal gold answer (5+ words) needs half its words (was 0.4) close together:
 //! NaiveRAG seed 12 1.000 / 1.000, the rest unchanged.
 //!
+//! Then (session 14, tuned on seeds 1-6, 31, 32 and 41-44 of EverMemOS) a "when" answered only
+//! by a message's time is not held by an undated restatement, memory versions older than the
+//! evidence are not followed, gold sources are taken near the annotated evidence, a negated
+//! question's answer stands under its negation, and "a year ago" is that month a year back:
+//! - Mem0 seed 11 1.000 / 1.000; EverMemOS seed 21 0.963 / 0.963; the rest unchanged.
+//!
 //! The target is 0.95 / 0.98. Each floor is what was measured minus a small margin, so a
 //! regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
@@ -87,7 +93,7 @@ fn check(system: System, floors: &[(u64, f64, f64)]) {
 fn mem0_held_out_seeds() {
     check(
         System::Mem0,
-        &[(11, 0.97, 0.97), (12, 0.98, 0.98), (21, 0.98, 0.98)],
+        &[(11, 0.98, 0.98), (12, 0.98, 0.98), (21, 0.98, 0.98)],
     );
 }
 
@@ -100,12 +106,12 @@ fn naiverag_held_out_seeds() {
     );
 }
 
-/// Seed 21 is below the type target (0.95 of 0.98).
+/// Seed 21 is below the type target (0.963 of 0.98).
 #[test]
 fn evermemos_held_out_seeds() {
     check(
         System::EverMemOs,
-        &[(11, 0.96, 0.96), (12, 0.95, 0.96), (21, 0.92, 0.92)],
+        &[(11, 0.96, 0.96), (12, 0.95, 0.96), (21, 0.94, 0.94)],
     );
 }
 

@@ -128,6 +128,12 @@ pub struct Key {
     /// evidence states them. A text holds them only that close together ("an intense Harry
     /// Potter trivia contest" is not held by "a Harry Potter fan … a crazy intense game").
     pub gold_span: Option<usize>,
+    /// The gold answer's dates the evidence does not state in words.
+    unstated_dates: Vec<dates::Mention>,
+    /// The gold answer is a date the evidence states only by when it was written (a message's
+    /// timestamp, "I took a class recently"): a text with no date of its own and no time (a
+    /// profile item restating the words) cannot answer "when". Set by [`Key::timed`].
+    pub dated_by_time: bool,
 }
 
 /// The day a variable says it was written (a `timestamp`/`time`/`date` field of its value or
@@ -178,6 +184,14 @@ impl Key {
         let mut parts = Parts::of(golden, question, evidence_texts, &gold);
         // This evidence's share of the answer: the parts it states (a date in any form).
         let dated = evidence_texts.is_empty() || evidence_texts.iter().any(|e| parts::has_date(e));
+        let unstated_dates = parts
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                parts::Part::Date(m) if !dated => Some(m.clone()),
+                _ => None,
+            })
+            .collect();
         parts.retain(|p| match p {
             parts::Part::Date(_) => dated,
             _ => !gold_is_literal || parts::part_terms(p).iter().any(|w| gold.contains(w)),
@@ -216,7 +230,22 @@ impl Key {
             parts,
             event,
             gold_span,
+            unstated_dates,
+            dated_by_time: false,
         }
+    }
+
+    /// The key of evidence written at `time`: when that is the gold answer's unstated date (within
+    /// a week: "recently"), the answer is dated by the time alone (see [`Key::dated_by_time`]).
+    #[must_use]
+    pub fn timed(mut self, time: Option<Date>) -> Key {
+        let day = time.map(|d| crate::util::calendar::days_from_civil(d.year, d.month, d.day));
+        self.dated_by_time = day.is_some_and(|d| {
+            self.unstated_dates.iter().any(|m| {
+                matches!(m, dates::Mention::Span { lo, hi, .. } if (lo - 7..=hi + 7).contains(&d))
+            })
+        });
+        self
     }
 
     /// How much of the key a text holds, 0..=1: the better of gold coverage and evidence
@@ -238,8 +267,10 @@ impl Key {
     /// As [`Key::carry`] for a variable: its readable text, dated by [`var_anchor`].
     pub fn carry_var(&self, v: &NodeRecord) -> f64 {
         let anchor = var_anchor(v);
+        let undated = |x: &String| self.dated_by_time && anchor.is_none() && !parts::has_date(x);
         var_texts(v)
             .iter()
+            .filter(|x| !undated(x))
             .map(|x| self.carry_at(x, anchor))
             .fold(0.0, f64::max)
     }
@@ -500,6 +531,17 @@ mod tests {
         let split = format!("{}\n\nawe-inspiring\n\nthe universe", "filler ".repeat(100));
         assert_eq!(key.gold_found(&split).len(), 1);
         assert!(key.gold_carry("nothing here") < 0.01);
+    }
+
+    #[test]
+    fn a_negated_question_is_answered_under_its_negation() {
+        let key = Key::new(
+            &["quit".into()],
+            "What does Jon tell Gina he won't do?",
+            &[],
+        );
+        assert!(key.gold_carry("Thanks! I won't quit, no matter what.") > 0.99);
+        assert!(key.gold_carry("Jon will quit the studio.") < 0.01);
     }
 
     #[test]

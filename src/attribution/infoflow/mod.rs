@@ -36,7 +36,9 @@ use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
 use super::roles::{
     holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
 };
-use super::text::{content_tokens, parse_day, parts, terms, tokens, var_text, var_texts, Key};
+use super::text::{
+    content_tokens, parse_day, parts, terms, tokens, var_anchor, var_text, var_texts, Key,
+};
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
@@ -142,7 +144,8 @@ impl InfoFlow {
         // Follow each evidence message on its own: its key is what it alone contributes.
         let mut findings = Vec::new();
         for &e in &evidence {
-            let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
+            let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))])
+                .timed(var_anchor(t.var(e)));
             findings.push((
                 key.gold_is_literal.then_some(key.gold.clone()),
                 self.follow(t, roles, &stage, case, &[e], &key)?,
@@ -316,12 +319,14 @@ impl InfoFlow {
         }
 
         // Where a memory unit's visible versions lost the information: the writer of the
-        // version after the last one that held it.
+        // version after the last one that held it. Versions before the first one the evidence
+        // reached (a profile item from an earlier session) cannot hold what it says.
         let visible_of = |name: &str| -> Vec<VarIx> {
             t.flow.versions.get(name).map_or_else(Vec::new, |versions| {
                 versions
                     .iter()
                     .copied()
+                    .skip_while(|&v| !in_lineage(v))
                     .filter(|&v| t.var(v).created_at <= stage.cutoff)
                     .collect()
             })
@@ -638,11 +643,25 @@ impl InfoFlow {
             .map(|v| (gold.gold_carry(&var_text(t.var(v))), v))
             .filter(|&(s, _)| s >= self.threshold)
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let best = scored.first().map_or(0.0, |s| s.0);
+        // Of equal ones, those said nearest the annotated evidence, and none twice as far as
+        // the nearest ("I won't quit" four turns before "I'm not giving up", not a "don't quit"
+        // of an earlier session).
+        let distance = |v: VarIx| {
+            evidence
+                .iter()
+                .map(|e| e.0.abs_diff(v.0))
+                .min()
+                .unwrap_or(u32::MAX)
+        };
+        scored.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(distance(a.1).cmp(&distance(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        let (best, nearest) = scored.first().map_or((0.0, 0), |s| (s.0, distance(s.1)));
         scored
             .into_iter()
-            .take_while(|s| s.0 >= best)
+            .take_while(|s| s.0 >= best && distance(s.1) <= nearest.saturating_mul(2))
             .take(2)
             .map(|(_, v)| v)
             .collect()

@@ -392,7 +392,11 @@ fn anchored(toks: &[Tok<'_>], i: usize, anchor: Option<i64>) -> Option<(Mention,
                 "few" | "several" | "three" => 3,
                 w => w.parse().ok()?,
             };
-            (low(i + 1), n, -1, i + 3)
+            // "A year ago" is that month a year back, not the whole of last year.
+            match low(i + 1) {
+                "year" | "years" => ("months", n * 12, -1, i + 3),
+                unit => (unit, n, -1, i + 3),
+            }
         }
         "a" if low(i + 1) == "few" && low(i + 2) == "days" && low(i + 3) == "ago" => {
             ("few", 1, -1, i + 4)
@@ -537,5 +541,8 @@ mod tests {
             )
         );
         assert_eq!(spans("3 days ago", Some(may8)), ["5 May 2023"]);
+        // A year ago is that month a year back; last year is the whole year.
+        assert_eq!(spans("one year ago", Some(may8)), ["May 2022"]);
+        assert_eq!(spans("last year", Some(may8)), ["2022"]);
     }
 }

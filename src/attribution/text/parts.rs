@@ -255,7 +255,8 @@ impl Parts {
             gold_text: gold.join("; "),
             ..Parts::default()
         };
-        let mut negated = false;
+        // "What does Jon say he won't do?" "Quit": the answer stands under the question's negation.
+        let mut negated = negations(&q, &q_stems).0.is_some();
         for g in gold {
             let t = toks(g);
             let (dates, in_date) = mentions(&t, None);
