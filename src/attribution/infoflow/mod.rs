@@ -19,7 +19,8 @@
 //! 5. nothing after the evidence held it → the op that read the evidence (ExtractionError).
 //!
 //! Each evidence message is followed on its own, plus the messages holding the gold answer when
-//! no evidence message does; the verdict is the earliest loss of a part of the gold answer that
+//! no evidence message does (those said nearest the evidence); a memory's versions older than
+//! the evidence are not followed (they cannot hold what it says); the verdict is the earliest loss of a part of the gold answer that
 //! reached the answer by no other message, else the answer op when the gold answer reached it,
 //! else the earliest loss.
 //!
