@@ -20,9 +20,9 @@
 //!
 //! Each evidence message is followed on its own, plus the messages holding the gold answer when
 //! no evidence message does (those said nearest the evidence); a memory's versions older than
-//! the evidence are not followed (they cannot hold what it says); the verdict is the earliest loss of a part of the gold answer that
-//! reached the answer by no other message, else the answer op when the gold answer reached it,
-//! else the earliest loss.
+//! the evidence are not followed (they cannot hold what it says). The verdict is the earliest
+//! loss of a part of the gold answer that reached the answer by no other message, else the
+//! answer op when the gold answer reached it, else the earliest loss.
 //!
 //! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
