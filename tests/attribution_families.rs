@@ -31,6 +31,7 @@
 //! evidence are not followed, gold sources are taken near the annotated evidence, a negated
 //! question's answer stands under its negation, and "a year ago" is that month a year back:
 //! - Mem0 seed 11 1.000 / 1.000; EverMemOS seed 21 0.963 / 0.963; the rest unchanged.
+//!
 //! Then a name part alone ("LGBTQ+") no longer carries a longer answer ("LGBTQ+ counseling
 //! workshop"): held-out figures unchanged (EverMemOS tuning seeds 928 -> 933 of 959).
 //!
