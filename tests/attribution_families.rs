@@ -32,9 +32,6 @@
 //! question's answer stands under its negation, and "a year ago" is that month a year back:
 //! - Mem0 seed 11 1.000 / 1.000; EverMemOS seed 21 0.963 / 0.963; the rest unchanged.
 //!
-//! Then a name part alone ("LGBTQ+") no longer carries a longer answer ("LGBTQ+ counseling
-//! workshop"): held-out figures unchanged (EverMemOS tuning seeds 928 -> 933 of 959).
-//!
 //! The target is 0.95 / 0.98. Each floor is what was measured minus a small margin, so a
 //! regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.

@@ -364,16 +364,6 @@ impl Key {
                         1.0
                     }
                 };
-                // The part alone is not the answer: "an LGBTQ+ pride parade" is not "an LGBTQ+
-                // counseling workshop". Some other gold word must be there too.
-                let plain: Vec<&String> = self
-                    .gold
-                    .iter()
-                    .filter(|w| !self.parts.terms.contains(*w))
-                    .collect();
-                if !plain.is_empty() && !plain.iter().any(|w| have.contains(*w)) {
-                    return base;
-                }
                 let total: f64 = self.gold.iter().map(weight).sum();
                 let kept: f64 = self
                     .gold
@@ -552,18 +542,6 @@ mod tests {
         );
         assert!(key.gold_carry("Thanks! I won't quit, no matter what.") > 0.99);
         assert!(key.gold_carry("Jon will quit the studio.") < 0.01);
-    }
-
-    #[test]
-    fn a_name_alone_does_not_carry_an_answer_of_more_words() {
-        let key = Key::new(
-            &["LGBTQ+ counseling workshop".into()],
-            "What workshop did Caroline attend recently?",
-            &["Last Friday, I went to an LGBTQ+ counseling workshop.".into()],
-        );
-        assert!(key.carry("Caroline went to an LGBTQ+ counseling workshop.") > 0.9);
-        let parade = "Last week Caroline went to an LGBTQ+ pride parade.";
-        assert!(key.carry(parade) < key.bar(0.6), "{}", key.carry(parade));
     }
 
     #[test]
