@@ -85,6 +85,9 @@ test('the closed loop runs in the page, resumes after a reload and exports updat
   await page.reload();
   await control({ fault_rate: 0 });
   await openView(page);
+  // The saved loop is read back from storage asynchronously after the view opens.
+  await page.waitForFunction(() => document.querySelector('#opt-run')?.textContent === 'Resume', null,
+    { timeout: 15000 }).catch(() => {});
   assert.equal(await page.textContent('#opt-run'), 'Resume');
   assert.deepStrictEqual(await progress(page), mid, 'the saved loop is the one before the reload');
   assert.deepStrictEqual(await rounds(page), before);
