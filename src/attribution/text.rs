@@ -239,7 +239,7 @@ impl Key {
     /// a week: "recently"), the answer is dated by the time alone (see [`Key::dated_by_time`]).
     #[must_use]
     pub fn timed(mut self, time: Option<Date>) -> Key {
-        let day = time.map(|d| crate::util::calendar::days_from_civil(d.year, d.month, d.day));
+        let day = time.map(Date::days);
         self.dated_by_time = day.is_some_and(|d| {
             self.unstated_dates.iter().any(|m| {
                 matches!(m, dates::Mention::Span { lo, hi, .. } if (lo - 7..=hi + 7).contains(&d))

@@ -82,10 +82,15 @@ impl Date {
         format!("{m} {}", self.year)
     }
 
+    /// Days since 1970-01-01.
+    pub fn days(self) -> i64 {
+        days_from_civil(self.year, self.month, self.day)
+    }
+
     /// The date `days` later (earlier when negative).
     #[must_use]
     pub fn plus_days(self, days: i64) -> Date {
-        let n = days_from_civil(self.year, self.month, self.day) + days;
+        let n = self.days() + days;
         let (year, month, day) = civil_from_days(n);
         Date { year, month, day }
     }

@@ -151,7 +151,7 @@ pub fn weekday_of(w: &str) -> Option<i64> {
 
 /// The weekday of a date, 0 = Sunday.
 pub fn weekday_of_date(d: Date) -> i64 {
-    weekday_at(days_from_civil(d.year, d.month, d.day))
+    weekday_at(d.days())
 }
 
 fn weekday_at(day: i64) -> i64 {
@@ -425,7 +425,7 @@ fn anchored(toks: &[Tok<'_>], i: usize, anchor: Option<i64>) -> Option<(Mention,
 /// Every date a text mentions, and which of its words they took. `anchor` is the day the
 /// text was written, for relative dates.
 pub fn mentions(toks: &[Tok<'_>], anchor: Option<Date>) -> (Vec<Mention>, Vec<bool>) {
-    let anchor = anchor.map(|a| days_from_civil(a.year, a.month, a.day));
+    let anchor = anchor.map(Date::days);
     let mut used = vec![false; toks.len()];
     let mut out = Vec::new();
     let mut i = 0;

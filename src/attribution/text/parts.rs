@@ -7,7 +7,7 @@ use std::fmt;
 
 use super::dates::{mentions, month_of, show_span, toks, weekday_of, Mention, Tok};
 use crate::text::stem;
-use crate::util::calendar::{days_from_civil, Date};
+use crate::util::calendar::Date;
 
 /// Number words, by value.
 const NUMBER_WORDS: [(&str, i64); 31] = [
@@ -419,7 +419,7 @@ impl Parts {
         // A text stating no date was written on its anchor day.
         if s.dates.is_empty() {
             if let Some(a) = anchor {
-                let day = days_from_civil(a.year, a.month, a.day);
+                let day = a.days();
                 let at = Mention::Span {
                     lo: day,
                     hi: day,
