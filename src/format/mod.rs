@@ -140,27 +140,37 @@ pub fn load_with_limits(
     opts: LoadOptions,
     limits: &Limits,
 ) -> Result<Loaded, FormatError> {
-    limits::check(bytes, limits)?;
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let format = match opts.format {
         Some(f) => f,
-        None => detect(bytes)?,
+        None => detect(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))?,
+    };
+    let fast = format == Format::Smartcomment && limits::parser_enforces(limits);
+    if fast {
+        limits::check_size(bytes, limits)?;
+    } else {
+        limits::check(bytes, limits)?;
+    }
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let smartcomment = || -> Result<smartcomment::Parts, FormatError> {
+        let parts = smartcomment::parse(bytes)?;
+        if fast {
+            limits::check_strings(&parts, limits)?;
+        }
+        Ok(parts)
     };
     let (mut parts, mut problems) = match format {
-        Format::Smartcomment if !opts.lenient => {
-            match strict_smartcomment(smartcomment::parse(bytes)?) {
-                Some(trace) => {
-                    return Ok(Loaded {
-                        trace,
-                        format,
-                        problems: Vec::new(),
-                    })
-                }
-                // Something is wrong: the full checks below say what, in their order.
-                None => (smartcomment::parse(bytes)?, Vec::new()),
+        Format::Smartcomment if !opts.lenient => match strict_smartcomment(smartcomment()?) {
+            Some(trace) => {
+                return Ok(Loaded {
+                    trace,
+                    format,
+                    problems: Vec::new(),
+                })
             }
-        }
-        Format::Smartcomment => (smartcomment::parse(bytes)?, Vec::new()),
+            // Something is wrong: the full checks below say what, in their order.
+            None => (smartcomment()?, Vec::new()),
+        },
+        Format::Smartcomment => (smartcomment()?, Vec::new()),
         Format::Otlp => span_graph::build(otlp::parse(bytes, opts.lenient)?, opts.lenient)?,
         Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,
     };

@@ -132,7 +132,11 @@ impl FlowSteps {
                     }
                 }
                 2 => {
-                    let end = edge_ends(f, i, &t.edges[i])?;
+                    let prev = i.checked_sub(1).and_then(|p| {
+                        let ends = f.edge_ends.get(p)?;
+                        Some((t.edges.get(p)?, *ends))
+                    });
+                    let end = edge_ends(f, i, &t.edges[i], prev)?;
                     f.edge_ends.push(end);
                 }
                 3 => op_subgraph(f, &self.op_edges[i], OpIx(i as u32), &mut self.degree),
@@ -161,7 +165,10 @@ impl FlowSteps {
         let (nv, no) = (t.vars.len(), t.ops.len());
         let f = &mut self.f;
         match self.pass {
-            0 => f.var_ix.reserve(nv),
+            0 => {
+                f.var_ix.reserve(nv);
+                f.versions.reserve(nv);
+            }
             1 => f.op_ix.reserve(no),
             2 => {
                 f.op_inputs = vec![Vec::new(); no];
@@ -196,26 +203,40 @@ impl FlowSteps {
     }
 }
 
-/// Edge `i`'s (source, target, op), resolved by id.
+/// Edge `i`'s (source, target, op), resolved by id. An id the edge before (`prev`, with its
+/// ends) also names is taken from it without a lookup: an op's edges come together and chain.
 fn edge_ends(
     f: &Flow,
     i: usize,
     e: &super::EdgeRecord,
+    prev: Option<(&super::EdgeRecord, (VarIx, VarIx, OpIx))>,
 ) -> Result<(VarIx, VarIx, OpIx), GraphError> {
     let resolve_var = |field: &str, id: &str| {
-        f.var_ix(id).ok_or_else(|| GraphError::Dangling {
-            path: format!("data.edges[{i}].{field}"),
-            id: id.to_owned(),
-            kind: "node".into(),
-        })
+        let known = prev.and_then(|(p, (ps, pd, _))| {
+            if p.source_full_node_id == id {
+                Some(ps)
+            } else {
+                (p.target_full_node_id == id).then_some(pd)
+            }
+        });
+        known
+            .or_else(|| f.var_ix(id))
+            .ok_or_else(|| GraphError::Dangling {
+                path: format!("data.edges[{i}].{field}"),
+                id: id.to_owned(),
+                kind: "node".into(),
+            })
     };
     let s = resolve_var("source_full_node_id", &e.source_full_node_id)?;
     let d = resolve_var("target_full_node_id", &e.target_full_node_id)?;
-    let o = f.op_ix(&e.op_id).ok_or_else(|| GraphError::Dangling {
-        path: format!("data.edges[{i}].op_id"),
-        id: e.op_id.clone(),
-        kind: "operation".into(),
-    })?;
+    let known = prev.and_then(|(p, (_, _, po))| (p.op_id == e.op_id).then_some(po));
+    let o = known
+        .or_else(|| f.op_ix(&e.op_id))
+        .ok_or_else(|| GraphError::Dangling {
+            path: format!("data.edges[{i}].op_id"),
+            id: e.op_id.clone(),
+            kind: "operation".into(),
+        })?;
     Ok((s, d, o))
 }
 

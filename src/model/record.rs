@@ -102,6 +102,23 @@ macro_rules! record {
             pub fn is_absent(&self, field: &str) -> bool {
                 self.unset.absent & Self::bit(field) != 0
             }
+
+            /// The longest string this record holds (a value, a key, or inside a JSON
+            /// field), in bytes, and the field it is in.
+            pub fn longest_string(&self) -> (usize, &str) {
+                let mut best = (0, "");
+                $(let n = StrLen::str_len(&self.$f);
+                if n > best.0 {
+                    best = (n, stringify!($f));
+                })*
+                for (k, v) in &self.extra {
+                    let n = k.len().max(v.str_len());
+                    if n > best.0 {
+                        best = (n, k.as_str());
+                    }
+                }
+                best
+            }
         }
 
         impl Serialize for $name {
@@ -132,13 +149,23 @@ macro_rules! record {
                         $(let mut $f: Option<$t> = None;)*
                         let mut extra = Map::new();
                         let mut unset = Unset::default();
+                        // Files keep smartcomment's key order: try the field after the last
+                        // one first (one comparison a key instead of a search).
+                        let mut next = 0;
                         while let Some(key) = map.next_key::<crate::model::record::Key<'de>>()? {
-                            match key.as_str() {
-                                $(stringify!($f) => {
+                            let k = key.as_str();
+                            let at = if $name::FIELDS.get(next) == Some(&k) {
+                                Some(next)
+                            } else {
+                                $name::FIELDS.iter().position(|f| *f == k)
+                            };
+                            next = at.map_or(next, |i| i + 1);
+                            match at {
+                                $(Some(i) if i == F::$f as usize => {
                                     $f = record!(@read map, unset, 1u32 << (F::$f as u32), $t $(, $default $(, $kind)?)?);
                                 })*
-                                other => {
-                                    extra.insert(other.to_owned(), map.next_value()?);
+                                _ => {
+                                    extra.insert(k.to_owned(), map.next_value()?);
                                 }
                             }
                         }
@@ -157,6 +184,55 @@ macro_rules! record {
         }
     };
 }
+
+/// The longest string in a field's value, in bytes (0 for numbers and booleans).
+pub(crate) trait StrLen {
+    fn str_len(&self) -> usize;
+}
+
+impl StrLen for String {
+    fn str_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T: StrLen> StrLen for Option<T> {
+    fn str_len(&self) -> usize {
+        self.as_ref().map_or(0, StrLen::str_len)
+    }
+}
+
+impl<T: StrLen> StrLen for Vec<T> {
+    fn str_len(&self) -> usize {
+        self.iter().map(StrLen::str_len).max().unwrap_or(0)
+    }
+}
+
+impl StrLen for Value {
+    fn str_len(&self) -> usize {
+        match self {
+            Value::String(s) => s.len(),
+            Value::Array(a) => a.str_len(),
+            Value::Object(m) => m
+                .iter()
+                .map(|(k, v)| k.len().max(v.str_len()))
+                .max()
+                .unwrap_or(0),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+    }
+}
+
+macro_rules! no_strings {
+    ($($t:ty),*) => {$(
+        impl StrLen for $t {
+            fn str_len(&self) -> usize {
+                0
+            }
+        }
+    )*};
+}
+no_strings!(i64, u32, bool);
 
 /// A map key, borrowed from the input when it has no escapes.
 pub(crate) enum Key<'de> {

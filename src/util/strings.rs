@@ -63,12 +63,26 @@ pub fn decimal(n: i64, buf: &mut [u8; 20]) -> &str {
 /// assert!(memtrace::util::strings::contains_ignore_ascii_case("LLM_Judge", "judge"));
 /// ```
 pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
-    let n = needle.as_bytes();
-    n.is_empty()
-        || hay
-            .as_bytes()
-            .windows(n.len())
-            .any(|w| w.eq_ignore_ascii_case(n))
+    let (n, h) = (needle.as_bytes(), hay.as_bytes());
+    let Some(&first) = n.first() else {
+        return true;
+    };
+    // Jump from one place the first byte matches (in either case) to the next, comparing the
+    // rest only there: this runs on every name of a trace.
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let mut from = 0;
+    while let Some(k) = h
+        .get(from..)
+        .and_then(|rest| memchr::memchr2(lower, upper, rest))
+    {
+        let at = from + k;
+        match h.get(at..at + n.len()) {
+            Some(w) if w.eq_ignore_ascii_case(n) => return true,
+            Some(_) => from = at + 1,
+            None => return false,
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -91,6 +105,10 @@ mod tests {
             ("", ""),
             ("Ünïcode QUESTION", "question"),
             ("quer", "query"),
+            ("qqQUERYx", "query"),
+            ("a q", "query"),
+            ("raw_fact_judge", "_judge"),
+            ("Retrieval", "eval"),
         ] {
             assert_eq!(
                 contains_ignore_ascii_case(hay, needle),
