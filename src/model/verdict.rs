@@ -2,6 +2,7 @@
 //! (`{"label": "WRONG"}`, `{"correct": false}`, `{"score": 0}`), and the name hints that say an
 //! op judges answers (`judge`, `eval`, `grade`, …).
 
+use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 /// What a judge said about one answer.
@@ -166,10 +167,21 @@ pub fn words(name: &str) -> Vec<String> {
 
 /// True when a word of `name` says "judging answers" ([`is_judge_word`]).
 pub fn says_judge(name: &str) -> bool {
-    // A name holding no root of a judge word needs no splitting.
-    let may = JUDGE_ROOTS
-        .iter()
-        .any(|n| crate::util::strings::contains_ignore_ascii_case(name, n));
+    // A name holding no root of a judge word needs no splitting; one pass finds any root (this
+    // runs on every op's name and metadata, several times a load).
+    static ROOTS: std::sync::OnceLock<Option<AhoCorasick>> = std::sync::OnceLock::new();
+    let roots = ROOTS.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(JUDGE_ROOTS)
+            .ok()
+    });
+    let may = match roots {
+        Some(ac) => ac.is_match(name),
+        None => JUDGE_ROOTS
+            .iter()
+            .any(|n| crate::util::strings::contains_ignore_ascii_case(name, n)),
+    };
     may && words(name).iter().any(|w| is_judge_word(w))
 }
 
