@@ -140,14 +140,13 @@ pub fn load_with_limits(
     opts: LoadOptions,
     limits: &Limits,
 ) -> Result<Loaded, FormatError> {
+    limits::check_size(bytes, limits)?;
     let format = match opts.format {
         Some(f) => f,
         None => detect(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))?,
     };
     let fast = format == Format::Smartcomment && limits::parser_enforces(limits);
-    if fast {
-        limits::check_size(bytes, limits)?;
-    } else {
+    if !fast {
         limits::check(bytes, limits)?;
     }
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
