@@ -49,6 +49,32 @@ test('errors are MemtraceError objects with kind, place and hint', () => {
   assert.ok(e.column > 0 && e.hint.length > 0);
 });
 
+test('loadAsync gives the trace load gives, slice by slice, and stops on abort', async () => {
+  const bytes = readFileSync(join(fixtures, 'locomo_locomo-1.json'));
+  const whole = Trace.load(bytes);
+  const seen = [];
+  // A slice of 0.01 ms: a step or so each, so the load takes many slices.
+  const sliced = await Trace.loadAsync(bytes, { sliceMs: 0.01, onProgress: (p) => seen.push(p) });
+  assert.deepEqual(sliced.summary(), whole.summary());
+  assert.deepEqual(sliced.cases(), whole.cases());
+  assert.deepEqual(sliced.attribute(), whole.attribute());
+  assert.ok(seen.length >= 3, `${seen.length} progress reports`);
+  const fractions = seen.map((p) => p.fraction);
+  assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), 'progress only grows');
+  assert.ok(fractions.every((f) => f >= 0 && f <= 1));
+  assert.ok(seen.some((p) => p.stage === 'parse'), JSON.stringify(seen.map((p) => p.stage)));
+  whole.free();
+  sliced.free();
+
+  const controller = new AbortController();
+  const pending = Trace.loadAsync(bytes, { sliceMs: 0.01, signal: controller.signal, onProgress: () => controller.abort() });
+  await assert.rejects(pending, (e) => e.name === 'MemtraceError' && e.kind === 'cancelled');
+  await assert.rejects(Trace.loadAsync(new TextEncoder().encode('{"data": {"nodes": [')),
+    (e) => e.name === 'MemtraceError' && e.kind === 'json' && e.line === 1);
+  await assert.rejects(async () => Trace.loadAsync(bytes, { lenent: true }),
+    (e) => e.name === 'MemtraceError' && e.kind === 'argument' && /lenent/.test(e.message));
+});
+
 test('the package is npm-ready and its types have no any', () => {
   const meta = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
   for (const k of ['name', 'version', 'license', 'files', 'types']) assert.ok(meta[k], `package.json has ${k}`);
@@ -57,7 +83,7 @@ test('the package is npm-ready and its types have no any', () => {
   assert.match(dts, /class Trace/);
   for (const m of ['summary', 'cases', 'roles', 'node', 'versions', 'slice', 'impact', 'search', 'startPoints',
     'renderFlatLog', 'attribute', 'attributeWith', 'counterfactual', 'toSmartcomment', 'resultsJson', 'csv',
-    'annotations', 'reportHtml', 'reportMarkdown', 'free']) {
+    'annotations', 'reportHtml', 'reportMarkdown', 'free', 'loadAsync']) {
     assert.match(dts, new RegExp(`\\b${m}\\(`), `${m} is declared`);
   }
   const anys = dts.split('\n').filter((l) => /\bany\b/.test(l) && !/^\s*(\*|\/\/)/.test(l));

@@ -13,6 +13,8 @@ mod error;
 #[cfg(target_arch = "wasm32")]
 mod llm;
 #[cfg(target_arch = "wasm32")]
+mod load;
+#[cfg(target_arch = "wasm32")]
 mod optimize;
 mod trace;
 mod types;

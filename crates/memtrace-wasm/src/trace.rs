@@ -136,19 +136,30 @@ pub struct Trace {
 }
 
 fn load_inner(bytes: &[u8], opts: LoadOptions) -> Result<Inner, MemtraceError> {
+    let loaded = memtrace::load(bytes, core_options(&opts)?)?;
+    finish(loaded, opts)
+}
+
+/// The core's load options from the module's.
+pub(crate) fn core_options(opts: &LoadOptions) -> Result<memtrace::LoadOptions, MemtraceError> {
     let format = opts
         .format
         .as_deref()
         .map(Format::parse)
         .transpose()
         .map_err(MemtraceError::argument)?;
-    let loaded = memtrace::load(
-        bytes,
-        memtrace::LoadOptions {
-            format,
-            lenient: opts.lenient,
-        },
-    )?;
+    Ok(memtrace::LoadOptions {
+        format,
+        lenient: opts.lenient,
+    })
+}
+
+/// A handle's contents from a loaded trace: the user's failure rules applied, role overrides
+/// read.
+pub(crate) fn finish(
+    loaded: memtrace::format::Loaded,
+    opts: LoadOptions,
+) -> Result<Inner, MemtraceError> {
     let mut trace = loaded.trace;
     if !opts.failed_if.is_empty() {
         let rules = opts
