@@ -1,7 +1,8 @@
 // The JavaScript module's benchmark in headless Chromium, run by `scripts/bench --browser` (not a
 // test: node --test skips it). Prints one Markdown table: loading a large trace through the
 // module's web build (`Trace.load(bytes)`) against `JSON.parse` of the same bytes, side by side in
-// one page, medians of alternating repetitions; then the package sizes of the web and Node builds.
+// one page, medians of alternating repetitions; `Trace.loadAsync` of the same bytes (total time and
+// the longest main-thread task); then the package sizes of the web and Node builds.
 //   node tests/e2e/bench_module.js URL WEB_PKG NODE_PKG BIG.json
 // URL serves the example page at vanilla/index.html with WEB_PKG as its pkg/.
 const [url, webPkg, nodePkg, bigPath] = process.argv.slice(2);
@@ -52,6 +53,32 @@ async function loadVsParse(page, file, reps) {
   }, reps);
 }
 
+/** In the page, after loadVsParse: `Trace.loadAsync` of the same file (default 16 ms slices),
+ *  its total time and the longest gap between ticks of a 0 ms interval timer (the longest
+ *  main-thread task while it loads). */
+async function loadAsyncRun(page) {
+  return page.evaluate(async () => {
+    const mod = await import('./pkg/memtrace_wasm.js');
+    const bytes = new Uint8Array(await document.querySelector('#bench-input').files[0].arrayBuffer());
+    globalThis.gc();
+    let last = performance.now();
+    let longest = 0;
+    const tick = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 0);
+    const t0 = performance.now();
+    const trace = await mod.Trace.loadAsync(bytes);
+    const total = performance.now() - t0;
+    clearInterval(tick);
+    longest = Math.max(longest, performance.now() - last);
+    const vars = trace.summary().variables;
+    trace.free();
+    return { total, longest, vars };
+  });
+}
+
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const f2 = (x) => x.toFixed(2);
 const mb = (n) => `${f2(n / 1e6)} MB`;
@@ -85,6 +112,11 @@ function sizes(dir) {
     rows.push([`load ${mb(r.size)} trace (${r.nodes} variables): \`Trace.load(bytes)\`, web build`,
       `${f2(load / 1000)} s`, '≤ 1.2× JSON.parse',
       `${f2(parse / 1000)} s (\`JSON.parse(new TextDecoder().decode(bytes))\`)`, `${f2(load / parse)}×`]);
+    const a = await loadAsyncRun(page);
+    if (a.vars !== r.nodes) throw new Error(`loadAsync read ${a.vars} variables, JSON.parse ${r.nodes} nodes`);
+    rows.push(['`Trace.loadAsync(bytes)` (16 ms slices): total; longest main-thread task',
+      `${f2(a.total / 1000)} s; ${Math.round(a.longest)} ms`, 'longest task ≤ 100 ms',
+      `${f2(load / 1000)} s in one task (\`Trace.load\`)`, `${f2(a.total / load)}× the time`]);
     for (const [build, dir] of [['web', webPkg], ['Node', nodePkg]]) {
       for (const [file, raw, z] of sizes(dir)) {
         const big = file.endsWith('.wasm');
