@@ -49,6 +49,14 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
     Scan::default().step(bytes, limits, usize::MAX).map(|_| ())
 }
 
+/// The sentence refusing a string longer than `limits` allows.
+fn too_long(limits: &Limits) -> String {
+    format!(
+        "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
+        mib(limits.max_string_bytes)
+    )
+}
+
 /// Refuses `bytes` if the file is larger than `limits` allows.
 ///
 /// # Errors
@@ -118,10 +126,7 @@ impl Scan {
                     if len > limits.max_string_bytes {
                         return Err(FormatError::Field {
                             path: at(i),
-                            message: format!(
-                                "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
-                                mib(limits.max_string_bytes)
-                            ),
+                            message: too_long(limits),
                         });
                     }
                     i = end;
@@ -163,25 +168,20 @@ pub(crate) fn parser_enforces(limits: &Limits) -> bool {
 /// [`FormatError::Field`] for the first such field, in file order of the lists.
 pub(crate) fn check_strings(p: &Parts, limits: &Limits) -> Result<(), FormatError> {
     let max = usize::try_from(limits.max_string_bytes).unwrap_or(usize::MAX);
-    let too_long = |path: String| {
-        FormatError::Field {
+    let refuse = |path: String| FormatError::Field {
         path,
-        message: format!(
-            "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
-            mib(limits.max_string_bytes)
-        ),
-    }
+        message: too_long(limits),
     };
     let (n, field) = p.meta.longest_string();
     if n > max {
-        return Err(too_long(field.to_owned()));
+        return Err(refuse(field.to_owned()));
     }
     macro_rules! list {
         ($records:expr, $name:literal) => {
             for (i, r) in $records.iter().enumerate() {
                 let (n, field) = r.longest_string();
                 if n > max {
-                    return Err(too_long(format!(
+                    return Err(refuse(format!(
                         concat!("data.", $name, "[{}].{}"),
                         i, field
                     )));
@@ -193,13 +193,10 @@ pub(crate) fn check_strings(p: &Parts, limits: &Limits) -> Result<(), FormatErro
     list!(p.edges, "edges");
     list!(p.ops, "operations");
     list!(p.sessions, "sessions");
-    list!(
-        p.annotations.iter().flatten().collect::<Vec<_>>(),
-        "annotations"
-    );
+    list!(p.annotations.as_deref().unwrap_or_default(), "annotations");
     for (k, v) in &p.data_extra {
         if k.len().max(v.str_len()) > max {
-            return Err(too_long(format!("data.{k}")));
+            return Err(refuse(format!("data.{k}")));
         }
     }
     Ok(())
