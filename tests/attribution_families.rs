@@ -32,6 +32,11 @@
 //! question's answer stands under its negation, and "a year ago" is that month a year back:
 //! - Mem0 seed 11 1.000 / 1.000; EverMemOS seed 21 0.963 / 0.963; the rest unchanged.
 //!
+//! Then (session 16, same tuning seeds) a memory version that dropped the item stating the
+//! answer while keeping a vaguer one lost the information, a text must speak of what the
+//! question asked about, and a name alone does not hold a longer answer:
+//! - EverMemOS seed 11 1.000 / 1.000 (tuning seeds 928 → 937 of 959); the rest unchanged.
+//!
 //! The target is 0.95 / 0.98. Each floor is what was measured minus a small margin, so a
 //! regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
@@ -111,7 +116,7 @@ fn naiverag_held_out_seeds() {
 fn evermemos_held_out_seeds() {
     check(
         System::EverMemOs,
-        &[(11, 0.96, 0.96), (12, 0.95, 0.96), (21, 0.94, 0.94)],
+        &[(11, 0.98, 0.98), (12, 0.95, 0.96), (21, 0.94, 0.94)],
     );
 }
 

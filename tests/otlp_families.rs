@@ -138,7 +138,8 @@ fn amem_otlp_failures_found_and_attributed() {
 // EverMemOS 0.881 / 0.887, the others unchanged. After the generator kept only faults that fit
 // the error types' definitions (see `attribution_families.rs`): Mem0 0.935 / 0.950, NaiveRAG
 // 0.942 / 0.967, EverMemOS 0.950 / 0.956, A-Mem 0.945. After a long gold answer needs half its
-// words: NaiveRAG 0.950 / 0.975, the others unchanged.
+// words: NaiveRAG 0.950 / 0.975, the others unchanged. After the weakened-version and
+// asked-about rules (session 16): Mem0 0.940 / 0.955, the others unchanged.
 const MEM0: (f64, f64) = (0.91, 0.93);
 const NAIVERAG: (f64, f64) = (0.92, 0.94);
 const EVERMEMOS: (f64, f64) = (0.92, 0.93);

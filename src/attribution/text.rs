@@ -128,6 +128,10 @@ pub struct Key {
     /// evidence states them. A text holds them only that close together ("an intense Harry
     /// Potter trivia contest" is not held by "a Harry Potter fan … a crazy intense game").
     pub gold_span: Option<usize>,
+    /// The question's words the gold answer repeats ("workshop" in "What workshop did she
+    /// attend?" answered "an LGBTQ+ counseling workshop"), names aside: what was asked about.
+    /// A text that has none of them speaks of something else ("the LGBTQ+ community").
+    pub asked: BTreeSet<String>,
     /// The gold answer's dates the evidence does not state in words.
     unstated_dates: Vec<dates::Mention>,
     /// The gold answer is a date the evidence states only by when it was written (a message's
@@ -168,6 +172,17 @@ impl Key {
             .filter(|w| !asked.contains(*w))
             .cloned()
             .collect();
+        let names = terms(&capitalized(question));
+        let asked_in_gold: BTreeSet<String> = if answer_words.is_empty() {
+            BTreeSet::new()
+        } else {
+            gold.iter()
+                .filter(|w| asked.contains(*w) && !names.contains(*w))
+                // Only as the evidence says it: it may name the thing otherwise.
+                .filter(|w| evidence_texts.is_empty() || all.contains(*w))
+                .cloned()
+                .collect()
+        };
         let gold = if answer_words.is_empty() {
             gold
         } else {
@@ -207,7 +222,6 @@ impl Key {
                 .any(|p| matches!(p, parts::Part::Date(_)))
             && gold.iter().all(|w| parts.terms.contains(w));
         let event = if date_only {
-            let names = terms(&capitalized(question));
             asked
                 .into_iter()
                 .filter(|w| !names.contains(w) && !gold.contains(w))
@@ -230,6 +244,7 @@ impl Key {
             parts,
             event,
             gold_span,
+            asked: asked_in_gold,
             unstated_dates,
             dated_by_time: false,
         }
@@ -347,6 +362,12 @@ impl Key {
                 return 0.0;
             }
         }
+        if !self.asked.is_empty() {
+            let have = terms(text);
+            if !self.asked.iter().any(|w| have.contains(w)) {
+                return 0.0;
+            }
+        }
         let base = self.base_one(text);
         if base == 0.0 && self.parts.parts.is_empty() {
             return 0.0;
@@ -357,6 +378,15 @@ impl Key {
             // The parts are stated (in any form): they count, twice, among the gold words.
             Ok(_) => {
                 let have = self.close_gold(text).unwrap_or_else(|| terms(text));
+                // A name alone does not hold a longer answer it is part of: "a Harry Potter
+                // fan" is not "an intense Harry Potter trivia contest". (With one other word,
+                // often a verb, the name decides: "visited Paris" for "went to Paris".)
+                let others: Vec<&String> = (self.gold.iter())
+                    .filter(|w| !self.parts.terms.contains(*w))
+                    .collect();
+                if others.len() >= 2 && !others.iter().any(|w| have.contains(*w)) {
+                    return base;
+                }
                 let weight = |w: &String| {
                     if self.parts.terms.contains(w) {
                         2.0
@@ -506,6 +536,31 @@ mod tests {
                      all of last spring with two old friends from school, likes silk.";
         // Three of the four words are in it, at most two of them close together.
         assert!(key.carry(apart) <= 0.5, "{}", key.carry(apart));
+    }
+
+    #[test]
+    fn a_text_about_something_else_does_not_hold_the_answer() {
+        let key = Key::new(
+            &["a Quechua weaving class".into()],
+            "What class did Rosa take?",
+            &["Last week I took a Quechua weaving class at the museum.".into()],
+        );
+        assert!(key.carry("Rosa took a Quechua weaving class.") > 0.9);
+        // The answer's name, but not what was asked about (a class).
+        let other = "Rosa's grandmother spoke Quechua at home.";
+        assert!(key.carry(other) < 0.6, "{}", key.carry(other));
+    }
+
+    #[test]
+    fn a_name_alone_does_not_hold_a_longer_answer() {
+        let key = Key::new(
+            &["a Machu Picchu hiking tour".into()],
+            "What did Rosa book for June?",
+            &["I booked a Machu Picchu hiking tour for June!".into()],
+        );
+        assert!(key.carry("Rosa booked a Machu Picchu hiking tour.") > 0.9);
+        let other = "Rosa dreams of seeing Machu Picchu one day.";
+        assert!(key.carry(other) < 0.6, "{}", key.carry(other));
     }
 
     #[test]

@@ -332,8 +332,8 @@ impl InfoFlow {
                     .collect()
             })
         };
-        let loss_of = |visible: &[VarIx]| -> Option<Loss> {
-            let last_good = visible.iter().rposition(|&v| carries(v))?;
+        let loss_where = |visible: &[VarIx], good: &dyn Fn(VarIx) -> bool| -> Option<Loss> {
+            let last_good = visible.iter().rposition(|&v| good(v))?;
             let &next = visible.get(last_good + 1)?;
             let writer = t.flow.producers[next.get()]
                 .iter()
@@ -378,6 +378,26 @@ impl InfoFlow {
                 reason,
             ))
         };
+        let loss_of = |visible: &[VarIx]| loss_where(visible, &carries);
+        // How much of the key a variable holds (a verbatim copy of the evidence: all of it).
+        let strength = |v: VarIx| {
+            if copies(v) {
+                1.0
+            } else {
+                key.carry_var(t.var(v))
+            }
+        };
+        // Where a unit whose current version still holds part of the key dropped a version
+        // that held more of it (a profile update keeping only a vaguer item): the loss, and
+        // how much the lost version held.
+        let weakened = |visible: &[VarIx]| -> Option<(Loss, f64)> {
+            let now = strength(*visible.last()?);
+            let most = visible.iter().map(|&v| strength(v)).fold(now, f64::max);
+            (most > now)
+                .then(|| loss_where(visible, &|v| strength(v) >= most))
+                .flatten()
+                .map(|l| (l, most))
+        };
         let memory: Vec<VarIx> = lineage.iter().copied().filter(|&v| is_memory(v)).collect();
         let identities: BTreeSet<&str> = memory
             .iter()
@@ -414,11 +434,21 @@ impl InfoFlow {
                             && t.flow.op_produced(o).any(|w| inputs.contains(&w))
                     })
             };
+            // Or kept only part of what it held, less than the answer op read anywhere.
+            let held_most = t.flow.op_inputs[stage.answer_op.get()]
+                .iter()
+                .filter(|&&w| w != stage.query && t.var(w).category != "prompt")
+                .filter(|&&w| carries(w) && from_evidence(w))
+                .map(|&w| strength(w))
+                .fold(0.0, f64::max);
             let trusted_loss = identities
                 .iter()
                 .map(|name| visible_of(name))
-                .filter(|vis| vis.last().is_some_and(|&cur| read(cur) && !carries(cur)))
-                .filter_map(|vis| loss_of(&vis))
+                .filter(|vis| vis.last().is_some_and(|&cur| read(cur)))
+                .filter_map(|vis| match vis.last() {
+                    Some(&cur) if !carries(cur) => loss_of(&vis),
+                    _ => weakened(&vis).filter(|w| w.1 > held_most).map(|w| w.0),
+                })
                 .filter(|l| l.2 != OpRole::Extraction)
                 .min_by(|a, b| a.0.cmp(&b.0));
             if let Some((_, op, role, path, reason)) = trusted_loss {
@@ -440,6 +470,7 @@ impl InfoFlow {
 
         // 2 and 3: follow each memory identity's versions up to the question.
         let mut losses: Vec<Loss> = Vec::new();
+        let mut holder = None;
         for name in identities {
             let visible = visible_of(name);
             let Some(&current) = visible.last() else {
@@ -461,6 +492,20 @@ impl InfoFlow {
                     ));
                     continue;
                 }
+                losses.extend(weakened(&visible).map(|(l, _)| l));
+                let now = strength(current);
+                if holder.is_none_or(|(_, best)| now > best) {
+                    holder = Some((current, now));
+                }
+                continue;
+            }
+            losses.extend(loss_of(&visible));
+        }
+        if let Some((current, held)) = holder {
+            // A memory that still holds part of the key does not answer for one that held
+            // more of it and lost it: the loss decided.
+            losses.retain(|l| l.3.first().is_some_and(|&v| strength(v) > held));
+            if losses.is_empty() {
                 // Retrieval is not at fault when the answer op had the answer all the same.
                 if let Some(v) = self.answer_holds_gold(t, &stage, key) {
                     return Ok(answered_anyway(v, "the gold answer", 0.75));
@@ -472,7 +517,6 @@ impl InfoFlow {
                 );
                 return Ok(result(op, OpRole::Retrieval, vec![current], reason, 0.8));
             }
-            losses.extend(loss_of(&visible));
         }
         if let Some((_, op, role, path, reason)) = losses.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
             return Ok(result(op, role, path, reason, 0.8));
