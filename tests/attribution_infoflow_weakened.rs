@@ -81,6 +81,7 @@ fn an_update_that_kept_only_a_vaguer_item_is_blamed() {
         ("op-update-1", ErrorType::UpdateError),
         "{reason}"
     );
+    assert!(reason.contains("keeps only a vaguer part"), "{reason}");
 }
 
 #[test]

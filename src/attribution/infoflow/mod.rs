@@ -363,8 +363,13 @@ impl InfoFlow {
             } else {
                 "overwrote"
             };
+            let left = if carries(next) {
+                "which keeps only a vaguer part of it"
+            } else {
+                "which no longer holds it"
+            };
             let reason = format!(
-                "{} held the information; {} {verb} it as {}, which no longer holds it.{}",
+                "{} held the information; {} {verb} it as {}, {left}.{}",
                 t.var(visible[last_good]).full_node_id,
                 t.op(writer).op_name,
                 t.var(next).full_node_id,
