@@ -345,8 +345,8 @@ impl Key {
     }
 
     fn carry_one(&self, text: &str, anchor: Option<Date>) -> f64 {
+        let have = terms(text);
         if !self.event.is_empty() {
-            let have = terms(text);
             // Stems differ by form ("move" / "moved" -> "mov"): a shared start of 3+ letters holds.
             let alike = |w: &String, h: &String| {
                 h == w
@@ -362,13 +362,11 @@ impl Key {
                 return 0.0;
             }
         }
-        if !self.asked.is_empty() {
-            let have = terms(text);
-            if !self.asked.iter().any(|w| have.contains(w)) {
-                return 0.0;
-            }
+        if !self.asked.is_empty() && !self.asked.iter().any(|w| have.contains(w)) {
+            return 0.0;
         }
-        let base = self.base_one(text);
+        let close = self.close_gold(text);
+        let base = self.base_of(&have, close.as_ref());
         if base == 0.0 && self.parts.parts.is_empty() {
             return 0.0;
         }
@@ -377,7 +375,7 @@ impl Key {
             Ok(stated) if !stated || self.parts.parts.is_empty() => base,
             // The parts are stated (in any form): they count, twice, among the gold words.
             Ok(_) => {
-                let have = self.close_gold(text).unwrap_or_else(|| terms(text));
+                let have = close.as_ref().unwrap_or(&have);
                 // A name alone does not hold a longer answer it is part of: "a Harry Potter
                 // fan" is not "an intense Harry Potter trivia contest". (With one other word,
                 // often a verb, the name decides: "visited Paris" for "went to Paris".)
@@ -419,7 +417,11 @@ impl Key {
 
     /// Today's word coverage, before the discriminating parts are weighed.
     fn base_one(&self, text: &str) -> f64 {
-        let have = terms(text);
+        self.base_of(&terms(text), self.close_gold(text).as_ref())
+    }
+
+    /// [`Key::base_one`] of a text with these terms and [`Key::close_gold`] words.
+    fn base_of(&self, have: &BTreeSet<String>, close: Option<&BTreeSet<String>>) -> f64 {
         let cov = |set: &BTreeSet<String>| {
             if set.is_empty() {
                 0.0
@@ -428,7 +430,7 @@ impl Key {
             }
         };
         if self.gold_is_literal {
-            self.close_gold(text).map_or_else(
+            close.map_or_else(
                 || cov(&self.gold),
                 |found| found.len() as f64 / self.gold.len() as f64,
             )

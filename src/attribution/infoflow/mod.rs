@@ -332,8 +332,8 @@ impl InfoFlow {
                     .collect()
             })
         };
-        let loss_where = |visible: &[VarIx], good: &dyn Fn(VarIx) -> bool| -> Option<Loss> {
-            let last_good = visible.iter().rposition(|&v| good(v))?;
+        // The loss after `visible[last_good]`, the last version that held what was lost.
+        let loss_at = |visible: &[VarIx], last_good: usize| -> Option<Loss> {
             let &next = visible.get(last_good + 1)?;
             let writer = t.flow.producers[next.get()]
                 .iter()
@@ -383,7 +383,10 @@ impl InfoFlow {
                 reason,
             ))
         };
-        let loss_of = |visible: &[VarIx]| loss_where(visible, &carries);
+        let loss_of = |visible: &[VarIx]| {
+            let last_good = visible.iter().rposition(|&v| carries(v))?;
+            loss_at(visible, last_good)
+        };
         // How much of the key a variable holds (a verbatim copy of the evidence: all of it).
         let strength = |v: VarIx| {
             if copies(v) {
@@ -392,14 +395,17 @@ impl InfoFlow {
                 key.carry_var(t.var(v))
             }
         };
-        // Where a unit whose current version still holds part of the key dropped a version
-        // that held more of it (a profile update keeping only a vaguer item): the loss, and
-        // how much the lost version held.
-        let weakened = |visible: &[VarIx]| -> Option<(Loss, f64)> {
-            let now = strength(*visible.last()?);
-            let most = visible.iter().map(|&v| strength(v)).fold(now, f64::max);
+        let strengths =
+            |visible: &[VarIx]| -> Vec<f64> { visible.iter().map(|&v| strength(v)).collect() };
+        // Where a unit whose current version (`held[i]`: how much of the key version `i` holds)
+        // still holds part of the key dropped a version that held more of it (a profile update
+        // keeping only a vaguer item): the loss, and how much the lost version held.
+        let weakened = |visible: &[VarIx], held: &[f64]| -> Option<(Loss, f64)> {
+            let &now = held.last()?;
+            let most = held.iter().copied().fold(now, f64::max);
+            let last_good = held.iter().rposition(|&x| x >= most)?;
             (most > now)
-                .then(|| loss_where(visible, &|v| strength(v) >= most))
+                .then(|| loss_at(visible, last_good))
                 .flatten()
                 .map(|l| (l, most))
         };
@@ -410,10 +416,13 @@ impl InfoFlow {
             .collect();
 
         // 1. The answer op had the information.
-        let answer_inputs = t.flow.op_inputs[stage.answer_op.get()].iter().copied();
-        let held = answer_inputs
+        let holding: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
+            .iter()
+            .copied()
             .filter(|&v| v != stage.query && t.var(v).category != "prompt")
-            .find(|&v| carries(v) && from_evidence(v));
+            .filter(|&v| carries(v) && from_evidence(v))
+            .collect();
+        let held = holding.first().copied();
         let answered_anyway = |v: VarIx, what: &str, confidence: f64| {
             let reason = format!(
                 "The answer op read {} which holds {what}, yet answered {:?}.",
@@ -440,19 +449,16 @@ impl InfoFlow {
                     })
             };
             // Or kept only part of what it held, less than the answer op read anywhere.
-            let held_most = t.flow.op_inputs[stage.answer_op.get()]
-                .iter()
-                .filter(|&&w| w != stage.query && t.var(w).category != "prompt")
-                .filter(|&&w| carries(w) && from_evidence(w))
-                .map(|&w| strength(w))
-                .fold(0.0, f64::max);
+            let held_most = holding.iter().map(|&w| strength(w)).fold(0.0, f64::max);
             let trusted_loss = identities
                 .iter()
                 .map(|name| visible_of(name))
                 .filter(|vis| vis.last().is_some_and(|&cur| read(cur)))
                 .filter_map(|vis| match vis.last() {
                     Some(&cur) if !carries(cur) => loss_of(&vis),
-                    _ => weakened(&vis).filter(|w| w.1 > held_most).map(|w| w.0),
+                    _ => weakened(&vis, &strengths(&vis))
+                        .filter(|w| w.1 > held_most)
+                        .map(|w| w.0),
                 })
                 .filter(|l| l.2 != OpRole::Extraction)
                 .min_by(|a, b| a.0.cmp(&b.0));
@@ -497,8 +503,9 @@ impl InfoFlow {
                     ));
                     continue;
                 }
-                losses.extend(weakened(&visible).map(|(l, _)| l));
-                let now = strength(current);
+                let held = strengths(&visible);
+                losses.extend(weakened(&visible, &held).map(|(l, _)| l));
+                let now = held.last().copied().unwrap_or(0.0);
                 if holder.is_none_or(|(_, best)| now > best) {
                     holder = Some((current, now));
                 }
