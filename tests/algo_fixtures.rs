@@ -121,10 +121,11 @@ fn index_invariants_hold_on_real_traces() {
             assert_eq!(slice.ops.last(), Some(&answer), "{name}");
         }
         // Every memory unit's lifeline starts with a birth, and deletions end it.
-        let units: Vec<&String> = trace
+        let units: Vec<&str> = trace
             .flow
             .versions
-            .keys()
+            .iter()
+            .map(|(name, _)| name)
             .filter(|k| k.starts_with("memory-unit-"))
             .collect();
         assert!(!units.is_empty());

@@ -247,6 +247,17 @@ fn session_ok(sessions: &IdSet<String>, id: &str, absent: bool) -> bool {
     absent || sessions.contains(id)
 }
 
+/// True when record `i` names the same session as record `i - 1`, which was checked (a
+/// session id that is not empty was in the file): records come in runs of one session, so
+/// most need no lookup.
+fn same_session<T>(list: &[T], i: usize, session: impl Fn(&T) -> &String) -> bool {
+    let (Some(prev), Some(this)) = (i.checked_sub(1).and_then(|p| list.get(p)), list.get(i)) else {
+        return false;
+    };
+    let (a, b) = (session(prev), session(this));
+    !a.is_empty() && a == b
+}
+
 /// Strict validation in bounded steps, for [`super::stepwise`]: fills the computed fields and
 /// checks timestamps, session references and edge ids record by record, the work of
 /// [`validate`] with no problem found. Duplicate node and operation ids, dangling edge ends and
@@ -305,23 +316,41 @@ impl Steps {
                         stamp_ok(&s.created_at, s.is_absent("created_at"))
                     }
                     1 => {
+                        let known = same_session(&p.nodes, i, |r| &r.session_id);
                         let n = &mut p.nodes[i];
                         n.fill_computed();
                         stamp_ok(&n.created_at, n.is_absent("created_at"))
-                            && session_ok(&self.sessions, &n.session_id, n.is_absent("session_id"))
+                            && (known
+                                || session_ok(
+                                    &self.sessions,
+                                    &n.session_id,
+                                    n.is_absent("session_id"),
+                                ))
                     }
                     2 => {
+                        let known = same_session(&p.ops, i, |r| &r.session_id);
                         let o = &mut p.ops[i];
                         fill_op(i, o, &mut buf);
                         stamp_ok(&o.created_at, o.is_absent("created_at"))
-                            && session_ok(&self.sessions, &o.session_id, o.is_absent("session_id"))
+                            && (known
+                                || session_ok(
+                                    &self.sessions,
+                                    &o.session_id,
+                                    o.is_absent("session_id"),
+                                ))
                     }
                     _ => {
+                        let known = same_session(&p.edges, i, |r| &r.session_id);
                         let e = &mut p.edges[i];
                         fill_edge(i, e, &mut buf);
                         let hash = self.edge_ids.hasher().hash_one(e.edge_id.as_str());
                         stamp_ok(&e.created_at, e.is_absent("created_at"))
-                            && session_ok(&self.sessions, &e.session_id, e.is_absent("session_id"))
+                            && (known
+                                || session_ok(
+                                    &self.sessions,
+                                    &e.session_id,
+                                    e.is_absent("session_id"),
+                                ))
                             && self.edge_ids.insert(hash)
                     }
                 };

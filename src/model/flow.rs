@@ -2,7 +2,7 @@
 //! subgraph is its edges plus their endpoints; endpoints with in-degree 0 inside it are its
 //! inputs, the rest are produced by it (out-degree 0 = outputs, else intermediates).
 
-use crate::util::hash::IdMap;
+use crate::util::hash::{IdIndex, IdMap};
 
 use super::GraphError;
 use super::{OpIx, Trace, VarIx};
@@ -19,8 +19,10 @@ pub enum Role {
 /// The bipartite graph as adjacency lists, indexed by [`VarIx`] / [`OpIx`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Flow {
-    var_ix: IdMap<String, VarIx>,
-    op_ix: IdMap<String, OpIx>,
+    /// Variables' `full_node_id`s, numbered by [`VarIx`].
+    var_ix: IdIndex,
+    /// Operations' `op_id`s, numbered by [`OpIx`].
+    op_ix: IdIndex,
     /// Per op: its inputs (in-degree 0 inside its subgraph), in edge order.
     pub op_inputs: Vec<Vec<VarIx>>,
     /// Per op: produced variables with out-degree 0 inside its subgraph.
@@ -34,18 +36,63 @@ pub struct Flow {
     /// Per edge: (source, target, op).
     pub edge_ends: Vec<(VarIx, VarIx, OpIx)>,
     /// Variable versions grouped by identity (`full_name`), ascending version.
-    pub versions: IdMap<String, Vec<VarIx>>,
+    pub versions: Versions,
+}
+
+/// Variable versions grouped by identity (`full_name`), identities in file order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Versions {
+    names: IdIndex,
+    lists: Vec<Vec<VarIx>>,
+}
+
+impl Versions {
+    /// The versions of the identity `full_name`, ascending.
+    pub fn get(&self, full_name: &str) -> Option<&Vec<VarIx>> {
+        self.lists.get(self.names.get(full_name)? as usize)
+    }
+
+    /// Each identity with its versions.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Vec<VarIx>)> + '_ {
+        self.names.iter().map(|(_, name)| name).zip(&self.lists)
+    }
+
+    /// Each identity's versions.
+    pub fn values(&self) -> impl Iterator<Item = &Vec<VarIx>> + '_ {
+        self.lists.iter()
+    }
+
+    /// How many identities.
+    pub fn len(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lists.is_empty()
+    }
+
+    fn push(&mut self, full_name: &str, v: VarIx) {
+        match self.names.insert(full_name) {
+            (n, false) => {
+                if let Some(list) = self.lists.get_mut(n as usize) {
+                    list.push(v);
+                }
+            }
+            (_, true) => self.lists.push(vec![v]),
+        }
+    }
 }
 
 impl Flow {
     /// The variable with this `full_node_id`.
     pub fn var_ix(&self, id: &str) -> Option<VarIx> {
-        self.var_ix.get(id).copied()
+        self.var_ix.get(id).map(VarIx)
     }
 
     /// The operation with this `op_id`.
     pub fn op_ix(&self, id: &str) -> Option<OpIx> {
-        self.op_ix.get(id).copied()
+        self.op_ix.get(id).map(OpIx)
     }
 
     /// Every variable that `op` touches, with its role, inputs first.
@@ -113,21 +160,21 @@ impl FlowSteps {
             match self.pass {
                 0 => {
                     let v = &t.vars[i];
-                    if let Some(prev) = f.var_ix.insert(v.full_node_id.clone(), VarIx(i as u32)) {
+                    if let (prev, false) = f.var_ix.insert(&v.full_node_id) {
                         return Err(GraphError::DuplicateId {
                             path: format!("data.nodes[{i}].full_node_id"),
                             id: v.full_node_id.clone(),
-                            first: format!("data.nodes[{}]", prev.0),
+                            first: format!("data.nodes[{prev}]"),
                         });
                     }
                 }
                 1 => {
                     let o = &t.ops[i];
-                    if let Some(prev) = f.op_ix.insert(o.op_id.clone(), OpIx(i as u32)) {
+                    if let (prev, false) = f.op_ix.insert(&o.op_id) {
                         return Err(GraphError::DuplicateId {
                             path: format!("data.operations[{i}].op_id"),
                             id: o.op_id.clone(),
-                            first: format!("data.operations[{}]", prev.0),
+                            first: format!("data.operations[{prev}]"),
                         });
                     }
                 }
@@ -141,14 +188,7 @@ impl FlowSteps {
                 }
                 3 => op_subgraph(f, &self.op_edges[i], OpIx(i as u32), &mut self.degree),
                 _ => {
-                    let v = &t.vars[i];
-                    let ix = VarIx(i as u32);
-                    match f.versions.get_mut(v.full_name.as_str()) {
-                        Some(list) => list.push(ix),
-                        None => {
-                            f.versions.insert(v.full_name.clone(), vec![ix]);
-                        }
-                    }
+                    f.versions.push(&t.vars[i].full_name, VarIx(i as u32));
                 }
             }
         }
@@ -166,10 +206,13 @@ impl FlowSteps {
         let f = &mut self.f;
         match self.pass {
             0 => {
-                f.var_ix.reserve(nv);
-                f.versions.reserve(nv);
+                f.var_ix = IdIndex::with_capacity(nv);
+                f.versions = Versions {
+                    names: IdIndex::with_capacity(nv),
+                    lists: Vec::with_capacity(nv),
+                };
             }
-            1 => f.op_ix.reserve(no),
+            1 => f.op_ix = IdIndex::with_capacity(no),
             2 => {
                 f.op_inputs = vec![Vec::new(); no];
                 f.op_outputs = vec![Vec::new(); no];
@@ -195,7 +238,7 @@ impl FlowSteps {
     pub fn finish(mut self, t: &Trace) -> Result<Flow, GraphError> {
         while !self.step(t, usize::MAX)? {}
         let mut f = self.f;
-        for list in f.versions.values_mut() {
+        for list in &mut f.versions.lists {
             list.sort_by_key(|&ix| t.vars[ix.get()].version);
         }
         check_acyclic(t, &f)?;

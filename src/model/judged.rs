@@ -101,8 +101,9 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
 }
 
 fn is_retrieval(t: &Trace, o: OpIx) -> bool {
-    let c = t.op(o).category.to_ascii_lowercase();
-    c.contains("retriev") || c.contains("search")
+    use crate::util::strings::contains_ignore_ascii_case;
+    let c = &t.op(o).category;
+    contains_ignore_ascii_case(c, "retriev") || contains_ignore_ascii_case(c, "search")
 }
 
 /// The question an op judged: an input named like a question, else an input that is one.

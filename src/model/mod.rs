@@ -20,7 +20,7 @@ pub use detect::{DetectSteps, Detection, FoundBy, RuleReport, Unused, RULES};
 pub use error::GraphError;
 pub(crate) use error::{cycle, dangling, duplicate_id};
 pub use fail_rule::{FailRule, Mark, RuleError};
-pub use flow::{Flow, FlowSteps, Role};
+pub use flow::{Flow, FlowSteps, Role, Versions};
 pub(crate) use record::StrLen;
 pub use record::{
     AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Unset,

@@ -84,9 +84,125 @@ impl std::hash::Hasher for IdHasher {
     }
 }
 
+/// Distinct ids numbered in the order first added, found by their text. The texts live in one
+/// buffer and the table holds numbers only: no allocation per id (a trace has 10⁵ of them).
+#[derive(Clone, Default)]
+pub struct IdIndex {
+    text: String,
+    /// End of each id in `text`.
+    ends: Vec<u32>,
+    table: hashbrown::HashTable<u32>,
+}
+
+/// Id `n` of the buffer `text` whose ids end at `ends` ("" past the end).
+fn nth<'a>(text: &'a str, ends: &[u32], n: u32) -> &'a str {
+    let i = n as usize;
+    let start = i
+        .checked_sub(1)
+        .and_then(|p| ends.get(p))
+        .map_or(0, |&e| e as usize);
+    let end = ends.get(i).map_or(start, |&e| e as usize);
+    text.get(start..end).unwrap_or_default()
+}
+
+fn id_hash(id: &str) -> u64 {
+    std::hash::BuildHasher::hash_one(&std::hash::BuildHasherDefault::<IdHasher>::default(), id)
+}
+
+impl IdIndex {
+    /// An empty index with room for `n` ids.
+    pub fn with_capacity(n: usize) -> IdIndex {
+        IdIndex {
+            text: String::new(),
+            ends: Vec::with_capacity(n),
+            table: hashbrown::HashTable::with_capacity(n),
+        }
+    }
+
+    /// How many ids it holds.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The id numbered `n` ("" past the end).
+    pub fn id(&self, n: u32) -> &str {
+        nth(&self.text, &self.ends, n)
+    }
+
+    /// The number of `id`, if it holds it.
+    pub fn get(&self, id: &str) -> Option<u32> {
+        self.table.find(id_hash(id), |&n| self.id(n) == id).copied()
+    }
+
+    /// Adds `id` unless it holds it: its number, and whether it was new.
+    pub fn insert(&mut self, id: &str) -> (u32, bool) {
+        let IdIndex { text, ends, table } = self;
+        let entry = table.entry(
+            id_hash(id),
+            |&n| nth(text, ends, n) == id,
+            |&n| id_hash(nth(text, ends, n)),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => (*e.get(), false),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let n = u32::try_from(ends.len()).unwrap_or(u32::MAX);
+                text.push_str(id);
+                ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+                e.insert(n);
+                (n, true)
+            }
+        }
+    }
+
+    /// Every id with its number, in number order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        (0..self.ends.len()).map(|i| (i as u32, self.id(i as u32)))
+    }
+}
+
+impl PartialEq for IdIndex {
+    fn eq(&self, other: &IdIndex) -> bool {
+        self.text == other.text && self.ends == other.ends
+    }
+}
+
+impl std::fmt::Debug for IdIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.iter().map(|(_, id)| id))
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::IdMap;
+    use super::{IdIndex, IdMap};
+
+    #[test]
+    fn an_id_index_numbers_ids_in_order_and_finds_them_by_text() {
+        let ids: Vec<String> = (0..5_000).map(|i| format!("memory-unit-{i}@1")).collect();
+        let mut x = IdIndex::with_capacity(2);
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(x.insert(id), (i as u32, true));
+        }
+        assert_eq!(x.insert("memory-unit-7@1"), (7, false));
+        assert_eq!(x.insert(""), (5_000, true));
+        assert_eq!(x.len(), 5_001);
+        assert!(ids
+            .iter()
+            .enumerate()
+            .all(|(i, id)| x.get(id) == Some(i as u32)));
+        assert_eq!(x.get("memory-unit-5000@1"), None);
+        assert_eq!(x.id(3), "memory-unit-3@1");
+        assert_eq!(x.id(9_999), "");
+        assert_eq!(x.iter().nth(2), Some((2, "memory-unit-2@1")));
+        assert_eq!(x.clone(), x);
+    }
 
     #[test]
     fn id_maps_find_what_they_hold_and_spread_near_ids() {

@@ -69,10 +69,10 @@ fn versions_follow_a_memory_unit() {
         .flow
         .versions
         .iter()
-        .max_by_key(|(k, v)| (v.len(), k.as_str()))
+        .max_by_key(|(k, v)| (v.len(), *k))
         .unwrap();
     let l = json(t.versions(identity).unwrap());
-    assert_eq!(l["identity"], identity.as_str());
+    assert_eq!(l["identity"], identity);
     let versions = l["versions"].as_array().unwrap();
     assert_eq!(versions.len(), chain.len());
     assert_eq!(versions[0]["kind"], "birth");
