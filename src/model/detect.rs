@@ -100,7 +100,7 @@ pub fn detect(t: &Trace, user: &[FailRule], marks: &[Mark]) -> Result<Detection,
 }
 
 /// The built-in rules after the annotations, in the order of [`RULES`].
-const BUILT_IN: [fn(&Trace, &[bool]) -> Found; 5] = [
+const BUILT_IN: [fn(&Trace, &Seen) -> Found; 5] = [
     evaluators,
     llm_judges,
     question_outputs,
@@ -108,11 +108,17 @@ const BUILT_IN: [fn(&Trace, &[bool]) -> Found; 5] = [
     langfuse_scores,
 ];
 
+/// What every rule looks at: which variables are questions, and each op's judge hint.
+struct Seen {
+    questions: Vec<bool>,
+    judges: Vec<Option<String>>,
+}
+
 /// [`detect`] in steps, for a caller that must stay responsive: the questions, then each rule,
 /// one a step; [`DetectSteps::finish`] runs what is left and gives what [`detect`] gives.
 #[derive(Default)]
 pub struct DetectSteps {
-    questions: Option<Vec<bool>>,
+    seen: Option<Seen>,
     /// (found by, rule, what it looks for, what it found), in rule order.
     lists: Vec<(FoundBy, String, String, Found)>,
 }
@@ -120,13 +126,16 @@ pub struct DetectSteps {
 impl DetectSteps {
     /// Runs the next part; true when all have run. `user` must be the same in every call.
     pub fn step(&mut self, t: &Trace, user: &[FailRule]) -> bool {
-        let Some(questions) = &self.questions else {
-            self.questions = Some(judged::question_set(t));
+        let Some(seen) = &self.seen else {
+            self.seen = Some(Seen {
+                questions: judged::question_set(t),
+                judges: all_ops(t).map(|o| judged::judge_hint(t, o)).collect(),
+            });
             return false;
         };
         let k = self.lists.len();
         if let Some((f, (name, what))) = BUILT_IN.iter().zip(&RULES[1..]).nth(k) {
-            let found = f(t, questions);
+            let found = f(t, seen);
             self.lists.push((
                 FoundBy::BuiltIn(name),
                 (*name).to_owned(),
@@ -136,7 +145,7 @@ impl DetectSteps {
             return false;
         }
         if let Some((i, r)) = user.iter().enumerate().nth(k - BUILT_IN.len()) {
-            let found = user_rule(t, r, questions);
+            let found = user_rule(t, r, &seen.questions);
             self.lists.push((
                 FoundBy::UserRule(i),
                 format!("--failed-if '{}'", r.text),
@@ -159,7 +168,7 @@ impl DetectSteps {
         marks: &[Mark],
     ) -> Result<Detection, GraphError> {
         while !self.step(t, user) {}
-        let questions = self.questions.unwrap_or_default();
+        let questions = self.seen.map(|s| s.questions).unwrap_or_default();
         let lists = self.lists;
         let mut cases = case::annotated(t)?;
         let mut found_by = vec![FoundBy::BuiltIn("annotation"); cases.len()];
@@ -338,17 +347,18 @@ fn score_output(t: &Trace, op: OpIx) -> Option<VarIx> {
         .find(|&v| judged::class_or_name_has(t, v, "score"))
 }
 
-fn evaluators(t: &Trace, questions: &[bool]) -> Found {
+fn evaluators(t: &Trace, seen: &Seen) -> Found {
+    let questions = &seen.questions[..];
     let mut f = Found {
         judged: Vec::new(),
         unused: Vec::new(),
     };
     for op in all_ops(t).filter(|&o| !is_langfuse_score(t, o)) {
-        let judge_like = t.op(op).category == "evaluation" || judged::judge_hint(t, op).is_some();
+        let judge_like = t.op(op).category == "evaluation" || seen.judges[op.get()].is_some();
         let Some(s) = judge_like.then(|| score_output(t, op)).flatten() else {
             continue;
         };
-        let text = pyrepr::display(&t.var(s).value);
+        let text = pyrepr::shown(&t.var(s).value);
         let Some(v) = verdict::verdict_in(&text) else {
             f.unused.push(unused(
                 t,
@@ -368,13 +378,14 @@ fn evaluators(t: &Trace, questions: &[bool]) -> Found {
 const NO_QUESTION: &str =
     "it reads no question (no input named query / question, and none a retrieval op searched for)";
 
-fn llm_judges(t: &Trace, questions: &[bool]) -> Found {
+fn llm_judges(t: &Trace, seen: &Seen) -> Found {
+    let questions = &seen.questions[..];
     let mut f = Found {
         judged: Vec::new(),
         unused: Vec::new(),
     };
     for op in all_ops(t).filter(|&o| !is_langfuse_score(t, o)) {
-        let Some(why) = judged::judge_hint(t, op) else {
+        let Some(why) = &seen.judges[op.get()] else {
             let reads_question = t.flow.op_inputs[op.get()]
                 .iter()
                 .any(|v| questions[v.get()]);
@@ -408,10 +419,11 @@ fn llm_judges(t: &Trace, questions: &[bool]) -> Found {
     f
 }
 
-fn question_outputs(t: &Trace, questions: &[bool]) -> Found {
+fn question_outputs(t: &Trace, seen: &Seen) -> Found {
+    let questions = &seen.questions[..];
     let mut judged_list = Vec::new();
     for op in all_ops(t) {
-        if judged::judge_hint(t, op).is_some() || t.op(op).category == "evaluation" {
+        if seen.judges[op.get()].is_some() || t.op(op).category == "evaluation" {
             continue;
         }
         if !t.flow.op_inputs[op.get()]
@@ -435,7 +447,8 @@ fn question_outputs(t: &Trace, questions: &[bool]) -> Found {
 }
 
 /// Results recorded by the OTLP importer in op metadata `gen_ai.evaluation.results`.
-fn genai_events(t: &Trace, questions: &[bool]) -> Found {
+fn genai_events(t: &Trace, seen: &Seen) -> Found {
+    let questions = &seen.questions[..];
     let mut f = Found {
         judged: Vec::new(),
         unused: Vec::new(),
@@ -492,14 +505,15 @@ fn result_verdict(r: &Value) -> Option<Verdict> {
     })
 }
 
-fn langfuse_scores(t: &Trace, questions: &[bool]) -> Found {
+fn langfuse_scores(t: &Trace, seen: &Seen) -> Found {
+    let questions = &seen.questions[..];
     let mut f = Found {
         judged: Vec::new(),
         unused: Vec::new(),
     };
     for op in all_ops(t).filter(|&o| is_langfuse_score(t, o)) {
-        let Some(v) = score_output(t, op)
-            .and_then(|s| verdict::verdict_in(&pyrepr::display(&t.var(s).value)))
+        let Some(v) =
+            score_output(t, op).and_then(|s| verdict::verdict_in(&pyrepr::shown(&t.var(s).value)))
         else {
             f.unused.push(unused(
                 t,
@@ -527,9 +541,9 @@ fn user_rule(t: &Trace, r: &FailRule, questions: &[bool]) -> Found {
         }
         let hit = t.flow.op_outputs[op.get()]
             .iter()
-            .find(|&&v| r.output.is_match(&pyrepr::display(&t.var(v).value)));
+            .find(|&&v| r.output.is_match(&pyrepr::shown(&t.var(v).value)));
         let Some(&hit) = hit else { continue };
-        let text = pyrepr::display(&t.var(hit).value);
+        let text = pyrepr::shown(&t.var(hit).value);
         let v = Verdict {
             failed: true,
             score: Some(0.0),

@@ -44,6 +44,9 @@ fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
 /// for a fact an extraction just wrote), is not a question; a question whose words an earlier
 /// session happened to store (a fact quoting the dialogue turn it was asked in) still is.
 pub(super) fn question_set(t: &Trace) -> Vec<bool> {
+    let retrieval: Vec<bool> = (0..t.ops.len())
+        .map(|o| is_retrieval(t, OpIx(o as u32)))
+        .collect();
     let candidates: Vec<VarIx> = (0..t.vars.len())
         .map(|i| VarIx(i as u32))
         .filter(|&v| {
@@ -56,7 +59,7 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
                 t.flow.producers[v.get()].is_empty()
                     && t.flow.consumers[v.get()]
                         .iter()
-                        .any(|&o| is_retrieval(t, o))
+                        .any(|&o| retrieval[o.get()])
             };
             // A prompt about questions ("question-answering-prompt") is not one.
             let prompt = || {
@@ -236,7 +239,7 @@ pub(super) fn judged(
 /// The verdict in any output of an op, with the output's JSON when it is one.
 pub(super) fn output_verdict(t: &Trace, op: OpIx) -> Option<(Verdict, Option<Value>)> {
     t.flow.op_outputs[op.get()].iter().find_map(|&v| {
-        let text = pyrepr::display(&t.var(v).value);
+        let text = pyrepr::shown(&t.var(v).value);
         verdict::verdict_in(&text).map(|vd| (vd, verdict::json_object_in(&text)))
     })
 }

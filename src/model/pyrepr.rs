@@ -2,6 +2,8 @@
 //! `['a', 'b']`, `{'k': 1.0, 'x': None}`), or JSON when the tracer had a schema.
 //! This module reads both into JSON, and shows them as plain text.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 /// Deepest nesting this parser follows before it gives up and keeps the text.
@@ -38,15 +40,24 @@ pub fn to_json(text: &str) -> Value {
 /// The value as a person would read it: a string literal without its quotes and escapes,
 /// anything else as given.
 pub fn display(text: &str) -> String {
+    shown(text).into_owned()
+}
+
+/// [`display`], borrowing the text when it needs no unescaping.
+pub fn shown(text: &str) -> Cow<'_, str> {
     let t = text.trim();
-    let quoted = t.len() >= 2
-        && ((t.starts_with('\'') && t.ends_with('\'')) || (t.starts_with('"') && t.ends_with('"')));
-    if quoted {
-        if let Value::String(s) = to_json(t) {
-            return s;
-        }
+    let quote = match t.as_bytes() {
+        [q @ (b'\'' | b'"'), .., last] if last == q => *q,
+        _ => return Cow::Borrowed(text),
+    };
+    let inner = &t[1..t.len() - 1];
+    if !inner.bytes().any(|b| b == b'\\' || b == quote) {
+        return Cow::Borrowed(inner);
     }
-    text.to_owned()
+    match to_json(t) {
+        Value::String(s) => Cow::Owned(s),
+        _ => Cow::Borrowed(text),
+    }
 }
 
 struct Parser<'a> {
@@ -255,6 +266,8 @@ mod tests {
     #[test]
     fn display_unquotes_only_strings() {
         assert_eq!(display("'hello'"), "hello");
+        assert!(matches!(shown("'hello'"), Cow::Borrowed("hello")));
+        assert_eq!(shown(r"'it\'s'"), "it's");
         assert_eq!(display("[1, 2]"), "[1, 2]");
         assert_eq!(display("'a' + 'b'"), "'a' + 'b'");
     }

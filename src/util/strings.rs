@@ -67,20 +67,28 @@ pub fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
     let Some(&first) = n.first() else {
         return true;
     };
-    // Jump from one place the first byte matches (in either case) to the next, comparing the
-    // rest only there: this runs on every name of a trace.
     let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let Some(last) = h.len().checked_sub(n.len()) else {
+        return false;
+    };
+    // A name is short: a plain scan beats memchr's setup there.
+    if h.len() < 64 {
+        return (0..=last).any(|at| {
+            (h[at] == lower || h[at] == upper) && h[at..at + n.len()].eq_ignore_ascii_case(n)
+        });
+    }
+    // Jump from one place the first byte matches (in either case) to the next, comparing the
+    // rest only there.
     let mut from = 0;
     while let Some(k) = h
-        .get(from..)
+        .get(from..=last)
         .and_then(|rest| memchr::memchr2(lower, upper, rest))
     {
         let at = from + k;
-        match h.get(at..at + n.len()) {
-            Some(w) if w.eq_ignore_ascii_case(n) => return true,
-            Some(_) => from = at + 1,
-            None => return false,
+        if h[at..at + n.len()].eq_ignore_ascii_case(n) {
+            return true;
         }
+        from = at + 1;
     }
     false
 }
