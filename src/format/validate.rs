@@ -242,9 +242,10 @@ fn stamp_ok(value: &str, absent: bool) -> bool {
     absent || is_timestamp(value)
 }
 
-/// A record's `session_id` is acceptable: absent or one of `sessions`.
-fn session_ok(sessions: &IdSet<String>, id: &str, absent: bool) -> bool {
-    absent || sessions.contains(id)
+/// A record's `session_id` is acceptable: absent, the previous record's (already checked), or
+/// one of `sessions`.
+fn session_ok(sessions: &IdSet<String>, id: &str, absent: bool, as_previous: bool) -> bool {
+    absent || as_previous || sessions.contains(id)
 }
 
 /// True when record `i` names the same session as record `i - 1`, which was checked (a
@@ -320,24 +321,24 @@ impl Steps {
                         let n = &mut p.nodes[i];
                         n.fill_computed();
                         stamp_ok(&n.created_at, n.is_absent("created_at"))
-                            && (known
-                                || session_ok(
-                                    &self.sessions,
-                                    &n.session_id,
-                                    n.is_absent("session_id"),
-                                ))
+                            && session_ok(
+                                &self.sessions,
+                                &n.session_id,
+                                n.is_absent("session_id"),
+                                known,
+                            )
                     }
                     2 => {
                         let known = same_session(&p.ops, i, |r| &r.session_id);
                         let o = &mut p.ops[i];
                         fill_op(i, o, &mut buf);
                         stamp_ok(&o.created_at, o.is_absent("created_at"))
-                            && (known
-                                || session_ok(
-                                    &self.sessions,
-                                    &o.session_id,
-                                    o.is_absent("session_id"),
-                                ))
+                            && session_ok(
+                                &self.sessions,
+                                &o.session_id,
+                                o.is_absent("session_id"),
+                                known,
+                            )
                     }
                     _ => {
                         let known = same_session(&p.edges, i, |r| &r.session_id);
@@ -345,12 +346,12 @@ impl Steps {
                         fill_edge(i, e, &mut buf);
                         let hash = self.edge_ids.hasher().hash_one(e.edge_id.as_str());
                         stamp_ok(&e.created_at, e.is_absent("created_at"))
-                            && (known
-                                || session_ok(
-                                    &self.sessions,
-                                    &e.session_id,
-                                    e.is_absent("session_id"),
-                                ))
+                            && session_ok(
+                                &self.sessions,
+                                &e.session_id,
+                                e.is_absent("session_id"),
+                                known,
+                            )
                             && self.edge_ids.insert(hash)
                     }
                 };

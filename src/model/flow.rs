@@ -62,16 +62,6 @@ impl Versions {
         self.lists.iter()
     }
 
-    /// How many identities.
-    pub fn len(&self) -> usize {
-        self.lists.len()
-    }
-
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.lists.is_empty()
-    }
-
     fn push(&mut self, full_name: &str, v: VarIx) {
         match self.names.insert(full_name) {
             (n, false) => {
