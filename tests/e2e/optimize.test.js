@@ -68,10 +68,11 @@ test('the closed loop runs in the page, resumes after a reload and exports updat
     { timeout: 60000 });
   // From here every optimizer call takes 1.5 s, so the next optimize step is still running at the reload.
   await control({ fault_rate: 1, kinds: ['slow'], slow_ms: 1500, seed: 1 });
+  // Generous waits: on a shared two-core machine round 1's slowed calls once took over 30 s.
   await page.waitForFunction(() => document.querySelectorAll('#opt-chart .opt-round').length === 2, null,
-    { timeout: 30000 });
+    { timeout: 90000 });
   await page.waitForFunction(() => document.querySelector('#opt-progress')?.dataset.phase.startsWith('Optimize'),
-    null, { timeout: 30000 });
+    null, { timeout: 60000 });
   const before = await rounds(page);
   assert.deepStrictEqual(before.map((r) => r.round), [0, 1]);
   assert.ok(before.every((r) => r.heldout !== null), 'held-out accuracy is shown');
