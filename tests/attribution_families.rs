@@ -37,8 +37,9 @@
 //! question asked about, and a name alone does not hold a longer answer:
 //! - EverMemOS seed 11 1.000 / 1.000 (tuning seeds 928 → 937 of 959); the rest unchanged.
 //!
-//! The target is 0.95 / 0.98. Each floor is what was measured minus a small margin, so a
-//! regression fails.
+//! The target is 0.95 / 0.98 per family (the held-out seeds together), checked as such for
+//! Mem0, NaiveRAG and EverMemOS. Each per-seed floor is what was measured minus a small
+//! margin, so a regression fails.
 //! Reads `../shared/data/locomo/` and fails when it is absent.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
@@ -52,8 +53,8 @@ use memtrace::memsys::bench::{generate, BenchOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::System;
 
-/// (op-id accuracy, error-type accuracy, cases) of info-flow on a generated bench.
-fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
+/// (op-id right, error-type right, cases) of info-flow on a generated bench.
+fn accuracy(system: System, seed: u64) -> (usize, usize, usize) {
     let dir = common::locomo_dir();
     let convs = common::conversations(&dir);
     let opts = BenchOptions {
@@ -77,28 +78,48 @@ fn accuracy(system: System, seed: u64) -> (f64, f64, usize) {
             ty += usize::from(got.error_type == want.error_type);
         }
     }
-    let (op, ty) = (op as f64 / n as f64, ty as f64 / n as f64);
-    println!("{system:?} seed {seed}: op-id {op:.3}, type {ty:.3} over {n} cases");
+    let share = |k: usize| k as f64 / n as f64;
+    println!(
+        "{system:?} seed {seed}: op-id {:.3}, type {:.3} over {n} cases",
+        share(op),
+        share(ty)
+    );
     (op, ty, n)
 }
 
-/// Checks each held-out `(seed, op-id floor, type floor)`.
-fn check(system: System, floors: &[(u64, f64, f64)]) {
+/// Checks each held-out `(seed, op-id floor, type floor)`, then the family over all of them
+/// against `family` (op-id, type): the acceptance is per family and per format.
+fn check(system: System, floors: &[(u64, f64, f64)], family: (f64, f64)) {
+    let (mut all_op, mut all_ty, mut all_n) = (0, 0, 0);
     for &(seed, floor_op, floor_type) in floors {
         let (op, ty, n) = accuracy(system, seed);
         assert!(n >= 40, "only {n} cases");
+        let (op_share, ty_share) = (op as f64 / n as f64, ty as f64 / n as f64);
         assert!(
-            op >= floor_op && ty >= floor_type,
-            "{system:?} seed {seed}: op-id {op:.3} (floor {floor_op}), type {ty:.3} (floor {floor_type})"
+            op_share >= floor_op && ty_share >= floor_type,
+            "{system:?} seed {seed}: op-id {op_share:.3} (floor {floor_op}), type {ty_share:.3} (floor {floor_type})"
         );
+        (all_op, all_ty, all_n) = (all_op + op, all_ty + ty, all_n + n);
     }
+    let (op, ty) = (all_op as f64 / all_n as f64, all_ty as f64 / all_n as f64);
+    println!("{system:?} held-out seeds together: op-id {op:.3} ({all_op}/{all_n}), type {ty:.3} ({all_ty}/{all_n})");
+    assert!(
+        op >= family.0 && ty >= family.1,
+        "{system:?} over the held-out seeds: op-id {op:.3} (floor {}), type {ty:.3} (floor {})",
+        family.0,
+        family.1
+    );
 }
+
+/// The target for Mem0, NaiveRAG and the third system (EverMemOS), per family.
+const TARGET: (f64, f64) = (0.95, 0.98);
 
 #[test]
 fn mem0_held_out_seeds() {
     check(
         System::Mem0,
         &[(11, 0.98, 0.98), (12, 0.98, 0.98), (21, 0.98, 0.98)],
+        TARGET,
     );
 }
 
@@ -108,23 +129,26 @@ fn naiverag_held_out_seeds() {
     check(
         System::NaiveRag,
         &[(11, 0.96, 0.98), (12, 0.97, 0.97), (21, 0.96, 0.98)],
+        TARGET,
     );
 }
 
-/// Seed 21 is below the type target (0.963 of 0.98).
+/// Seed 21 alone is below the type target (0.963 of 0.98); the three seeds together meet it.
 #[test]
 fn evermemos_held_out_seeds() {
     check(
         System::EverMemOs,
         &[(11, 0.98, 0.98), (12, 0.95, 0.96), (21, 0.94, 0.94)],
+        TARGET,
     );
 }
 
-/// A-Mem: a family never tuned on (no seed of it was looked at while tuning).
+/// A-Mem: a family never tuned on (no seed of it was looked at while tuning); below the target.
 #[test]
 fn amem_held_out_family() {
     check(
         System::AMem,
         &[(11, 0.92, 0.92), (12, 0.91, 0.91), (21, 0.92, 0.92)],
+        (0.93, 0.93),
     );
 }
