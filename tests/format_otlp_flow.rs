@@ -100,6 +100,41 @@ fn a_value_laid_out_on_other_lines_still_links() {
 }
 
 #[test]
+fn a_value_with_quotes_stored_inside_a_json_input_still_links() {
+    // The model's reply lists the fact as a JSON string (its quotes escaped); the store's input
+    // is JSON too, so the fact's quotes are escaped there as well: matching reads the leaves.
+    let fact = r#"Gina's team danced a piece called "Finding Freedom" in May 2023"#;
+    let reply = serde_json::json!({"memory": [{"id": "0", "text": fact, "event": "ADD"}]});
+    let store = serde_json::json!({"id": "u-1", "data": fact});
+    let t = trace(&[
+        span(
+            "decide",
+            None,
+            (0, 10),
+            &[
+                ("openinference.span.kind", "LLM"),
+                ("input.value", "Decide what to store."),
+                ("output.value", &reply.to_string()),
+            ],
+        ),
+        span(
+            "insert",
+            None,
+            (20, 30),
+            &[
+                ("openinference.span.kind", "CHAIN"),
+                ("input.value", &store.to_string()),
+                ("output.value", "ok"),
+            ],
+        ),
+    ]);
+    assert!(
+        reads(&t, "insert", &reply.to_string()),
+        "the store reads the reply whose fact it stores"
+    );
+}
+
+#[test]
 fn a_value_quoted_inside_a_stored_chunk_is_read_through_the_chunk() {
     let chunk = format!("Speaker Caroline says: {M3}\nTimestamp: 2023-06-27");
     let prompt = format!("Answer from these memories:\n{chunk}\nQuestion: what place?");

@@ -139,9 +139,11 @@ fn amem_otlp_failures_found_and_attributed() {
 // the error types' definitions (see `attribution_families.rs`): Mem0 0.935 / 0.950, NaiveRAG
 // 0.942 / 0.967, EverMemOS 0.950 / 0.956, A-Mem 0.945. After a long gold answer needs half its
 // words: NaiveRAG 0.950 / 0.975, the others unchanged. After the weakened-version and
-// asked-about rules (session 16): Mem0 0.940 / 0.955, the others unchanged.
-const MEM0: (f64, f64) = (0.91, 0.93);
-const NAIVERAG: (f64, f64) = (0.92, 0.94);
+// asked-about rules (session 16): Mem0 0.940 / 0.955, the others unchanged. After a store's
+// JSON input is matched by its string leaves (quotes escaped in it), session 19: Mem0 0.980 /
+// 0.980, NaiveRAG 0.958 / 0.975, the others unchanged.
+const MEM0: (f64, f64) = (0.95, 0.95);
+const NAIVERAG: (f64, f64) = (0.93, 0.95);
 const EVERMEMOS: (f64, f64) = (0.92, 0.93);
 /// A-Mem, never tuned on: 200 cases, op-id 0.945, type 0.945 (measured once).
 const AMEM: (f64, f64) = (0.93, 0.93);

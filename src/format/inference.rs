@@ -295,28 +295,37 @@ impl<'a> Builder<'a> {
         v
     }
 
-    /// The latest visible variables whose values occur in `text`.
+    /// The latest visible variables whose values occur in `text`, or (in a JSON text with
+    /// escapes) in one of its string leaves: `{"data": "a piece called \"Finding Freedom\""}`
+    /// holds the fact it stores, quotes and all.
     fn contained(&self, text: &str) -> Vec<usize> {
         let Some(m) = &self.matcher else {
             return Vec::new();
         };
-        let text = squash(text);
-        // (start, end, owner) of each match of a visible value.
-        let hits: Vec<(usize, usize, usize)> = m
-            .find_overlapping_iter(text.as_ref())
-            .filter_map(|h| Some((h.start(), h.end(), self.owner(h.pattern().as_usize())?)))
-            .collect();
-        // A value found only inside a longer value found at the same place is read through it
-        // (a message inside the stored chunk a prompt quotes).
-        let inside = |&(s, e, _): &(usize, usize, usize)| {
-            hits.iter()
-                .any(|&(s2, e2, _)| s2 <= s && e <= e2 && e2 - s2 > e - s)
-        };
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for hit in &hits {
-            if !inside(hit) && seen.insert(hit.2) {
-                out.push(hit.2);
+        let mut scan = |text: &str| {
+            // (start, end, owner) of each match of a visible value.
+            let hits: Vec<(usize, usize, usize)> = m
+                .find_overlapping_iter(text)
+                .filter_map(|h| Some((h.start(), h.end(), self.owner(h.pattern().as_usize())?)))
+                .collect();
+            // A value found only inside a longer value found at the same place is read through
+            // it (a message inside the stored chunk a prompt quotes).
+            let inside = |&(s, e, _): &(usize, usize, usize)| {
+                hits.iter()
+                    .any(|&(s2, e2, _)| s2 <= s && e <= e2 && e2 - s2 > e - s)
+            };
+            for hit in &hits {
+                if !inside(hit) && seen.insert(hit.2) {
+                    out.push(hit.2);
+                }
+            }
+        };
+        scan(squash(text).as_ref());
+        if text.contains('\\') {
+            for leaf in atoms_of(text).iter().skip(1) {
+                scan(leaf);
             }
         }
         out
