@@ -102,10 +102,11 @@ fn a_value_laid_out_on_other_lines_still_links() {
 #[test]
 fn a_value_with_quotes_stored_inside_a_json_input_still_links() {
     // The model's reply lists the fact as a JSON string (its quotes escaped); the store's input
-    // is JSON too, so the fact's quotes are escaped there as well: matching reads the leaves.
+    // and the next prompt quote it as JSON too: matching undoes the escapes.
     let fact = r#"Gina's team danced a piece called "Finding Freedom" in May 2023"#;
     let reply = serde_json::json!({"memory": [{"id": "0", "text": fact, "event": "ADD"}]});
     let store = serde_json::json!({"id": "u-1", "data": fact});
+    let prompt = format!("Old profile: []\nNew facts: {}", serde_json::json!([fact]));
     let t = trace(&[
         span(
             "decide",
@@ -127,10 +128,24 @@ fn a_value_with_quotes_stored_inside_a_json_input_still_links() {
                 ("output.value", "ok"),
             ],
         ),
+        span(
+            "profile",
+            None,
+            (12, 18),
+            &[
+                ("openinference.span.kind", "LLM"),
+                ("input.value", &prompt),
+                ("output.value", "{}"),
+            ],
+        ),
     ]);
     assert!(
         reads(&t, "insert", &reply.to_string()),
         "the store reads the reply whose fact it stores"
+    );
+    assert!(
+        reads(&t, "profile", &reply.to_string()),
+        "a prompt quoting the fact in a JSON list reads the reply too"
     );
 }
 

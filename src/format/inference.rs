@@ -102,6 +102,43 @@ fn atoms_of(text: &str) -> Vec<String> {
     out.into_iter().map(|a| squash(&a).into_owned()).collect()
 }
 
+/// `text` with JSON string escapes (`\"`, `\\`, `\n`, `\u00e9`, …) replaced by what they stand
+/// for, wherever they occur (a whole JSON value or one quoted inside a prompt).
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let rest = chars.as_str();
+        let (plain, skip) = match rest.chars().next() {
+            Some('n') => (Some('\n'), 1),
+            Some('t') => (Some('\t'), 1),
+            Some('r') => (Some('\r'), 1),
+            Some('b') => (Some('\u{8}'), 1),
+            Some('f') => (Some('\u{c}'), 1),
+            Some(e @ ('"' | '\\' | '/')) => (Some(e), 1),
+            Some('u') => (
+                rest.get(1..5)
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .and_then(char::from_u32),
+                5,
+            ),
+            _ => (None, 0),
+        };
+        match plain {
+            Some(p) => {
+                out.push(p);
+                chars = rest.get(skip..).unwrap_or_default().chars();
+            }
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// `text` with every run of whitespace made one space: a prompt that lays a value out on one
 /// line still holds it.
 fn squash(text: &str) -> Cow<'_, str> {
@@ -295,9 +332,9 @@ impl<'a> Builder<'a> {
         v
     }
 
-    /// The latest visible variables whose values occur in `text`, or (in a JSON text with
-    /// escapes) in one of its string leaves: `{"data": "a piece called \"Finding Freedom\""}`
-    /// holds the fact it stores, quotes and all.
+    /// The latest visible variables whose values occur in `text`, or in it with JSON's escapes
+    /// undone: `{"data": "a piece called \"Finding Freedom\""}` (or a prompt quoting a JSON
+    /// list of facts) holds the fact it stores, quotes and all.
     fn contained(&self, text: &str) -> Vec<usize> {
         let Some(m) = &self.matcher else {
             return Vec::new();
@@ -324,9 +361,7 @@ impl<'a> Builder<'a> {
         };
         scan(squash(text).as_ref());
         if text.contains('\\') {
-            for leaf in atoms_of(text).iter().skip(1) {
-                scan(leaf);
-            }
+            scan(squash(&unescape(text)).as_ref());
         }
         out
     }
