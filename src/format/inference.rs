@@ -19,7 +19,7 @@ use super::buffered::Buffer;
 use super::smartcomment::Parts;
 use super::spans::{json_in, Kind, Port, Span};
 use super::time::format_nanos;
-use crate::model::{EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
+use crate::model::{pyrepr, EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};
 use crate::util::hash::fnv1a;
 
 /// Shortest value (in bytes) that links two spans by content; shorter ones match by chance.
@@ -100,43 +100,6 @@ fn atoms_of(text: &str) -> Vec<String> {
         leaves(&v, &mut out, 0);
     }
     out.into_iter().map(|a| squash(&a).into_owned()).collect()
-}
-
-/// `text` with JSON string escapes (`\"`, `\\`, `\n`, `\u00e9`, …) replaced by what they stand
-/// for, wherever they occur (a whole JSON value or one quoted inside a prompt).
-fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let rest = chars.as_str();
-        let (plain, skip) = match rest.chars().next() {
-            Some('n') => (Some('\n'), 1),
-            Some('t') => (Some('\t'), 1),
-            Some('r') => (Some('\r'), 1),
-            Some('b') => (Some('\u{8}'), 1),
-            Some('f') => (Some('\u{c}'), 1),
-            Some(e @ ('"' | '\\' | '/')) => (Some(e), 1),
-            Some('u') => (
-                rest.get(1..5)
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .and_then(char::from_u32),
-                5,
-            ),
-            _ => (None, 0),
-        };
-        match plain {
-            Some(p) => {
-                out.push(p);
-                chars = rest.get(skip..).unwrap_or_default().chars();
-            }
-            None => out.push(c),
-        }
-    }
-    out
 }
 
 /// `text` with every run of whitespace made one space: a prompt that lays a value out on one
@@ -361,7 +324,7 @@ impl<'a> Builder<'a> {
         };
         scan(squash(text).as_ref());
         if text.contains('\\') {
-            scan(squash(&unescape(text)).as_ref());
+            scan(squash(&pyrepr::unescape(text)).as_ref());
         }
         out
     }

@@ -199,45 +199,82 @@ impl Parser<'_> {
                 out.push(c);
                 continue;
             }
-            let e = self.peek()?;
-            self.i += 1;
-            match e {
-                b'n' => out.push(b'\n'),
-                b't' => out.push(b'\t'),
-                b'r' => out.push(b'\r'),
-                b'b' => out.push(8),
-                b'f' => out.push(12),
-                b'0' => out.push(0),
-                b'x' => {
-                    let ch = self.hex(2)?;
-                    push_char(&mut out, ch);
-                }
-                b'u' => {
-                    let mut ch = self.hex(4)?;
-                    // JSON surrogate pair.
-                    if (0xD800..0xDC00).contains(&ch)
-                        && self.s.get(self.i..self.i + 2) == Some(b"\\u")
-                    {
-                        self.i += 2;
-                        let lo = self.hex(4)?;
-                        ch = 0x10000 + ((ch - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
-                    }
-                    push_char(&mut out, ch);
-                }
-                b'U' => {
-                    let ch = self.hex(8)?;
-                    push_char(&mut out, ch);
-                }
-                other => out.push(other),
-            }
+            self.i = escape(self.s, self.i, &mut out)?;
         }
     }
+}
 
-    fn hex(&mut self, n: usize) -> Option<u32> {
-        let digits = self.s.get(self.i..self.i + n)?;
-        self.i += n;
+/// Decodes the escape whose letter is at `s[i]` (just after a backslash) onto `out`: the index
+/// after it, or `None` for a `\x` / `\u` / `\U` without its hex digits. Python's and JSON's
+/// escapes; any other character stands for itself.
+fn escape(s: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
+    let hex = |at: usize, n: usize| {
+        let digits = s.get(at..at + n)?;
         u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let e = *s.get(i)?;
+    let next = match e {
+        b'n' | b't' | b'r' | b'b' | b'f' | b'0' => {
+            out.push(match e {
+                b'n' => b'\n',
+                b't' => b'\t',
+                b'r' => b'\r',
+                b'b' => 8,
+                b'f' => 12,
+                _ => 0,
+            });
+            i + 1
+        }
+        b'x' => {
+            push_char(out, hex(i + 1, 2)?);
+            i + 3
+        }
+        b'u' => {
+            let mut ch = hex(i + 1, 4)?;
+            let mut next = i + 5;
+            // JSON surrogate pair.
+            if (0xD800..0xDC00).contains(&ch) && s.get(next..next + 2) == Some(b"\\u") {
+                let lo = hex(next + 2, 4)?;
+                ch = 0x10000 + ((ch - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
+                next += 6;
+            }
+            push_char(out, ch);
+            next
+        }
+        b'U' => {
+            push_char(out, hex(i + 1, 8)?);
+            i + 9
+        }
+        other => {
+            out.push(other);
+            i + 1
+        }
+    };
+    Some(next)
+}
+
+/// `text` with every backslash escape decoded wherever it stands (a JSON value, or one quoted
+/// inside a prompt); a backslash that starts no escape stays.
+pub fn unescape(text: &str) -> String {
+    let s = text.as_bytes();
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(&c) = s.get(i) {
+        i += 1;
+        if c != b'\\' {
+            out.push(c);
+            continue;
+        }
+        let mut decoded = Vec::new();
+        match escape(s, i, &mut decoded) {
+            Some(next) => {
+                out.extend_from_slice(&decoded);
+                i = next;
+            }
+            None => out.push(c),
+        }
     }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
 }
 
 fn push_char(out: &mut Vec<u8>, code: u32) {
@@ -261,6 +298,16 @@ mod tests {
         assert_eq!(to_json("'caf\\xe9 \\u263a'"), json!("café ☺"));
         assert_eq!(to_json("not a literal"), json!("not a literal"));
         assert_eq!(to_json("0.0"), json!(0.0));
+    }
+
+    #[test]
+    fn unescape_decodes_escapes_anywhere_and_keeps_a_stray_backslash() {
+        assert_eq!(
+            unescape(r#"New facts: ["a piece called \"Finding Freedom\"\n\u00e9"]"#),
+            "New facts: [\"a piece called \"Finding Freedom\"\n\u{e9}\"]"
+        );
+        assert_eq!(unescape(r"\ud83d\ude00 ok \u12"), "\u{1f600} ok \\u12");
+        assert_eq!(unescape("no escapes"), "no escapes");
     }
 
     #[test]
