@@ -205,8 +205,8 @@ impl Parser<'_> {
 }
 
 /// Decodes the escape whose letter is at `s[i]` (just after a backslash) onto `out`: the index
-/// after it, or `None` for a `\x` / `\u` / `\U` without its hex digits. Python's and JSON's
-/// escapes; any other character stands for itself.
+/// after it, or `None` (having written nothing) for a `\x` / `\u` / `\U` without its hex
+/// digits. Python's and JSON's escapes; any other character stands for itself.
 fn escape(s: &[u8], i: usize, out: &mut Vec<u8>) -> Option<usize> {
     let hex = |at: usize, n: usize| {
         let digits = s.get(at..at + n)?;
@@ -265,12 +265,8 @@ pub fn unescape(text: &str) -> String {
             out.push(c);
             continue;
         }
-        let mut decoded = Vec::new();
-        match escape(s, i, &mut decoded) {
-            Some(next) => {
-                out.extend_from_slice(&decoded);
-                i = next;
-            }
+        match escape(s, i, &mut out) {
+            Some(next) => i = next,
             None => out.push(c),
         }
     }
