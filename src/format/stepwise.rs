@@ -15,6 +15,7 @@ use super::limits::Scan;
 use super::smartcomment::Parts;
 use super::{detect, load_with_limits, validate, Format, FormatError, Limits, LoadOptions, Loaded};
 use crate::model::{DetectSteps, FlowSteps, Trace};
+use crate::util::json_read::{Cursor, Read};
 
 /// A load under way. `B` holds the file's bytes (`Vec<u8>`, `Rc<[u8]>`, `&[u8]` …).
 pub struct StepLoad<B> {
@@ -26,7 +27,7 @@ pub struct StepLoad<B> {
 
 enum Phase {
     Limits(Scan),
-    Parse(Box<Parser>),
+    Parse(Box<Parser<'static>>),
     Validate(Box<(Parts, validate::Steps)>),
     Index(Box<(Trace, FlowSteps)>),
     Cases(Box<(Trace, DetectSteps)>),
@@ -225,15 +226,18 @@ impl List {
 /// smartcomment's reader (`smartcomment::parse`) one value at a time: the same keys in the
 /// same order give the same [`Parts`].
 #[derive(Default)]
-struct Parser {
+struct Parser<'a> {
     pos: usize,
     at: At,
     parts: Parts,
     meta: Map<String, Value>,
     saw_data: bool,
+    /// A whole file read at once, as text: only the quick reader, so that serde_json's own
+    /// limits (nesting) hold for the file as a whole; anything it gives up on gives up the parse.
+    whole: Option<&'a str>,
 }
 
-impl Parser {
+impl Parser<'_> {
     /// Parses on for about `budget` bytes; true when the top-level object is closed and only
     /// whitespace follows.
     fn step(&mut self, b: &[u8], budget: usize) -> Result<bool, Bad> {
@@ -286,11 +290,19 @@ impl Parser {
                         self.parts.data_order.push(list.key().to_owned());
                         self.after_data(b)?
                     } else {
-                        let p = &mut self.parts;
                         match list {
-                            List::Nodes => p.nodes.push(value(b, &mut self.pos)?),
-                            List::Edges => p.edges.push(value(b, &mut self.pos)?),
-                            List::Ops => p.ops.push(value(b, &mut self.pos)?),
+                            List::Nodes => {
+                                let v = self.value(b)?;
+                                self.parts.nodes.push(v);
+                            }
+                            List::Edges => {
+                                let v = self.value(b)?;
+                                self.parts.edges.push(v);
+                            }
+                            List::Ops => {
+                                let v = self.value(b)?;
+                                self.parts.ops.push(v);
+                            }
                         }
                         match self.peek(b) {
                             Some(b',') => {
@@ -374,12 +386,25 @@ impl Parser {
 
     /// A key and its `:`.
     fn key(&mut self, b: &[u8]) -> Result<String, Bad> {
-        let k = self.value(b)?;
+        if let Some(text) = self.whole {
+            let mut c = Cursor::new(text, self.pos);
+            let k = c.key().ok_or(Bad)?;
+            self.pos = c.pos;
+            return Ok(k.to_owned());
+        }
+        let k = value(b, &mut self.pos)?;
         self.eat(b, b':')?;
         Ok(k)
     }
 
-    fn value<T: DeserializeOwned>(&mut self, b: &[u8]) -> Result<T, Bad> {
+    /// The value at `pos`: read by the quick reader (a whole file), else by serde_json.
+    fn value<T: DeserializeOwned + Read>(&mut self, b: &[u8]) -> Result<T, Bad> {
+        if let Some(text) = self.whole {
+            let mut c = Cursor::new(text, self.pos);
+            let v = T::read(&mut c).ok_or(Bad)?;
+            self.pos = c.pos;
+            return Ok(v);
+        }
         value(b, &mut self.pos)
     }
 
@@ -411,6 +436,23 @@ impl Parser {
         let mut parts = self.parts;
         parts.meta = serde_json::from_value(Value::Object(self.meta)).map_err(|_| Bad)?;
         Ok(parts)
+    }
+}
+
+/// The records of a smartcomment file read by the quick reader, or `None` where it gives up
+/// (a file it does not know the shape of, or a bad one): [`smartcomment::parse`] then reads it
+/// with serde_json, which says what is wrong.
+///
+/// [`smartcomment::parse`]: super::smartcomment::parse
+pub(super) fn parse_quick(bytes: &[u8]) -> Option<Parts> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut p = Parser {
+        whole: Some(text),
+        ..Parser::default()
+    };
+    match p.step(bytes, usize::MAX) {
+        Ok(true) => p.finish().ok(),
+        _ => None,
     }
 }
 

@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::util::json_read::{Cursor, Read};
+
 /// Which fields of a record the file had as `null` or left out (one bit per field, in
 /// declaration order). A field that still holds its default is written back the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,10 +29,10 @@ pub struct Unset {
 ///
 /// Hand-written instead of `#[serde(flatten)]`, which buffers every record and halves load speed.
 macro_rules! record {
-    (@default $f:ident, $unset:ident, $bit:expr) => {
-        return Err(serde::de::Error::missing_field(stringify!($f)))
+    (@default [$($missing:tt)*] $f:ident, $unset:ident, $bit:expr) => {
+        $($missing)*
     };
-    (@default $f:ident, $unset:ident, $bit:expr, $d:expr $(, $kind:ident)?) => {{
+    (@default [$($missing:tt)*] $f:ident, $unset:ident, $bit:expr, $d:expr $(, $kind:ident)?) => {{
         if $unset.null & $bit == 0 {
             $unset.absent |= $bit;
         }
@@ -47,6 +49,19 @@ macro_rules! record {
     };
     (@read $map:ident, $unset:ident, $bit:expr, $t:ty, $d:expr, nullable) => {{
         let v = $map.next_value::<Option<$t>>()?;
+        if v.is_none() {
+            $unset.null |= $bit;
+        }
+        v
+    }};
+    (@fast $c:ident, $unset:ident, $bit:expr, $t:ty $(, $d:expr)?) => {
+        Some(<$t as Read>::read($c)?)
+    };
+    (@fast $c:ident, $unset:ident, $bit:expr, $t:ty, $d:expr, generated) => {
+        Some(<$t as Read>::read($c)?)
+    };
+    (@fast $c:ident, $unset:ident, $bit:expr, $t:ty, $d:expr, nullable) => {{
+        let v = <Option<$t> as Read>::read($c)?;
         if v.is_none() {
             $unset.null |= $bit;
         }
@@ -172,7 +187,8 @@ macro_rules! record {
                         Ok($name {
                             $($f: match $f {
                                 Some(v) => v,
-                                None => record!(@default $f, unset, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?),
+                                None => record!(@default [return Err(serde::de::Error::missing_field(stringify!($f)))]
+                                    $f, unset, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?),
                             },)*
                             extra,
                             unset,
@@ -180,6 +196,50 @@ macro_rules! record {
                     }
                 }
                 d.deserialize_map(V)
+            }
+        }
+
+        /// The same record as serde reads, or `None` where the quick reader gives up.
+        impl Read for $name {
+            fn read(c: &mut Cursor<'_>) -> Option<Self> {
+                #[allow(non_camel_case_types, dead_code, clippy::enum_variant_names)]
+                enum F { $($f),* }
+                $(let mut $f: Option<$t> = None;)*
+                let mut extra = Map::new();
+                let mut unset = Unset::default();
+                let mut next = 0;
+                c.eat(b'{')?;
+                let mut more = c.peek()? != b'}';
+                if !more {
+                    c.pos += 1;
+                }
+                while more {
+                    let (at, k) = match $name::FIELDS.get(next) {
+                        Some(f) if c.key_is(f)? => (Some(next), *f),
+                        _ => {
+                            let k = c.key()?;
+                            ($name::FIELDS.iter().position(|f| *f == k), k)
+                        }
+                    };
+                    next = at.map_or(next, |i| i + 1);
+                    match at {
+                        $(Some(i) if i == F::$f as usize => {
+                            $f = record!(@fast c, unset, 1u32 << (F::$f as u32), $t $(, $default $(, $kind)?)?);
+                        })*
+                        _ => {
+                            extra.insert(k.to_owned(), Value::read(c)?);
+                        }
+                    }
+                    more = c.more(b'}')?;
+                }
+                Some($name {
+                    $($f: match $f {
+                        Some(v) => v,
+                        None => record!(@default [return None] $f, unset, 1u32 << (F::$f as u32) $(, $default $(, $kind)?)?),
+                    },)*
+                    extra,
+                    unset,
+                })
             }
         }
     };

@@ -9,5 +9,6 @@
 pub mod calendar;
 pub mod hash;
 pub mod json;
+pub(crate) mod json_read;
 pub mod rng;
 pub mod strings;
