@@ -130,10 +130,10 @@ impl<'a> Cursor<'a> {
         self.word(b"null")
     }
 
-    fn word(&mut self, w: &[u8]) -> bool {
-        let hit = self.peek().is_some() && self.b[self.pos..].starts_with(w);
+    fn word<const N: usize>(&mut self, w: &[u8; N]) -> bool {
+        let hit = self.peek() == Some(w[0]) && self.b.get(self.pos..self.pos + N) == Some(w);
         if hit {
-            self.pos += w.len();
+            self.pos += N;
         }
         hit
     }
