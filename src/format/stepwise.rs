@@ -186,6 +186,9 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
     }
 }
 
+/// Bytes of the file a step's quick reader sees past its budget, for the record it ends in.
+const WINDOW_MARGIN: usize = 64 * 1024;
+
 /// Something the split parse does not take: the plain load says what.
 #[derive(Debug)]
 struct Bad;
@@ -242,6 +245,7 @@ impl Parser<'_> {
     /// whitespace follows.
     fn step(&mut self, b: &[u8], budget: usize) -> Result<bool, Bad> {
         let stop = self.pos.saturating_add(budget);
+        let window = self.window(b, budget);
         loop {
             if let At::Close = self.at {
                 self.ws(b);
@@ -292,15 +296,15 @@ impl Parser<'_> {
                     } else {
                         match list {
                             List::Nodes => {
-                                let v = self.value(b)?;
+                                let v = self.record(b, window)?;
                                 self.parts.nodes.push(v);
                             }
                             List::Edges => {
-                                let v = self.value(b)?;
+                                let v = self.record(b, window)?;
                                 self.parts.edges.push(v);
                             }
                             List::Ops => {
-                                let v = self.value(b)?;
+                                let v = self.record(b, window)?;
                                 self.parts.ops.push(v);
                             }
                         }
@@ -395,6 +399,39 @@ impl Parser<'_> {
         let k = value(b, &mut self.pos)?;
         self.eat(b, b':')?;
         Ok(k)
+    }
+
+    /// The text of the file from `pos` on for a step of `budget` bytes and a record past it
+    /// (up to where it stops being UTF-8), with its offset in the file; none in a whole-file read.
+    fn window<'b>(&self, b: &'b [u8], budget: usize) -> Option<(&'b str, usize)> {
+        if self.whole.is_some() {
+            return None;
+        }
+        let end = b.len().min(
+            self.pos
+                .saturating_add(budget)
+                .saturating_add(WINDOW_MARGIN),
+        );
+        let bytes = b.get(self.pos..end)?;
+        let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+        Some((std::str::from_utf8(bytes.get(..valid)?).ok()?, self.pos))
+    }
+
+    /// A record: the quick reader's over the step's `window` when it reads it there (a record
+    /// that runs past the window, or that it gives up on, is serde_json's), else [`Self::value`].
+    fn record<T: DeserializeOwned + Read>(
+        &mut self,
+        b: &[u8],
+        window: Option<(&str, usize)>,
+    ) -> Result<T, Bad> {
+        if let Some((text, at)) = window.filter(|&(_, at)| at <= self.pos) {
+            let mut c = Cursor::new(text, self.pos - at);
+            if let Some(v) = T::read(&mut c) {
+                self.pos = at + c.pos;
+                return Ok(v);
+            }
+        }
+        self.value(b)
     }
 
     /// The value at `pos`: read by the quick reader (a whole file), else by serde_json.
