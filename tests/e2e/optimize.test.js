@@ -73,6 +73,12 @@ test('the closed loop runs in the page, resumes after a reload and exports updat
     { timeout: 90000 });
   await page.waitForFunction(() => document.querySelector('#opt-progress')?.dataset.phase.startsWith('Optimize'),
     null, { timeout: 60000 });
+  // Round 1's optimize step makes several calls: from here each takes 30 s, so after the one in flight
+  // (1.5 s) the step cannot end, nor be saved, before the reload below (with 1.5 s calls a fast loop once
+  // finished first, and the page rightly offered a new run instead of Resume).
+  await control({ fault_rate: 1, kinds: ['slow'], slow_ms: 30000, seed: 1 });
+  await page.waitForTimeout(2000);
+  assert.ok((await progress(page)).phase.startsWith('Optimize'), 'round 1 is still optimizing');
   const before = await rounds(page);
   assert.deepStrictEqual(before.map((r) => r.round), [0, 1]);
   assert.ok(before.every((r) => r.heldout !== null), 'held-out accuracy is shown');
