@@ -414,8 +414,12 @@ impl Parser<'_> {
                 .saturating_add(WINDOW_MARGIN),
         );
         let bytes = b.get(self.pos..end)?;
-        let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
-        Some((std::str::from_utf8(bytes.get(..valid)?).ok()?, self.pos))
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            // The window may end inside a character: the text before it.
+            Err(e) => std::str::from_utf8(bytes.get(..e.valid_up_to())?).ok()?,
+        };
+        Some((text, self.pos))
     }
 
     /// A record: the quick reader's over the step's `window` when it reads it there (a record
