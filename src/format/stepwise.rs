@@ -5,8 +5,8 @@
 //! A strict smartcomment load is split: the size limits pass, the parse (one record at a time,
 //! with the quick reader of `util::json_read`, serde_json where it gives up),
 //! validation and the bipartite index go about `budget` bytes a step, then failure detection
-//! one step per rule. The same parser reads a whole file at once for [`load`](super::load). Any other format, or a lenient
-//! load, is one step. The result is always the one `load` gives: at the first sign of a
+//! one step per rule. The same parser reads a whole file at once for [`load`](super::load).
+//! Any other format, or a lenient load, is one step. The result is always the one `load` gives: at the first sign of a
 //! problem the loader runs `load` itself on the whole file, so its errors read the same.
 
 use serde::de::DeserializeOwned;
