@@ -186,12 +186,14 @@ fn special(b: &[u8], mut i: usize) -> Option<usize> {
         let x = u64::from_le_bytes(*chunk);
         let quote = x ^ (ONES * u64::from(b'"'));
         let slash = x ^ (ONES * u64::from(b'\\'));
-        // A byte below n sets its high bit in (x - n) & !x (exact when some byte is below n).
-        let hit = (quote.wrapping_sub(ONES) & !quote)
+        // A byte below n sets its high bit in (x - n) & !x. Bytes after the first such one may
+        // be flagged falsely (the borrow), the first one is exact: it is the lowest bit set.
+        let hit = ((quote.wrapping_sub(ONES) & !quote)
             | (slash.wrapping_sub(ONES) & !slash)
-            | (x.wrapping_sub(ONES * 0x20) & !x);
-        if hit & HIGH != 0 {
-            break;
+            | (x.wrapping_sub(ONES * 0x20) & !x))
+            & HIGH;
+        if hit != 0 {
+            return Some(i + (hit.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
@@ -317,6 +319,27 @@ mod tests {
         if let Some(v) = &fast {
             assert_eq!(Some(v), serde.as_ref(), "{json}");
         }
+    }
+
+    #[test]
+    fn special_finds_the_first_special_byte() {
+        // Every position in and past the eight-byte words, after bytes that borrow (0x20, 0x22, 0x5c
+        // ± 1) and before a second special byte the word trick may flag falsely.
+        for hit in [b'"', b'\\', 0x00, 0x1f] {
+            for filler in [b'a', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0xc3] {
+                for at in 0..20 {
+                    let mut b = vec![filler; 24];
+                    b[at] = hit;
+                    b[(at + 1).min(23)] = b'"';
+                    assert_eq!(
+                        special(&b, 0),
+                        Some(at),
+                        "{hit:#x} at {at} after {filler:#x}"
+                    );
+                }
+            }
+        }
+        assert_eq!(special(b"abcdefghijk", 0), None);
     }
 
     #[test]
