@@ -151,8 +151,9 @@ pub fn load_with_limits(
     }
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let smartcomment = || -> Result<smartcomment::Parts, FormatError> {
-        let parts = smartcomment::parse(bytes)?;
-        if fast {
+        let (parts, longest) = smartcomment::parse_bounded(bytes)?;
+        let short = longest.is_some_and(|n| n as u64 <= limits.max_string_bytes);
+        if fast && !short {
             limits::check_strings(&parts, limits)?;
         }
         Ok(parts)

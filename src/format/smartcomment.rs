@@ -54,9 +54,15 @@ pub fn sniff(head: &str) -> bool {
 /// [`FormatError::Json`] for bad JSON; [`FormatError::Field`] naming the JSON path of a
 /// field of the wrong type or a missing required field.
 pub fn parse(bytes: &[u8]) -> Result<Parts, FormatError> {
+    parse_bounded(bytes).map(|(parts, _)| parts)
+}
+
+/// [`parse`], and when the quick reader read the file, a length no string in it exceeds (so
+/// that the string limit need not walk the records again).
+pub(super) fn parse_bounded(bytes: &[u8]) -> Result<(Parts, Option<usize>), FormatError> {
     match super::stepwise::parse_quick(bytes) {
-        Some(parts) => Ok(parts),
-        None => parse_serde(bytes),
+        Some((parts, longest)) => Ok((parts, Some(longest))),
+        None => parse_serde(bytes).map(|parts| (parts, None)),
     }
 }
 
@@ -253,8 +259,9 @@ mod tests {
         b"\x00",
     ];
 
-    /// Whatever the quick reader accepts, serde_json reads the same; checked on the fixtures
-    /// and on thousands of corruptions of them.
+    /// Whatever the quick reader accepts, serde_json reads the same, and no string in it is
+    /// longer than the bound it gives; checked on the fixtures and on thousands of corruptions
+    /// of them (escapes, long and short strings, values serde_json reads).
     #[test]
     fn quick_reader_agrees_with_serde() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/smartcomment");
@@ -263,7 +270,9 @@ mod tests {
         for name in ["mem0_bare.json", "mem0_commented.json"] {
             let file = std::fs::read(format!("{dir}/{name}")).unwrap();
             assert_eq!(
-                super::super::stepwise::parse_quick(&file).as_ref(),
+                super::super::stepwise::parse_quick(&file)
+                    .map(|(p, _)| p)
+                    .as_ref(),
                 Some(&parse_serde(&file).unwrap()),
                 "{name}"
             );
@@ -276,8 +285,14 @@ mod tests {
                     bytes.splice(at..(at + cut).min(bytes.len()), piece.iter().copied());
                 }
                 total += 1;
-                if let Some(parts) = super::super::stepwise::parse_quick(&bytes) {
+                if let Some((parts, longest)) = super::super::stepwise::parse_quick(&bytes) {
                     quick += 1;
+                    // No string is longer than the bound it gives.
+                    let limits = crate::format::limits::Limits {
+                        max_string_bytes: longest as u64,
+                        ..Default::default()
+                    };
+                    assert!(crate::format::limits::check_strings(&parts, &limits).is_ok());
                     let serde = parse_serde(&bytes);
                     assert_eq!(
                         Some(&parts),

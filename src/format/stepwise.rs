@@ -239,6 +239,8 @@ struct Parser<'a> {
     /// A whole file read at once, as text: only the quick reader, so that serde_json's own
     /// limits (nesting) hold for the file as a whole; anything it gives up on gives up the parse.
     whole: Option<&'a str>,
+    /// In a whole-file read: no string read is longer than this (see [`Cursor::longest`]).
+    longest: usize,
 }
 
 impl Parser<'_> {
@@ -395,6 +397,7 @@ impl Parser<'_> {
             let mut c = Cursor::new(text, self.pos);
             let k = c.key().ok_or(Bad)?;
             self.pos = c.pos;
+            self.longest = self.longest.max(c.longest);
             return Ok(k.to_owned());
         }
         let k = value(b, &mut self.pos)?;
@@ -445,6 +448,7 @@ impl Parser<'_> {
             let mut c = Cursor::new(text, self.pos);
             let v = T::read(&mut c).ok_or(Bad)?;
             self.pos = c.pos;
+            self.longest = self.longest.max(c.longest);
             return Ok(v);
         }
         value(b, &mut self.pos)
@@ -486,14 +490,18 @@ impl Parser<'_> {
 /// with serde_json, which says what is wrong.
 ///
 /// [`smartcomment::parse`]: super::smartcomment::parse
-pub(super) fn parse_quick(bytes: &[u8]) -> Option<Parts> {
+/// With them, a length no string in the file (key or value, escapes decoded) exceeds.
+pub(super) fn parse_quick(bytes: &[u8]) -> Option<(Parts, usize)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut p = Parser {
         whole: Some(text),
         ..Parser::default()
     };
     match p.step(bytes, usize::MAX) {
-        Ok(true) => p.finish().ok(),
+        Ok(true) => {
+            let longest = p.longest;
+            Some((p.finish().ok()?, longest))
+        }
         _ => None,
     }
 }

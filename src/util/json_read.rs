@@ -18,6 +18,9 @@ pub(crate) struct Cursor<'a> {
     text: &'a str,
     b: &'a [u8],
     pub(crate) pos: usize,
+    /// No string read so far (key or value, escapes decoded) is longer than this: the longest
+    /// one's bytes as written, or the whole of a value serde_json read.
+    pub(crate) longest: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -26,6 +29,7 @@ impl<'a> Cursor<'a> {
             text,
             b: text.as_bytes(),
             pos,
+            longest: 0,
         }
     }
 
@@ -61,6 +65,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let key = self.text.get(self.pos..end)?;
+        self.longest = self.longest.max(key.len());
         self.pos = end + 1;
         self.eat(b':')?;
         Some(key)
@@ -86,10 +91,12 @@ impl<'a> Cursor<'a> {
     pub(crate) fn string(&mut self) -> Option<String> {
         self.eat(b'"')?;
         let b = self.b;
-        let mut start = self.pos;
+        let first = self.pos;
+        let mut start = first;
         let mut end = special(b, start)?;
         if b[end] == b'"' {
             self.pos = end + 1;
+            self.longest = self.longest.max(end - first);
             return self.text.get(start..end).map(str::to_owned);
         }
         let mut out = String::with_capacity(end - start + 16);
@@ -98,6 +105,7 @@ impl<'a> Cursor<'a> {
             match b[end] {
                 b'"' => {
                     self.pos = end + 1;
+                    self.longest = self.longest.max(end - first);
                     return Some(out);
                 }
                 b'\\' => start = escape(b, end + 1, &mut out)?,
@@ -165,6 +173,7 @@ impl<'a> Cursor<'a> {
         let mut s = serde_json::Deserializer::from_slice(self.b.get(self.pos..)?).into_iter();
         let v = s.next()?.ok()?;
         self.pos += s.byte_offset();
+        self.longest = self.longest.max(s.byte_offset());
         (depth(&v) <= MAX_DEPTH).then_some(v)
     }
 }
