@@ -63,6 +63,13 @@ pub fn verdict_in(text: &str) -> Option<Verdict> {
     {
         return Some(v);
     }
+    // Most texts hold neither word: one pass says so before the word-boundary searches.
+    let b = t.as_bytes();
+    let words = memchr::memchr2_iter(b'C', b'W', b)
+        .any(|i| b[i..].starts_with(b"CORRECT") || b[i..].starts_with(b"WRONG"));
+    if !words {
+        return None;
+    }
     let has = |w: &str| {
         t.match_indices(w).any(|(i, _)| {
             let before = t[..i].chars().next_back();
