@@ -12,7 +12,9 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const { launch } = require('./browser');
 
-const REPS = Number(process.env.MEMTRACE_BENCH_REPS || 7);
+// 15 pairs: on a shared two-core machine one run's times swing by half either way, and the
+// median of 7 moved the ratio by ±0.1 between runs of the same build.
+const REPS = Number(process.env.MEMTRACE_BENCH_REPS || 15);
 
 /** In the page: reads the file from the input, then alternately loads it through the module and
  *  parses it with JSON.parse; returns every time (ms) and what each saw. */
