@@ -332,8 +332,8 @@ mod tests {
 
     #[test]
     fn special_finds_the_first_special_byte() {
-        // Every position in and past the eight-byte words, after bytes that borrow (0x20, 0x22, 0x5c
-        // ± 1) and before a second special byte the word trick may flag falsely.
+        // Every position in and past the eight-byte words, after bytes that borrow (0x20, 0x22,
+        // 0x5c ± 1) and before a second special byte the word trick may flag falsely.
         for hit in [b'"', b'\\', 0x00, 0x1f] {
             for filler in [b'a', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0xc3] {
                 for at in 0..20 {
