@@ -3,11 +3,12 @@
 //! the clock; a step's size is counted in bytes of the file.
 //!
 //! A strict smartcomment load is split: the size limits pass, the parse (one record at a time,
-//! with the quick reader of `util::json_read`, serde_json where it gives up),
-//! validation and the bipartite index go about `budget` bytes a step, then failure detection
-//! one step per rule. The same parser reads a whole file at once for [`load`](super::load).
-//! Any other format, or a lenient load, is one step. The result is always the one `load` gives: at the first sign of a
-//! problem the loader runs `load` itself on the whole file, so its errors read the same.
+//! with the quick reader of `util::json_read`, serde_json where it gives up), validation and
+//! the bipartite index go about `budget` bytes a step, then failure detection one step per
+//! rule. The same parser reads a whole file at once for [`load`](super::load). Any other
+//! format, or a lenient load, is one step. The result is always the one `load` gives: at the
+//! first sign of a problem the loader runs `load` itself on the whole file, so its errors read
+//! the same.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -487,10 +488,10 @@ impl Parser<'_> {
 
 /// The records of a smartcomment file read by the quick reader, or `None` where it gives up
 /// (a file it does not know the shape of, or a bad one): [`smartcomment::parse`] then reads it
-/// with serde_json, which says what is wrong.
+/// with serde_json, which says what is wrong. With the records, a length no string in the file
+/// (key or value, escapes decoded) exceeds.
 ///
 /// [`smartcomment::parse`]: super::smartcomment::parse
-/// With them, a length no string in the file (key or value, escapes decoded) exceeds.
 pub(super) fn parse_quick(bytes: &[u8]) -> Option<(Parts, usize)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut p = Parser {
