@@ -1,7 +1,7 @@
 //! Failure slices on traces of the reference memory system (`memsys::bench::generate` over the
-//! shared LoCoMo conversations): a slice follows each memory unit back to the op that wrote it,
+//! LoCoMo conversations): a slice follows each memory unit back to the op that wrote it,
 //! not to a later retrieval that re-emitted it, and holds no other question. Reads
-//! `../shared/data/locomo/` (skips when absent). Run with `--nocapture` for the sizes.
+//! `tests/data/locomo/` (fails when absent). Run with `--nocapture` for the sizes.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 

@@ -1,8 +1,8 @@
 //! The graph engine on the real smartcomment fixtures: start-point recall@8 against the gold
 //! evidence of the annotated failures, and structural invariants of the index.
 //!
-//! The fixtures are read from `$MEMTRACE_FIXTURES` (default `../shared/fixtures/smartcomment`
-//! next to the workspace). Run with `--nocapture` to see the recall table.
+//! The fixtures are read from `$MEMTRACE_FIXTURES` (default `tests/fixtures/smartcomment/locomo`
+//! in the repository). Run with `--nocapture` to see the recall table.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,7 +17,7 @@ use memtrace::Trace;
 
 fn fixtures() -> Vec<(String, Trace)> {
     let dir = std::env::var_os("MEMTRACE_FIXTURES").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/smartcomment"),
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/smartcomment/locomo"),
         PathBuf::from,
     );
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)

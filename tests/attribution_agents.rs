@@ -1,6 +1,6 @@
 //! The LLM attribution methods driven through full scripted conversations (every tool, a
 //! malformed call, a history summarization), the token budget of graphtrace against
-//! all-at-once, prompt-injection fencing, and the counterfactual check, on the shared
+//! all-at-once, prompt-injection fencing, and the counterfactual check, on the LoCoMo
 //! smartcomment fixtures.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
@@ -25,7 +25,7 @@ use memtrace::provider::{
 };
 use memtrace::{load, LoadOptions};
 
-const FIXTURE_1: &[u8] = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+const FIXTURE_1: &[u8] = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn trace(bytes: &[u8]) -> Trace {
     load(bytes, LoadOptions::default()).unwrap().trace
@@ -210,7 +210,7 @@ fn clean_tokens(method: &str, t: &Trace, case: &FailureCase, hint: bool) -> (u64
 /// The bench files the reference memory system generates from LoCoMo (read at run time; the
 /// test fails loudly when the conversations are absent).
 fn generated_bench(per_type: usize) -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/locomo");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/locomo");
     assert!(
         dir.is_dir(),
         "this test needs the LoCoMo conversations at {} (read at run time)",

@@ -40,7 +40,7 @@
 //! The target is 0.95 / 0.98 per family (the held-out seeds together), checked as such for
 //! Mem0, NaiveRAG and EverMemOS. Each per-seed floor is what was measured minus a small
 //! margin, so a regression fails.
-//! Reads `../shared/data/locomo/` and fails when it is absent.
+//! Reads `tests/data/locomo/` and fails when it is absent.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {

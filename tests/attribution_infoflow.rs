@@ -4,10 +4,10 @@ use memtrace::attribution::InfoFlow;
 use memtrace::format::{load, LoadOptions};
 
 #[test]
-fn finds_every_annotated_op_in_the_shared_fixtures() {
+fn finds_every_annotated_op_in_the_locomo_fixtures() {
     let files: [&[u8]; 3] = [
-        include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json"),
-        include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-2.json"),
+        include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json"),
+        include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-2.json"),
         include_bytes!("../www/demo.json"),
     ];
     let attributor = InfoFlow::default();

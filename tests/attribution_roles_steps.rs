@@ -5,7 +5,7 @@
 use memtrace::attribution::{OpRole, RoleConfig, Roles, RolesInference};
 use memtrace::format::{load, synth, LoadOptions};
 
-const FIXTURE: &[u8] = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+const FIXTURE: &[u8] = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json");
 const DEMO: &[u8] = include_bytes!("../www/demo.json");
 
 #[test]

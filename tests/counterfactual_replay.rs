@@ -164,7 +164,7 @@ fn injected_ops_are_verified_and_correct_upstream_ops_refuted() {
 /// is an extraction) keeps "not replayable" for a memory op, with a detail saying why.
 #[test]
 fn other_layouts_stay_not_replayable() {
-    let bytes = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+    let bytes = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json");
     let mut t = load(bytes, LoadOptions::default()).unwrap().trace;
     let hints = RoleHints::default();
     let mut renamed = 0;

@@ -220,7 +220,7 @@ fn marked_questions_become_cases() {
 #[test]
 fn questions_of_a_membase_trace_are_its_query_variables() {
     let path = format!(
-        "{}/../shared/fixtures/smartcomment/locomo_locomo-2.json",
+        "{}/tests/fixtures/smartcomment/locomo/locomo_locomo-2.json",
         env!("CARGO_MANIFEST_DIR")
     );
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));

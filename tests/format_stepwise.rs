@@ -7,7 +7,7 @@ use memtrace::format::limits::{check, Limits, Scan};
 use memtrace::format::stepwise::StepLoad;
 use memtrace::format::{load, synth, Format, FormatError, LoadOptions, Loaded};
 
-const FIXTURE: &[u8] = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+const FIXTURE: &[u8] = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json");
 const DEMO: &[u8] = include_bytes!("../www/demo.json");
 const OTLP: &[u8] = include_bytes!("fixtures/otlp/mem0_genai_eval.jsonl");
 const BARE: &[u8] = include_bytes!("fixtures/smartcomment/mem0_bare.json");

@@ -1,5 +1,5 @@
 //! The clean reference run with the simulated provider answers most single-hop (category 4)
-//! LoCoMo questions. Reads `../shared/data/locomo/` at run time (skips when absent).
+//! LoCoMo questions. Reads `tests/data/locomo/` at run time (fails when absent).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {

@@ -1,7 +1,7 @@
-//! `memsys::bench::generate` over the shared LoCoMo conversations: at least 20 verified cases
+//! `memsys::bench::generate` over the LoCoMo conversations: at least 20 verified cases
 //! of each error type, files that load in strict mode with one annotation per failure, and
 //! the same seed giving the same files; the info-flow attributor finds the injected faults of
-//! two seeds. Reads `../shared/data/locomo/` (skips when absent).
+//! two seeds. Reads `tests/data/locomo/` (fails when absent).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {
@@ -102,7 +102,7 @@ fn infoflow_finds_the_injected_faults_of_a_second_seed() {
     check_infoflow(&bench(1).files, 1);
 }
 
-/// A bench of 20 cases per type from the shared conversations.
+/// A bench of 20 cases per type from the LoCoMo conversations.
 fn bench(seed: u64) -> BenchReport {
     let convs = common::conversations(&common::locomo_dir());
     let opts = BenchOptions {

@@ -2,7 +2,7 @@
 //! `memsys_bench.rs`): each answers clean with reasonable accuracy, every error type it can
 //! have is injected and verified, the same seed writes the same files, and the OTLP export
 //! imports with memtrace's OTLP reader with its sidecar ids resolving. Reads
-//! `../shared/data/locomo/` at run time.
+//! `tests/data/locomo/` at run time.
 //!
 //! `heldout_baseline` (ignored: slow) prints the info-flow attributor's accuracy per system and
 //! format on the HELD-OUT seeds 11 and 12 — nothing is tuned on them.

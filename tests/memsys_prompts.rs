@@ -1,6 +1,6 @@
 //! The simulated provider follows its prompts, so an optimizer that rewrites them changes the
 //! outcome: asking the extractor for dates (and the answerer for memory timestamps) lifts
-//! temporal (category 2) LoCoMo accuracy. Reads `../shared/data/locomo/` (skips when absent).
+//! temporal (category 2) LoCoMo accuracy. Reads `tests/data/locomo/` (fails when absent).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {

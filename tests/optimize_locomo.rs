@@ -1,4 +1,4 @@
-//! The closed loop on real LoCoMo conversations (`../shared/data/locomo/`, read at run time,
+//! The closed loop on real LoCoMo conversations (`tests/data/locomo/`, read at run time,
 //! the test fails when absent): temporal questions, the simulated provider running the memory system and
 //! the committed optimizer script (`tests/llm_server/scripts/optimize_loop.json`) rewriting the
 //! prompts. One round of optimization must lift accuracy on the training and the held-out

@@ -3,7 +3,7 @@
 //! attributor keeps a floor on op-id and type accuracy. Seeds 11, 12 and 21 are HELD OUT: the
 //! importer was tuned on seeds 1-6 only, never on these (seed 21 joined this test in session 19;
 //! before that it had been measured, never tuned on). The target for these runs is
-//! 0.90 / 0.95 per family. Reads `../shared/data/locomo/` at run time.
+//! 0.90 / 0.95 per family. Reads `tests/data/locomo/` at run time.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 mod common {

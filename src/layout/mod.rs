@@ -594,7 +594,7 @@ mod tests {
 
     #[test]
     fn fixture_failure_views_lay_out() {
-        let bytes = include_bytes!("../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+        let bytes = include_bytes!("../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
         let t = crate::load(bytes, crate::LoadOptions::default())
             .unwrap()
             .trace;

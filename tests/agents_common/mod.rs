@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 /// The fixture the committed server scripts are written from.
 pub const SCRIPT_FIXTURE: &[u8] =
-    include_bytes!("../../../shared/fixtures/smartcomment/locomo_locomo-2.json");
+    include_bytes!("../fixtures/smartcomment/locomo/locomo_locomo-2.json");
 
 fn call(id: &str, name: &str, args: &Value) -> Value {
     json!({"id": id, "name": name, "arguments": args.to_string()})

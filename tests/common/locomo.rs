@@ -1,18 +1,17 @@
-// Shared by the memsys tests: the LoCoMo conversations in `../shared/data/locomo/`, read at
-// run time (never committed).
+// Shared by the memsys tests: the LoCoMo conversations in `tests/data/locomo/` (committed,
+// CC BY-NC 4.0: see its LICENSE.md), read at run time.
 
 use std::path::PathBuf;
 
 use memtrace::memsys::{locomo, Conversation};
 
-/// The shared LoCoMo folder; a test that needs it fails loudly when it is not there (never a
+/// The LoCoMo folder; a test that needs it fails loudly when it is not there (never a
 /// silent pass).
 pub fn locomo_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/locomo");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/locomo");
     assert!(
         dir.is_dir(),
-        "this test needs the LoCoMo conversations at {} (read at run time, never committed): \
-         run it from a checkout next to ../shared",
+        "this test needs the LoCoMo conversations at {} (committed with the repository)",
         dir.display()
     );
     dir

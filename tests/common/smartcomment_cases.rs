@@ -6,8 +6,8 @@ macro_rules! smartcomment_cases {
     ($attr:meta) => {
         use memtrace::format::{load, smartcomment, FormatError, LoadOptions};
 
-        const FIXTURE_1: &[u8] = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-1.json");
-        const FIXTURE_2: &[u8] = include_bytes!("../../shared/fixtures/smartcomment/locomo_locomo-2.json");
+        const FIXTURE_1: &[u8] = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json");
+        const FIXTURE_2: &[u8] = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-2.json");
         const DEMO: &[u8] = include_bytes!("../www/demo.json");
 
         fn strict(bytes: &[u8]) -> Result<memtrace::Loaded, FormatError> {

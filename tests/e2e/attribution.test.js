@@ -3,9 +3,9 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, screenshot, waitField, SHARED } = require('./browser');
+const { launch, openPage, dropFiles, screenshot, waitField, FIXTURES } = require('./browser');
 
-const FIXTURE = path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json');
+const FIXTURE = path.join(FIXTURES, 'locomo_locomo-1.json');
 const ANNOTATIONS = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).data.annotations;
 
 let browser;

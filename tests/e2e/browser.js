@@ -7,7 +7,7 @@ const { execFileSync } = require('node:child_process');
 
 const BASE_URL = process.env.MEMTRACE_E2E_URL || 'http://127.0.0.1:8080/';
 const ARTIFACTS = path.join(__dirname, 'artifacts');
-const SHARED = path.resolve(__dirname, '../../../shared');
+const FIXTURES = path.resolve(__dirname, '../fixtures/smartcomment/locomo');
 
 async function launch(extra = []) {
   return chromium.launch({
@@ -79,4 +79,4 @@ async function dropTrace(page, file) {
     file.name, { timeout: 20000 });
 }
 
-module.exports = { launch, openPage, dropFiles, dropTrace, generatedTraces, screenshot, waitField, SHARED, BASE_URL };
+module.exports = { launch, openPage, dropFiles, dropTrace, generatedTraces, screenshot, waitField, FIXTURES, BASE_URL };

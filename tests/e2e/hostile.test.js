@@ -5,9 +5,9 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, screenshot, SHARED } = require('./browser');
+const { launch, openPage, dropFiles, screenshot, FIXTURES } = require('./browser');
 
-const FIXTURE = path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json');
+const FIXTURE = path.join(FIXTURES, 'locomo_locomo-1.json');
 
 const PAYLOADS = [
   '<script>window.__pwned=1</script>',

@@ -4,7 +4,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, screenshot, waitField, SHARED } = require('./browser');
+const { launch, openPage, screenshot, waitField, FIXTURES } = require('./browser');
 
 let browser;
 test.before(async () => { browser = await launch(); });
@@ -42,7 +42,7 @@ test('keyboard only: open a file, third failure, verdict, a story group, the ins
   const chooser = await Promise.race([chooserOpened, new Promise((_, reject) => {
     setTimeout(() => reject(new Error('Space on the file input opened no file chooser in 30 s')), 30000).unref();
   })]);
-  await chooser.setFiles(path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json'));
+  await chooser.setFiles(path.join(FIXTURES, 'locomo_locomo-1.json'));
   await waitField(page, 'failures', 6);
   await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6);
 

@@ -3,7 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, screenshot, waitField, dropFiles, SHARED } = require('./browser');
+const { launch, openPage, screenshot, waitField, dropFiles, FIXTURES } = require('./browser');
 
 let browser;
 test.before(async () => { browser = await launch(); });
@@ -25,7 +25,7 @@ test('a 600 MiB file is refused with the limit named, and a good file still load
   assert.match(text, /huge\.json/);
   assert.match(text, /629145600 bytes; the limit is 536870912/);
   assert.match(text, /Split the trace/);
-  const good = fs.readFileSync(path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-2.json'));
+  const good = fs.readFileSync(path.join(FIXTURES, 'locomo_locomo-2.json'));
   await dropFiles(page, [{ name: 'locomo_locomo-2.json', bytes: good }]);
   await waitField(page, 'operations', 99);
   await screenshot(page, 'limits-huge-file');

@@ -8,11 +8,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { launch, openPage, dropFiles, screenshot, waitField, SHARED, BASE_URL } = require('./browser');
+const { launch, openPage, dropFiles, screenshot, waitField, FIXTURES, BASE_URL } = require('./browser');
 
 const LLM = process.env.MEMTRACE_TEST_LLM_URL || 'http://127.0.0.1:8765';
 const ROOT = path.resolve(__dirname, '../..');
-const FIXTURE = path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-2.json');
+const FIXTURE = path.join(FIXTURES, 'locomo_locomo-2.json');
 const ANNOTATIONS = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).data.annotations;
 const RUN = `${Date.now()}`;
 

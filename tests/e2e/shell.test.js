@@ -3,7 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, screenshot, waitField, SHARED } = require('./browser');
+const { launch, openPage, dropFiles, screenshot, waitField, FIXTURES } = require('./browser');
 
 let browser;
 test.before(async () => { browser = await launch(); });
@@ -23,7 +23,7 @@ test('first visit shows the demo summary', async () => {
 test('dropping a smartcomment fixture shows its counts', async () => {
   const { page, problems } = await openPage(browser);
   await page.waitForSelector('#summary');
-  const file = path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json');
+  const file = path.join(FIXTURES, 'locomo_locomo-1.json');
   await dropFiles(page, [{ name: 'locomo_locomo-1.json', bytes: fs.readFileSync(file) }]);
   await waitField(page, 'operations', 107);
   await waitField(page, 'variables', 417);
@@ -46,7 +46,7 @@ test('dropping a broken file shows where it is broken, and the page keeps workin
   assert.match(text, /truncated/);
   // The demo is still there and a good file still loads after the bad one.
   assert.match(await page.textContent('#summary [data-field="name"]'), /demo/);
-  const good = fs.readFileSync(path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-2.json'));
+  const good = fs.readFileSync(path.join(FIXTURES, 'locomo_locomo-2.json'));
   await dropFiles(page, [{ name: 'locomo_locomo-2.json', bytes: good }]);
   await waitField(page, 'operations', 99);
   await screenshot(page, 'shell-broken-file');

@@ -4,9 +4,9 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, waitField, SHARED, BASE_URL } = require('./browser');
+const { launch, openPage, dropFiles, waitField, FIXTURES, BASE_URL } = require('./browser');
 
-const FIXTURE = path.join(SHARED, 'fixtures/smartcomment/locomo_locomo-1.json');
+const FIXTURE = path.join(FIXTURES, 'locomo_locomo-1.json');
 const N = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).data.annotations.length;
 
 let browser;

@@ -1,4 +1,4 @@
-// The Node build of the JavaScript module (wasm-pack build --target nodejs): load a shared
+// The Node build of the JavaScript module (wasm-pack build --target nodejs): load a smartcomment
 // fixture, attribute it with info-flow, check the verdicts against its annotations, and check
 // the package's public types have no `any`.
 //   MEMTRACE_NODE_PKG=target/pkg-node node --test tests/node/
@@ -10,11 +10,11 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 const pkg = resolve(root, process.env.MEMTRACE_NODE_PKG || 'target/pkg-node');
-const fixtures = resolve(root, '../shared/fixtures/smartcomment');
+const fixtures = resolve(root, 'tests/fixtures/smartcomment/locomo');
 assert.ok(existsSync(join(pkg, 'package.json')), `no Node build at ${pkg}: run wasm-pack build --target nodejs first`);
 const { Trace, version } = createRequire(import.meta.url)(pkg);
 
-test('a shared fixture attributes to its annotations', () => {
+test('a LoCoMo smartcomment fixture attributes to its annotations', () => {
   let annotated = 0;
   let agree = 0;
   for (const name of ['locomo_locomo-1.json', 'locomo_locomo-2.json']) {

@@ -11,7 +11,7 @@ use std::process::Command;
 use common::{repo_root, Server};
 use serde_json::Value;
 
-const FIXTURE: &str = "../shared/fixtures/smartcomment/locomo_locomo-2.json";
+const FIXTURE: &str = "tests/fixtures/smartcomment/locomo/locomo_locomo-2.json";
 const CASE: &str = "query:locomo-qa-2-1@1";
 const METHODS: [&str; 5] = [
     "graphtrace",

@@ -1,7 +1,7 @@
 //! `memtrace attribute --verify` on a generated bench: each info-flow verdict that names the
 //! annotated op is checked by counterfactual replay, memory ops included (extraction, update,
-//! deletion are replayed through the reference memory system). Reads `../shared/data/locomo/`
-//! (skips when absent).
+//! deletion are replayed through the reference memory system). Reads `tests/data/locomo/`
+//! (fails when absent).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 

@@ -1,7 +1,7 @@
 //! The CLI reads what the page saves: a project bundle (traces + settings, written by the page's
 //! own `bundle::export`) with a role override and a question marked failed, and an annotation
 //! file written by the page's own export (`exports::labels_json`). Reads
-//! `../shared/fixtures/smartcomment/` (fails when absent).
+//! `tests/fixtures/smartcomment/locomo/` (fails when absent).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
@@ -21,7 +21,7 @@ const NAME: &str = "locomo_locomo-1.json";
 
 fn fixture() -> Vec<u8> {
     let f = repo_root()
-        .join("../shared/fixtures/smartcomment")
+        .join("tests/fixtures/smartcomment/locomo")
         .join(NAME);
     std::fs::read(&f).unwrap_or_else(|e| panic!("needs {} ({e})", f.display()))
 }

@@ -2,7 +2,7 @@
 //! against the scripted LLM server with the same generic replies for both (`agent:6`: five
 //! exploring calls then a verdict), so the input tokens compare what each method renders.
 //! Uses `MEMTRACE_TEST_LLM_URL` when a server answers there, else starts one. Reads
-//! `../shared/data/locomo/` (skips when absent).
+//! `tests/data/locomo/` (fails when absent).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 #[test]
 fn a_rejected_key_ends_each_case_at_once() {
     let server = Server::start();
-    let fixture = repo_root().join("../shared/fixtures/smartcomment/locomo_locomo-2.json");
+    let fixture = repo_root().join("tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
     assert!(fixture.is_file(), "needs {}", fixture.display());
     let model = format!("agent:3@key-{}", std::process::id());
     let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))

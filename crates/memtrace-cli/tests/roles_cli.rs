@@ -1,6 +1,6 @@
 //! `memtrace roles FILE` on a real smartcomment fixture lists each op name's role, count and
 //! reason; `--role NAME=ROLE` overrides it there and in `attribute`. Reads
-//! `../shared/fixtures/smartcomment/` (fails when absent).
+//! `tests/fixtures/smartcomment/locomo/` (fails when absent).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
@@ -10,7 +10,7 @@ use common::{memtrace_ok, repo_root};
 use serde_json::Value;
 
 fn fixture() -> std::path::PathBuf {
-    let f = repo_root().join("../shared/fixtures/smartcomment/locomo_locomo-1.json");
+    let f = repo_root().join("tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
     assert!(f.is_file(), "needs {}", f.display());
     f
 }

@@ -42,7 +42,7 @@ fn infoflow_verdicts_agree_with_the_annotations() {
         }
     }
     assert!(annotated >= 9, "{annotated}");
-    // The README's measured 9/9 on the shared fixtures, and every demo case.
+    // The README's measured 9/9 on the LoCoMo smartcomment fixtures, and every demo case.
     assert_eq!(
         agree, annotated,
         "op and type agree on every annotated case"

@@ -1,6 +1,6 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
-//! The Trace handle's queries on the shared fixtures, in a real browser: summary, problems,
+//! The Trace handle's queries on the LoCoMo fixtures, in a real browser: summary, problems,
 //! cases, roles, node, versions, slice, impact, search, startPoints, renderFlatLog.
 
 mod common;

@@ -44,7 +44,7 @@ mod tests {
     use super::*;
 
     const FIXTURE: &[u8] =
-        include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+        include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
     /// The fixture without its annotations, and its annotations as a separate file.
     fn split() -> (Trace, Vec<u8>) {

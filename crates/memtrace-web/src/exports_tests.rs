@@ -2,7 +2,7 @@ use super::*;
 use memtrace::attribution::InfoFlow;
 
 const FIXTURE: &[u8] =
-    include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+    include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn trace() -> Trace {
     memtrace::load(FIXTURE, memtrace::LoadOptions::default())

@@ -117,9 +117,10 @@ pub fn labels_present(trace: &Trace) -> Vec<&'static str> {
 pub(crate) mod tests {
     use super::*;
 
-    /// The shared smartcomment fixture (6 annotated failures); other modules' tests use it too.
+    /// The LoCoMo smartcomment fixture 1 (6 annotated failures); other modules' tests use it too.
     pub(crate) fn fixture() -> Trace {
-        let bytes = include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+        let bytes =
+            include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
         memtrace::load(bytes, memtrace::LoadOptions::default())
             .unwrap()
             .trace

@@ -247,7 +247,8 @@ mod tests {
     use super::*;
 
     fn fixture() -> Trace {
-        let bytes = include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+        let bytes =
+            include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
         memtrace::load(bytes, memtrace::LoadOptions::default())
             .unwrap()
             .trace

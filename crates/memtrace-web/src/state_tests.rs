@@ -3,7 +3,7 @@
 use super::*;
 
 const FIXTURE: &[u8] =
-    include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+    include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn loaded(name: &str, bytes: &[u8]) -> PageState {
     PageState::default().reduce(Action::Load {

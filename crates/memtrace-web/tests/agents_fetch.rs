@@ -24,7 +24,7 @@ const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
     None => "http://127.0.0.1:8765",
 };
 const FIXTURE: &[u8] =
-    include_bytes!("../../../../shared/fixtures/smartcomment/locomo_locomo-2.json");
+    include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
 const SCRIPTS: [(&str, &str); 5] = [
     (
         "graphtrace",

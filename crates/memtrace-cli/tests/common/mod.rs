@@ -35,10 +35,10 @@ where
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A bench generated from `../shared/data/locomo/` into a fresh temp folder named after `name`
+/// A bench generated from `tests/data/locomo/` into a fresh temp folder named after `name`
 /// (`bench gen --per-type N --seed S`), failing loudly when the data is absent.
 pub fn gen_bench(name: &str, per_type: u32, seed: u64) -> PathBuf {
-    let locomo = repo_root().join("../shared/data/locomo");
+    let locomo = repo_root().join("tests/data/locomo");
     assert!(
         locomo.is_dir(),
         "this test needs the LoCoMo conversations at {} (read at run time)",

@@ -10,11 +10,11 @@ use memtrace_wasm::Trace;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-/// The shared MemTraceBench fixtures (as the core's browser tests embed them) and the demo.
+/// The LoCoMo smartcomment fixtures (as the core's browser tests embed them) and the demo.
 pub const FIXTURE_1: &[u8] =
-    include_bytes!("../../../../../shared/fixtures/smartcomment/locomo_locomo-1.json");
+    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 pub const FIXTURE_2: &[u8] =
-    include_bytes!("../../../../../shared/fixtures/smartcomment/locomo_locomo-2.json");
+    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
 pub const DEMO: &[u8] = include_bytes!("../../../../www/demo.json");
 
 /// Every fixture with its name.
