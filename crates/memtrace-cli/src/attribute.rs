@@ -13,7 +13,7 @@ use memtrace::attribution::{
     attribute_case_with, Attribution, Method, MethodSettings, OpRole, Roles,
 };
 use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::model::FailureCase;
+use memtrace::model::{question_ref, FailureCase};
 use memtrace::provider::run_bounded;
 use memtrace::Trace;
 use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
@@ -187,6 +187,9 @@ pub struct Args {
     /// --decisive-set: at most this many replays per case.
     #[arg(long, value_name = "N", default_value_t = 64)]
     budget: usize,
+    /// Exit with status 1 when any failed case was found (0: none; 2: a usage or input error).
+    #[arg(long)]
+    fail_on_failures: bool,
     #[command(flatten)]
     method: MethodArgs,
     #[command(flatten)]
@@ -196,7 +199,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let runner = args.method.runner()?;
     let inputs = crate::input::read(&args.file, &args.rules)?;
-    let mut matched = false;
+    let (mut matched, mut found) = (false, false);
     for input in &inputs {
         let cases: Vec<FailureCase> = input
             .trace
@@ -206,14 +209,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .cloned()
             .collect();
         matched |= !cases.is_empty();
+        found |= !input.trace.cases.is_empty();
         if cases.is_empty() && args.case.is_none() {
-            println!("{}: no failed cases", input.name);
+            // On stderr with --json: stdout stays one JSON object per case.
+            if args.json {
+                eprintln!("{}: no failed cases", input.name);
+            } else {
+                println!("{}: no failed cases", input.name);
+            }
         }
         let results = runner.attribute(&input.trace, &input.roles, &cases, args.verify);
         if args.decisive_set {
             let roles = Roles::infer(&input.trace, &runner.settings.roles);
             for r in &results {
-                print_results(args, std::slice::from_ref(r))?;
+                print_results(args, &input.trace, std::slice::from_ref(r))?;
                 let set = crate::decisive::find(&input.trace, &roles, &r.0, args.budget)?;
                 if args.json {
                     println!("{}", serde_json::to_string(&set)?);
@@ -223,7 +232,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             continue;
         }
-        print_results(args, &results)?;
+        print_results(args, &input.trace, &results)?;
     }
     if runner.llm.stats().calls > 0 || args.stats_out.is_some() {
         let prices = args.method.provider.price_table()?;
@@ -235,16 +244,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.file.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::failures_code(args.fail_on_failures && found))
 }
 
-fn print_results(args: &Args, results: &[CaseResult]) -> anyhow::Result<()> {
+fn print_results(args: &Args, trace: &Trace, results: &[CaseResult]) -> anyhow::Result<()> {
     for (case, result, checked) in results {
         if args.json {
             let mut v = match &result {
                 Ok(a) => serde_json::to_value(a)?,
                 Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),
             };
+            v["question"] = serde_json::to_value(question_ref(trace, case))?;
             if let Some(c) = checked {
                 v["counterfactual"] = serde_json::to_value(c)?;
             }
