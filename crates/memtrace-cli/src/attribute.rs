@@ -164,8 +164,9 @@ impl Runner {
 
 // Kept alike: `file`, `case` and `json` open `story.rs`'s Args too; each command documents its own flags.
 #[derive(clap::Args)]
+#[allow(clippy::struct_excessive_bools)] // independent command-line switches
 pub struct Args {
-    /// A trace file.
+    /// A trace file (`-`: standard input).
     file: PathBuf,
     /// Only this case (its query id, e.g. `query:locomo-qa-1-7@1`).
     #[arg(long)]
