@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use crate::text::Word;
 
 /// Splits `text` into tokens: runs of letters, digits and `_` of any script (bigrams for Chinese
-/// and Japanese), lower-cased, with
-/// their byte offsets ([`crate::text::tokenize`] with [`Word::AlnumUnderscore`]).
+/// and Japanese), lower-cased, with their byte offsets ([`crate::text::tokenize`] with [`Word::AlnumUnderscore`]).
 pub fn tokenize(text: &str) -> impl Iterator<Item = (usize, String)> + '_ {
     crate::text::tokenize(text, Word::AlnumUnderscore)
 }
