@@ -18,6 +18,8 @@ use memtrace::provider::run_bounded;
 use memtrace::Trace;
 use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
 
+use crate::progress::Progress;
+
 /// How to attribute: the method and its settings (shared by `attribute` and `eval`).
 #[derive(clap::Args, Clone)]
 pub struct MethodArgs {
@@ -44,6 +46,9 @@ pub struct MethodArgs {
     /// lists the inferred ones.
     #[arg(long = "role", value_name = "NAME=ROLE")]
     pub roles: Vec<String>,
+    /// No progress line on stderr (it is shown only when stderr is a terminal).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub provider: ProviderArgs,
 }
@@ -54,6 +59,7 @@ pub struct Runner {
     pub settings: MethodSettings,
     pub llm: CliLlm,
     pub concurrency: usize,
+    pub progress: Progress,
 }
 
 /// One case's outcome: the verdict or why not, and the counterfactual check when asked.
@@ -106,6 +112,7 @@ impl MethodArgs {
             settings,
             llm: self.provider.build()?,
             concurrency: self.provider.concurrency.max(1),
+            progress: Progress::new(self.quiet),
         })
     }
 }
@@ -126,6 +133,7 @@ impl Runner {
             config.overrides.entry(name.clone()).or_insert(*role);
         }
         let roles = &Roles::infer(trace, &config);
+        self.progress.add(cases.len());
         let work = run_bounded(cases, self.concurrency, |case| async move {
             let started = Instant::now();
             let result =
@@ -156,6 +164,7 @@ impl Runner {
                 ),
                 _ => None,
             };
+            self.progress.tick();
             (case.clone(), result.map_err(|e| e.to_string()), checked)
         });
         futures_executor::block_on(work)
@@ -220,6 +229,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
         let results = runner.attribute(&input.trace, &input.roles, &cases, args.verify);
+        runner.progress.clear();
         if args.decisive_set {
             let roles = Roles::infer(&input.trace, &runner.settings.roles);
             for r in &results {

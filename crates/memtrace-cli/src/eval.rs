@@ -138,9 +138,9 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .cloned()
             .collect();
         let mut fresh: BTreeMap<String, Result<Attribution, String>> = BTreeMap::new();
-        for (case, result, _) in
-            runner.attribute(&trace, &std::collections::BTreeMap::new(), &todo, false)
-        {
+        let results = runner.attribute(&trace, &std::collections::BTreeMap::new(), &todo, false);
+        runner.progress.clear();
+        for (case, result, _) in results {
             match &result {
                 Ok(a) => eprintln!(
                     "{name} {}: {} input tokens, {} output tokens, {} LLM calls, {} ms",

@@ -10,6 +10,7 @@ mod gen;
 mod info;
 mod input;
 mod optimize;
+mod progress;
 mod report;
 mod roles;
 mod rules;
