@@ -63,13 +63,19 @@ pub fn results_json(name: &str, t: &Trace, verdicts: &Verdicts, labels: &Labels)
     run_file("viewer", &[name.to_owned()], &scored, &report)
 }
 
-/// One CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+/// One CSV field, quoted when it holds a comma, quote or line break (RFC 4180). A field that a
+/// spreadsheet would read as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return: trace text is untrusted LLM output) gets a leading `'` and is quoted, as OWASP advises.
 pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+    let guard = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        "'"
     } else {
-        s.to_owned()
+        ""
+    };
+    if guard.is_empty() && !s.contains([',', '"', '\n', '\r']) {
+        return s.to_owned();
     }
+    format!("\"{guard}{}\"", s.replace('"', "\"\""))
 }
 
 /// CSV of every case: `case_id,query,verdict_type,op_id,op_name,reason,annotation_type,
@@ -161,5 +167,15 @@ mod tests {
         assert_eq!(csv_field("plain"), "plain");
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"hi\"\nthen"), "\"say \"\"hi\"\"\nthen\"");
+    }
+
+    #[test]
+    fn csv_neutralizes_formulas() {
+        for bad in ["=HYPERLINK(\"x\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
+            let f = csv_field(bad);
+            assert!(f.starts_with("\"'"), "{bad:?} -> {f:?}");
+        }
+        assert_eq!(csv_field("=1,\"2\""), "\"'=1,\"\"2\"\"\"");
+        assert_eq!(csv_field("a-b"), "a-b");
     }
 }

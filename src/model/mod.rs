@@ -12,6 +12,7 @@ mod fail_rule;
 mod flow;
 mod judged;
 pub mod pyrepr;
+mod question;
 mod record;
 pub mod verdict;
 
@@ -21,6 +22,7 @@ pub use error::GraphError;
 pub(crate) use error::{cycle, dangling, duplicate_id};
 pub use fail_rule::{FailRule, Mark, RuleError};
 pub use flow::{Flow, FlowSteps, Role, Versions};
+pub use question::{question_ref, QuestionRef};
 pub(crate) use record::StrLen;
 pub use record::{
     AnnotationRecord, EdgeRecord, GraphMeta, NodeRecord, OpRecord, SessionRecord, Unset,

@@ -15,7 +15,7 @@
 //! the results as `update_results.json`, Mem0 config keys or text files; [`gather`] feeds one step
 //! from attributed traces. [`settings`] makes the memory system's settings (`top_k`, …)
 //! optimizable next to the prompts, [`keep`] is the loop's held-out acceptance check, and
-//! [`compare`] sets two runs' verdicts side by side.
+//! [`compare`] sets two runs' verdicts side by side ([`trace_run`]: any trace as a run).
 
 pub mod aggregate;
 #[path = "loop.rs"]
@@ -31,6 +31,7 @@ pub mod placeholders;
 mod round;
 pub mod settings;
 pub mod targets;
+pub mod trace_run;
 pub mod update;
 
 use std::collections::BTreeMap;

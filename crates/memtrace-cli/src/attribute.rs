@@ -13,10 +13,12 @@ use memtrace::attribution::{
     attribute_case_with, Attribution, Method, MethodSettings, OpRole, Roles,
 };
 use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::model::FailureCase;
+use memtrace::model::{question_ref, FailureCase};
 use memtrace::provider::run_bounded;
 use memtrace::Trace;
 use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
+
+use crate::progress::Progress;
 
 /// How to attribute: the method and its settings (shared by `attribute` and `eval`).
 #[derive(clap::Args, Clone)]
@@ -44,6 +46,9 @@ pub struct MethodArgs {
     /// lists the inferred ones.
     #[arg(long = "role", value_name = "NAME=ROLE")]
     pub roles: Vec<String>,
+    /// No progress line on stderr (it is shown only when stderr is a terminal).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub provider: ProviderArgs,
 }
@@ -54,6 +59,7 @@ pub struct Runner {
     pub settings: MethodSettings,
     pub llm: CliLlm,
     pub concurrency: usize,
+    pub progress: Progress,
 }
 
 /// One case's outcome: the verdict or why not, and the counterfactual check when asked.
@@ -106,6 +112,7 @@ impl MethodArgs {
             settings,
             llm: self.provider.build()?,
             concurrency: self.provider.concurrency.max(1),
+            progress: Progress::new(self.quiet),
         })
     }
 }
@@ -126,6 +133,7 @@ impl Runner {
             config.overrides.entry(name.clone()).or_insert(*role);
         }
         let roles = &Roles::infer(trace, &config);
+        self.progress.add(cases.len());
         let work = run_bounded(cases, self.concurrency, |case| async move {
             let started = Instant::now();
             let result =
@@ -156,6 +164,7 @@ impl Runner {
                 ),
                 _ => None,
             };
+            self.progress.tick();
             (case.clone(), result.map_err(|e| e.to_string()), checked)
         });
         futures_executor::block_on(work)
@@ -164,8 +173,9 @@ impl Runner {
 
 // Kept alike: `file`, `case` and `json` open `story.rs`'s Args too; each command documents its own flags.
 #[derive(clap::Args)]
+#[allow(clippy::struct_excessive_bools)] // independent command-line switches
 pub struct Args {
-    /// A trace file.
+    /// A trace file (`-`: standard input).
     file: PathBuf,
     /// Only this case (its query id, e.g. `query:locomo-qa-1-7@1`).
     #[arg(long)]
@@ -187,6 +197,9 @@ pub struct Args {
     /// --decisive-set: at most this many replays per case.
     #[arg(long, value_name = "N", default_value_t = 64)]
     budget: usize,
+    /// Exit with status 1 when any failed case was found (0: none; 2: a usage or input error).
+    #[arg(long)]
+    fail_on_failures: bool,
     #[command(flatten)]
     method: MethodArgs,
     #[command(flatten)]
@@ -196,7 +209,7 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let runner = args.method.runner()?;
     let inputs = crate::input::read(&args.file, &args.rules)?;
-    let mut matched = false;
+    let (mut matched, mut found) = (false, false);
     for input in &inputs {
         let cases: Vec<FailureCase> = input
             .trace
@@ -206,14 +219,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .cloned()
             .collect();
         matched |= !cases.is_empty();
+        found |= !input.trace.cases.is_empty();
         if cases.is_empty() && args.case.is_none() {
-            println!("{}: no failed cases", input.name);
+            // On stderr with --json: stdout stays one JSON object per case.
+            if args.json {
+                eprintln!("{}: no failed cases", input.name);
+            } else {
+                println!("{}: no failed cases", input.name);
+            }
         }
         let results = runner.attribute(&input.trace, &input.roles, &cases, args.verify);
+        runner.progress.clear();
         if args.decisive_set {
             let roles = Roles::infer(&input.trace, &runner.settings.roles);
             for r in &results {
-                print_results(args, std::slice::from_ref(r))?;
+                print_results(args, &input.trace, std::slice::from_ref(r))?;
                 let set = crate::decisive::find(&input.trace, &roles, &r.0, args.budget)?;
                 if args.json {
                     println!("{}", serde_json::to_string(&set)?);
@@ -223,7 +243,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             continue;
         }
-        print_results(args, &results)?;
+        print_results(args, &input.trace, &results)?;
     }
     if runner.llm.stats().calls > 0 || args.stats_out.is_some() {
         let prices = args.method.provider.price_table()?;
@@ -235,16 +255,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             args.file.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(crate::failures_code(args.fail_on_failures && found))
 }
 
-fn print_results(args: &Args, results: &[CaseResult]) -> anyhow::Result<()> {
+fn print_results(args: &Args, trace: &Trace, results: &[CaseResult]) -> anyhow::Result<()> {
     for (case, result, checked) in results {
         if args.json {
             let mut v = match &result {
                 Ok(a) => serde_json::to_value(a)?,
                 Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),
             };
+            v["question"] = serde_json::to_value(question_ref(trace, case))?;
             if let Some(c) = checked {
                 v["counterfactual"] = serde_json::to_value(c)?;
             }

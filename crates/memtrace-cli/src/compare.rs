@@ -1,19 +1,26 @@
 //! `memtrace compare A B`: two runs side by side. A run is a `memtrace-run` file, every
-//! question's verdict (the closed loop writes one per round: `OUT/rounds/round-<r>.json`);
-//! questions are aligned by id and counted as fixed, broken, still failing and still right.
+//! question's verdict (the closed loop writes one per round: `OUT/rounds/round-<r>.json`), or
+//! any trace (each of its questions, failures attributed by info-flow); questions are aligned by
+//! id (by text when two traces share no id) and counted as fixed, broken, still failing and
+//! still right.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use memtrace::attribution::{RoleConfig, Roles};
 use memtrace::optimize::compare::{compare, Change, RunFile, Verdict};
+use memtrace::optimize::trace_run::{align_by_text, run_of_trace};
+
+use crate::rules::ReadArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The run before (a `memtrace-run` file, e.g. optimize-out/rounds/round-0.json).
+    /// The run before: a `memtrace-run` file (e.g. optimize-out/rounds/round-0.json) or a trace
+    /// in any readable format.
     a: PathBuf,
-    /// The run after.
+    /// The run after (a run file or a trace of the same conversations).
     b: PathBuf,
     /// Print the comparison as JSON.
     #[arg(long)]
@@ -21,11 +28,22 @@ pub struct Args {
     /// Also list the questions still right.
     #[arg(long)]
     all: bool,
+    #[command(flatten)]
+    read: ReadArgs,
 }
 
-fn read(path: &Path) -> anyhow::Result<RunFile> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    RunFile::parse(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+/// A run file as it is, or a trace as a run.
+fn read(path: &Path, read: ReadArgs) -> anyhow::Result<RunFile> {
+    let bytes = crate::input::bytes(path)?;
+    if let Ok(run) = RunFile::parse(&bytes) {
+        return Ok(run);
+    }
+    let name = path.display().to_string();
+    let trace = crate::input::load_reporting(&bytes, read, &name)
+        .with_context(|| format!("{name}: neither a run file nor a readable trace"))?
+        .trace;
+    let roles = Roles::infer(&trace, &RoleConfig::default());
+    Ok(run_of_trace(&name, &trace, &roles))
 }
 
 fn side(v: Option<&Verdict>) -> String {
@@ -48,7 +66,8 @@ fn side(v: Option<&Verdict>) -> String {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (a, b) = (read(&args.a)?, read(&args.b)?);
+    let (mut a, mut b) = (read(&args.a, args.read)?, read(&args.b, args.read)?);
+    align_by_text(&mut a, &mut b);
     let c = compare(&a.verdicts, &b.verdicts);
     if args.json {
         println!(

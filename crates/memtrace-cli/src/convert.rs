@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use memtrace::format::{load, smartcomment, Format, LoadOptions};
+use memtrace::format::{smartcomment, Format};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,12 +16,8 @@ pub struct Args {
     /// Where to write; `-` for standard output.
     #[arg(short, long)]
     output: PathBuf,
-    /// Read as this format instead of detecting it (smartcomment, otlp, langfuse).
-    #[arg(long, value_parser = Format::parse)]
-    format: Option<Format>,
-    /// Keep what is valid; print the problems found instead of failing.
-    #[arg(long)]
-    lenient: bool,
+    #[command(flatten)]
+    read: crate::rules::ReadArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -32,16 +28,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     let path = &args.file;
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let opts = LoadOptions {
-        format: args.format,
-        lenient: args.lenient,
-    };
-    let loaded = load(&bytes, opts)
-        .with_context(|| format!("{} is not a readable trace", path.display()))?;
-    for p in &loaded.problems {
-        eprintln!("warning: {}: skipped: {p}", path.display());
-    }
+    let bytes = crate::input::bytes(path)?;
+    let name = format!("{} is not a readable trace", path.display());
+    let loaded = crate::input::load_reporting(&bytes, args.read, &name)?;
     let out = smartcomment::write(&loaded.trace).context("cannot serialize the trace")?;
     if args.output.as_os_str() == "-" {
         use std::io::Write;

@@ -11,7 +11,7 @@ use anyhow::Context;
 use memtrace::algo::{evaluate_start_points, StartPointOptions};
 use memtrace::attribution::eval::{markdown, run_file, score, token_table, Scored};
 use memtrace::attribution::Attribution;
-use memtrace::format::{load, sidecar, LoadOptions};
+use memtrace::format::sidecar;
 use memtrace::model::FailureCase;
 
 use crate::attribute::MethodArgs;
@@ -39,7 +39,7 @@ pub struct Args {
 }
 
 fn files_of(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if dir.is_file() {
+    if dir.as_os_str() == "-" || dir.is_file() {
         return Ok(vec![dir.to_path_buf()]);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -103,11 +103,10 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut trace = load(&bytes, LoadOptions::default())
-            .with_context(|| path.display().to_string())?
-            .trace;
+        let bytes = crate::input::bytes(path)?;
+        let mut trace =
+            crate::input::load_reporting(&bytes, args.rules.read, &path.display().to_string())?
+                .trace;
         let side = path.with_file_name(sidecar::sidecar_name(&name));
         if side.is_file() {
             let bytes =
@@ -139,9 +138,9 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .cloned()
             .collect();
         let mut fresh: BTreeMap<String, Result<Attribution, String>> = BTreeMap::new();
-        for (case, result, _) in
-            runner.attribute(&trace, &std::collections::BTreeMap::new(), &todo, false)
-        {
+        let results = runner.attribute(&trace, &std::collections::BTreeMap::new(), &todo, false);
+        runner.progress.clear();
+        for (case, result, _) in results {
             match &result {
                 Ok(a) => eprintln!(
                     "{name} {}: {} input tokens, {} output tokens, {} LLM calls, {} ms",

@@ -10,23 +10,27 @@ use crate::input::Input;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Trace files (smartcomment / MemTraceBench JSON, OTLP, Langfuse).
+    /// Trace files (smartcomment / MemTraceBench JSON, OTLP, Langfuse; `-`: standard input).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print one JSON object per file instead of text.
     #[arg(long)]
     json: bool,
+    /// Exit with status 1 when any file has failed cases (0: none; 2: a file did not load).
+    #[arg(long)]
+    fail_on_failures: bool,
     #[command(flatten)]
     rules: crate::rules::RuleArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let mut failed = false;
+    let (mut failed, mut found) = (false, false);
     for path in &args.files {
         match crate::input::read(path, &args.rules) {
             Ok(inputs) => {
                 for input in &inputs {
                     print(input, args.json)?;
+                    found |= !input.trace.cases.is_empty();
                 }
             }
             Err(e) => {
@@ -36,9 +40,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if failed {
-        ExitCode::FAILURE
+        ExitCode::from(memtrace_cli::EXIT_ERROR)
     } else {
-        ExitCode::SUCCESS
+        crate::failures_code(args.fail_on_failures && found)
     })
 }
 

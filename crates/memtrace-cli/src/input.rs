@@ -8,12 +8,12 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use memtrace::attribution::roles::OpRole;
-use memtrace::format::{bundle, load, sidecar, Format, LoadOptions};
+use memtrace::format::{bundle, load, sidecar, Format, Loaded};
 use memtrace::model::{AnnotationRecord, Detection, FailRule, Mark};
 use memtrace::Trace;
 use serde::Deserialize;
 
-use crate::rules::RuleArgs;
+use crate::rules::{ReadArgs, RuleArgs};
 
 /// One trace to work on.
 pub struct Input {
@@ -61,7 +61,7 @@ struct Project {
 /// An unreadable file, a trace or bundle that does not load, a bad saved rule, or an annotation
 /// file that fits none of the traces.
 pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = bytes(path)?;
     let records = match &rules.annotations {
         Some(file) => Some((file.as_path(), annotation_file(file)?)),
         None => None,
@@ -91,12 +91,17 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
     let mut out = Vec::with_capacity(files.len());
     let mut annotated = false;
     for (file_name, content) in files {
-        let name = if file_name.is_empty() {
-            path.display().to_string()
+        let shown = if path.as_os_str() == "-" {
+            "<stdin>".to_owned()
         } else {
-            format!("{}:{file_name}", path.display())
+            path.display().to_string()
         };
-        let loaded = load(&content, LoadOptions::default()).with_context(|| name.clone())?;
+        let name = if file_name.is_empty() {
+            shown
+        } else {
+            format!("{shown}:{file_name}")
+        };
+        let loaded = load_reporting(&content, rules.read, &name)?;
         let mut trace = loaded.trace;
         if let Some((file, records)) = &records {
             if sidecar::fits(&trace, records) {
@@ -131,6 +136,33 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
         }
     }
     Ok(out)
+}
+
+/// The bytes of `path`; `-` is standard input.
+///
+/// # Errors
+/// An unreadable file or standard input.
+pub fn bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut out)
+            .context("cannot read standard input")?;
+        return Ok(out);
+    }
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Loads `content` (named `name` in messages) as `read` says; in lenient mode each problem is
+/// printed on stderr.
+///
+/// # Errors
+/// A trace that does not load.
+pub fn load_reporting(content: &[u8], read: ReadArgs, name: &str) -> anyhow::Result<Loaded> {
+    let loaded = load(content, read.options()).with_context(|| name.to_owned())?;
+    for p in &loaded.problems {
+        eprintln!("warning: {name}: skipped: {p}");
+    }
+    Ok(loaded)
 }
 
 fn annotation_file(file: &Path) -> anyhow::Result<Vec<AnnotationRecord>> {

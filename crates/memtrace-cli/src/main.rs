@@ -10,6 +10,7 @@ mod gen;
 mod info;
 mod input;
 mod optimize;
+mod progress;
 mod report;
 mod roles;
 mod rules;
@@ -67,6 +68,12 @@ enum Command {
     /// Print each failed case's story: its decisive path from the evidence to the judge, the
     /// decisive op marked, the answer's words and version diffs shown.
     Story(story::Args),
+    /// Print a shell completion script: `memtrace completions bash > /etc/bash_completion.d/memtrace`
+    /// (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// A reader that stops reading (`memtrace story FILE | head`) ends the output quietly, as Unix
@@ -106,12 +113,24 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run(&args),
         Command::Roles(args) => roles::run(&args),
         Command::Story(args) => story::run(&args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "memtrace", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            ExitCode::from(memtrace_cli::EXIT_ERROR)
         }
     }
+}
+
+/// The exit status of a command that ran: 1 when `failures` (failed cases found and
+/// `--fail-on-failures` given), else 0.
+fn failures_code(failures: bool) -> ExitCode {
+    ExitCode::from(u8::from(failures))
 }

@@ -8,7 +8,7 @@ use memtrace::attribution::{RoleConfig, Roles};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (any readable format), or a project bundle saved by the page.
+    /// A trace file (any readable format), or a project bundle saved by the page (`-`: stdin).
     file: PathBuf,
     /// One JSON object per op name.
     #[arg(long)]
@@ -16,6 +16,8 @@ pub struct Args {
     /// Set an op name's role, over what structure says (repeatable).
     #[arg(long = "role", value_name = "NAME=ROLE")]
     roles: Vec<String>,
+    #[command(flatten)]
+    read: crate::rules::ReadArgs,
 }
 
 /// The trace in `file` (any readable format, or the trace on screen in a bundle the page saved)
@@ -23,8 +25,13 @@ pub struct Args {
 pub fn load_with_roles(
     file: &std::path::Path,
     specs: &[String],
+    read: crate::rules::ReadArgs,
 ) -> anyhow::Result<(memtrace::Trace, RoleConfig)> {
-    let input = crate::input::read_one(file, &crate::rules::RuleArgs::default())?;
+    let rules = crate::rules::RuleArgs {
+        read,
+        ..crate::rules::RuleArgs::default()
+    };
+    let input = crate::input::read_one(file, &rules)?;
     let mut cfg = RoleConfig {
         overrides: input.roles,
         ..RoleConfig::default()
@@ -36,7 +43,7 @@ pub fn load_with_roles(
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (trace, cfg) = load_with_roles(&args.file, &args.roles)?;
+    let (trace, cfg) = load_with_roles(&args.file, &args.roles, args.read)?;
     let names = Roles::infer(&trace, &cfg).by_name(&trace);
     if args.json {
         for n in &names {

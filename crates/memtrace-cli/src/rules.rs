@@ -1,9 +1,33 @@
 //! What makes a case, for every command that reads cases: `--failed-if RULE` (repeatable) user
-//! failure rules, and `--annotations FILE` ground truth.
+//! failure rules, and `--annotations FILE` ground truth; and how a trace is read (`--format`,
+//! `--lenient`).
 
 use std::path::PathBuf;
 
+use memtrace::format::{Format, LoadOptions};
 use memtrace::model::{Detection, FailRule, Mark, Trace};
+
+/// How every command reads a trace: the format (detected from content unless given) and
+/// whether to load what is valid and warn about the rest.
+#[derive(clap::Args, Clone, Copy, Default)]
+pub struct ReadArgs {
+    /// Read as this format instead of detecting it (smartcomment, otlp, langfuse).
+    #[arg(long, value_name = "FORMAT", value_parser = Format::parse)]
+    pub format: Option<Format>,
+    /// Load what is valid; each problem is printed on stderr instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl ReadArgs {
+    /// The core's load options for these flags.
+    pub fn options(self) -> LoadOptions {
+        LoadOptions {
+            format: self.format,
+            lenient: self.lenient,
+        }
+    }
+}
 
 #[derive(clap::Args, Clone, Default)]
 pub struct RuleArgs {
@@ -15,6 +39,8 @@ pub struct RuleArgs {
     /// ground truth is merged into the trace whose questions it names.
     #[arg(long, value_name = "FILE")]
     pub annotations: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 fn parse_rule(s: &str) -> Result<FailRule, String> {

@@ -3,13 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use memtrace::algo::{RegexOptions, SearchIndex};
-use memtrace::format::{load, LoadOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (smartcomment / `MemTraceBench` JSON).
+    /// A trace file in any readable format (`-`: standard input).
     file: PathBuf,
     /// Words to rank variables by (BM25), or a regular expression with --regex.
     query: String,
@@ -25,14 +23,14 @@ pub struct Args {
     /// Print the hits as one JSON array.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    read: crate::rules::ReadArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let trace = load(&bytes, LoadOptions::default())
-        .with_context(|| format!("cannot load {}", args.file.display()))?
-        .trace;
+    let bytes = crate::input::bytes(&args.file)?;
+    let name = format!("cannot load {}", args.file.display());
+    let trace = crate::input::load_reporting(&bytes, args.read, &name)?.trace;
     let index = SearchIndex::build(&trace);
     let hits = if args.regex {
         let opts = RegexOptions {

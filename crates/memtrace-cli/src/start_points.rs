@@ -8,7 +8,7 @@ use memtrace::algo::{evaluate_start_points, StartPointOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Trace files (smartcomment / `MemTraceBench` JSON).
+    /// Trace files in any readable format (`-`: standard input).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Start points per case (recall is measured at this k).

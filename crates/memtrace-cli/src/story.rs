@@ -12,7 +12,7 @@ use memtrace::story::{story_in, Story};
 // Kept alike: the same three flags open `attribute.rs`'s Args; each command documents its own flags.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (any readable format).
+    /// A trace file (any readable format; `-`: standard input).
     file: PathBuf,
     /// Only this case (its query id).
     #[arg(long)]
@@ -23,10 +23,12 @@ pub struct Args {
     /// Set an op name's role, over what structure says (repeatable).
     #[arg(long = "role", value_name = "NAME=ROLE")]
     roles: Vec<String>,
+    #[command(flatten)]
+    read: crate::rules::ReadArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (trace, cfg) = crate::roles::load_with_roles(&args.file, &args.roles)?;
+    let (trace, cfg) = crate::roles::load_with_roles(&args.file, &args.roles, args.read)?;
     let roles = Roles::infer(&trace, &cfg);
     let cases: Vec<_> = trace
         .cases

@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use crate::text::Word;
 
-/// Splits `text` into tokens: maximal runs of ASCII letters, digits and `_`, lower-cased, with
-/// their byte offsets ([`crate::text::tokenize`] with [`Word::AlnumUnderscore`]).
+/// Splits `text` into tokens: runs of letters, digits and `_` of any script (bigrams for Chinese
+/// and Japanese), lower-cased, with their byte offsets ([`crate::text::tokenize`] with [`Word::AlnumUnderscore`]).
 pub fn tokenize(text: &str) -> impl Iterator<Item = (usize, String)> + '_ {
     crate::text::tokenize(text, Word::AlnumUnderscore)
 }
@@ -209,11 +209,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokens_are_lowercase_ascii_runs_with_offsets() {
+    fn tokens_are_lowercase_word_runs_with_offsets() {
         let t: Vec<(usize, String)> = tokenize("Hi, Mel_2! café").collect();
         assert_eq!(
             t,
-            vec![(0, "hi".into()), (4, "mel_2".into()), (11, "caf".into())]
+            vec![(0, "hi".into()), (4, "mel_2".into()), (11, "café".into())]
         );
     }
 
