@@ -194,6 +194,9 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
     for i, q in enumerate(correct):
         if len(kept) >= limit:
             break
+        # Questions sharing evidence could be flipped by each other's faults: one per evidence.
+        if any(set(q["evidence"]) & set(k["evidence"]) for k, _ in kept):
+            continue
         kind = kinds[i % 3]
         styles = STYLES[kind]
         for t in range(len(styles)):
@@ -214,8 +217,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--conversations", default="26,30,41,42,43,47,49")
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "lab"))
-    ap.add_argument("--sessions", type=int, default=5)
-    ap.add_argument("--questions", type=int, default=40)
+    ap.add_argument("--sessions", type=int, default=6)
+    ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--faults", type=int, default=6)
     args = ap.parse_args()
     import writer
@@ -235,7 +238,8 @@ def main():
         for _ in range(3):
             labels = lab.run(conv, sessions, correct, [f for _, f in kept])
             applied = lab.applied()
-            bad = [(q, f) for q, f in kept if labels[q["question"]] != "WRONG"]
+            hit = [a["spec"] for a in applied]
+            bad = [(q, f) for q, f in kept if labels[q["question"]] != "WRONG" or f not in hit]
             others = [q for q in correct if q["question"] not in {k[0]["question"] for k in kept}
                       and labels[q["question"]] != "CORRECT"]
             if not bad and not others:
@@ -244,7 +248,7 @@ def main():
             log(f"  combined run: {len(bad)} faults no longer flip, {len(others)} others broke; rerun")
         bodies = receiver.SINK.take()
         writer.write(args.out, "mem0ai", "openinference", cid, bodies, kept, applied, labels,
-                     [receiver.to_json(b) for b in bodies], ERROR_TYPE)
+                     [receiver.to_json(b) for b in bodies], ERROR_TYPE, turns)
         log(f"conv {cid}: wrote {len(kept)} failures, {len(correct) - len(kept)} passing questions")
     log("done")
 

@@ -147,7 +147,8 @@ def extraction(prompt):
 
 def answer(prompt):
     q = re.search(r"Question: (.*?)\n", prompt + "\n").group(1).strip()
-    mems = [re.sub(r"^[-*]?\s*(\S+: )?", "", line).strip()
+    # "- <session date>: <memory>" (the date holds a clock time, so cut at "<year>: ")
+    mems = [re.sub(r"^\s*-\s*(?:.*?\b\d{4}: )?", "", line).strip()
             for line in re.findall(r"^\s*-.*$", prompt, re.M)]
     ranked = model.best_memories(q, mems)
     reply = ranked[0] if ranked else "The memories do not say."
@@ -158,7 +159,7 @@ def answer(prompt):
         if style == "other_memory":
             bad = next((m for m in ranked[1:] if m != reply), None)
         elif style == "refuse":
-            bad = "The memories do not mention this."
+            bad = f"The memories do not answer: {q[0].lower()}{q[1:]}"
         elif style == "date":
             bad = shift_date(reply)
         elif style == "negate":

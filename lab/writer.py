@@ -54,7 +54,19 @@ def question_span(spans, question):
     return None
 
 
-def write(out, library, fmt, cid, bodies, kept, applied, labels, docs, error_type):
+def evidence_vars(spans, texts):
+    """The extraction prompts whose New Messages hold an evidence turn (the variables through
+    which the turn enters the traced pipeline), as memtrace's OTLP import names them."""
+    ids = []
+    for s in spans:
+        content = attr(s, "llm.input_messages.1.message.content") or ""
+        new = content.split("## New Messages", 1)[-1].split("## Observation Date", 1)[0]
+        if "## New Messages" in content and any(t in new for t in texts):
+            ids.append(f"llm_input:str:{fnv1a(content)}@1")
+    return ids
+
+
+def write(out, library, fmt, cid, bodies, kept, applied, labels, docs, error_type, turns):
     folder = os.path.join(out, library, fmt)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, f"{cid}.jsonl"), "w") as f:
@@ -69,13 +81,17 @@ def write(out, library, fmt, cid, bodies, kept, applied, labels, docs, error_typ
         qs = question_span(spans, q["question"])
         if op is None or qs is None:
             raise SystemExit(f"conv {cid}: no span for fault {fault} / question {q['question']!r}")
+        answer = json.loads(attr(qs, "output.value"))["answer"]
         notes.append({
             # The id memtrace's OTLP import gives the question span's input value.
             "query_id": f"input:str:{fnv1a(q['question'])}@1",
             "query": q["question"],
             "golden_answers": str(q["answer"]),
-            "prediction": None,
-            "source_evidence_ids": [],
+            "prediction": answer,
+            # The answer call's output, as memtrace's OTLP import names it.
+            "prediction_id": f"llm_output:str:{fnv1a(answer)}@1",
+            "source_evidence_ids": evidence_vars(
+                spans, [turns[e]["text"] for e in q["evidence"] if e in turns]),
             "final_error_type": error_type[fault["kind"]],
             "final_op_id": f"op-{op['spanId']}",
         })
