@@ -29,7 +29,10 @@ fn corpus() -> Vec<(String, String, PathBuf)> {
             for f in std::fs::read_dir(&fmt).unwrap() {
                 let p = f.unwrap().path();
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                let is_trace = name.ends_with(".jsonl") || name.ends_with(".json");
+                let ext = p
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase());
+                let is_trace = matches!(ext.as_deref(), Some("json" | "jsonl"));
                 if is_trace && !sidecar::is_sidecar(&name) {
                     let conv = name.split('.').next().unwrap().to_owned();
                     out.push((group.clone(), conv, p));
