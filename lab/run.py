@@ -235,7 +235,9 @@ def main():
         # At least two correct questions stay unfaulted: the trace holds passing cases too.
         limit = min(args.faults, max(0, len(correct) - 2))
         kept = choose_faults(lab, conv, sessions, correct, turns, limit, log)
-        for _ in range(3):
+        for attempt in range(4):
+            if attempt == 3:
+                raise SystemExit(f"conv {cid}: the combined run did not settle")
             labels = lab.run(conv, sessions, correct, [f for _, f in kept])
             applied = lab.applied()
             hit = [a["spec"] for a in applied]
@@ -245,11 +247,14 @@ def main():
             if not bad and not others:
                 break
             kept = [k for k in kept if k not in bad]
+            # A question another fault reaches too is not asked: every failure is annotated.
+            correct = [q for q in correct if q not in others]
             log(f"  combined run: {len(bad)} faults no longer flip, {len(others)} others broke; rerun")
         bodies = receiver.SINK.take()
         writer.write(args.out, "mem0ai", "openinference", cid, bodies, kept, applied, labels,
                      [receiver.to_json(b) for b in bodies], ERROR_TYPE, turns)
         log(f"conv {cid}: wrote {len(kept)} failures, {len(correct) - len(kept)} passing questions")
+        assert sum(v == "WRONG" for v in labels.values()) == len(kept)
     log("done")
 
 
