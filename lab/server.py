@@ -1,0 +1,266 @@
+"""A local OpenAI-compatible server for the lab (stdlib only): answers each prompt by its shape,
+deterministically (lab/text.py), and corrupts one chosen reply when a fault is set.
+
+  POST /v1/chat/completions  mem0's additive extraction (a prompt with a "## New Messages"
+                             section) → {"memory": [{"id", "text", "attributed_to"}]}; an answer
+                             prompt ("Memories …" + "Question:") → the best-matching memory; a
+                             judge prompt ("Gold answer:" + "Generated answer:") → {"label": …}
+  POST /v1/embeddings        text.embed (256 numbers per input; `dimensions` is honoured)
+  POST /_fault               {"faults": [spec, …]} (replaces the set; [] = clean run)
+  GET  /_fault               the specs and what each one changed: {"applied": [{"spec", "reply"}]}
+A spec: {"kind": "extraction", "turn": TEXT, "style": drop|date|number|name|negate|speaker}
+(the extraction call whose New Messages hold TEXT), {"kind": "answer", "question": Q,
+"style": other_memory|refuse|date|negate}, {"kind": "embedding", "question": Q,
+"style": unrelated|inverted} (the embedding request whose only input is Q).
+"""
+
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import text as model
+
+NAMES = ["Jordan", "Priya", "Tomas", "Keiko", "Ravi"]
+UNRELATED = "weather forecast for the motorway traffic and grocery prices downtown"
+
+
+class State:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.faults = []
+        self.applied = []
+
+
+STATE = State()
+
+
+def section(prompt, name):
+    m = re.search(r"## " + re.escape(name) + r"\n(.*?)(?:\n\n## |\n\n# |\Z)", prompt, re.S)
+    return m.group(1).strip() if m else ""
+
+
+def shift_date(s):
+    def day(m):
+        d = model.parse_session_date(f"{m.group(1)} {m.group(2)}, {m.group(3)}")
+        if d is None:
+            return m.group(0)
+        return model.fmt(d + model.dt.timedelta(days=9))
+    out = re.sub(r"\b(\d{1,2}) (" + "|".join(model.MONTHS) + r") (\d{4})", day, s)
+    if out == s:
+        out = re.sub(r"\b(19\d\d|20\d\d)\b", lambda m: str(int(m.group(1)) - 2), s)
+    return out if out != s else None
+
+
+def change_number(s):
+    words = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    m = re.search(r"\b(\d{1,3})\b(?! (?:" + "|".join(model.MONTHS) + "))", s)
+    if m and not re.match(r"(19|20)\d\d$", m.group(1)):
+        return s[:m.start()] + str(int(m.group(1)) + 3) + s[m.end():]
+    m = re.search(r"\b(" + "|".join(words) + r")\b", s, re.I)
+    if m:
+        i = words.index(m.group(1).lower())
+        return s[:m.start()] + words[(i + 3) % 10] + s[m.end():]
+    return None
+
+
+def change_name(s, speakers):
+    skip = set(speakers) | set(model.MONTHS) | {w.capitalize() for w in model.WEEKDAYS}
+    for m in re.finditer(r"(?<=[a-z,;] )([A-Z][a-zA-Z]+)", s):
+        if m.group(1) not in skip:
+            return s[:m.start()] + NAMES[len(m.group(1)) % len(NAMES)] + s[m.end():]
+    return None
+
+
+def swap_speaker(s, speakers):
+    if len(speakers) < 2 or speakers[0] not in s:
+        return None
+    return s.replace(speakers[0], "\0").replace(speakers[1], speakers[0]).replace("\0", speakers[1])
+
+
+def negate(s, speakers):
+    for name in speakers:
+        m = re.search(re.escape(name) + r" (is|was|has|had|will|would|can)\b", s)
+        if m:
+            return s[:m.end()] + " not" + s[m.end():]
+        m = re.search(re.escape(name) + r" ([a-z]+ed|went|made|took|got|found|began|saw)\b", s)
+        if m:
+            return s[:m.start(1)] + "never " + s[m.start(1):]
+    return None
+
+
+def corrupt(fact, style, speakers):
+    return {"date": lambda: shift_date(fact), "number": lambda: change_number(fact),
+            "name": lambda: change_name(fact, speakers),
+            "speaker": lambda: swap_speaker(fact, speakers),
+            "negate": lambda: negate(fact, speakers)}[style]()
+
+
+def take_fault(kind, key_fn):
+    with STATE.lock:
+        for f in STATE.faults:
+            if f["kind"] == kind and not f.get("_used") and key_fn(f):
+                f["_used"] = True
+                return f
+    return None
+
+
+def record(spec, reply):
+    with STATE.lock:
+        STATE.applied.append({"spec": {k: v for k, v in spec.items() if k != "_used"},
+                              "reply": reply})
+
+
+def extraction(prompt):
+    instr = section(prompt, "Custom Instructions")
+    date = model.parse_session_date(instr) or model.parse_session_date(section(prompt, "Observation Date"))
+    m = re.search(r"Speakers: (\w+) and (\w+)", instr)
+    speakers = [m.group(1), m.group(2)] if m else []
+    memory, per_turn = [], []
+    for line in section(prompt, "New Messages").splitlines():
+        lm = re.match(r"(user|assistant): (\w+): (.*)$", line)
+        if not lm:
+            continue
+        role, who, said = lm.groups()
+        other = next((s for s in speakers if s != who), "their friend")
+        facts = model.paraphrase_turn(said, who, other, date)
+        per_turn.append((said, role, facts))
+    fault = take_fault("extraction", lambda f: any(f["turn"] in said for said, _, _ in per_turn))
+    changed = None
+    for said, role, facts in per_turn:
+        if fault and fault["turn"] in said:
+            if fault["style"] == "drop":
+                changed, facts = (facts, []) if facts else (None, facts)
+            else:
+                new = [corrupt(f, fault["style"], speakers) for f in facts]
+                if facts and all(new):
+                    changed, facts = facts, new
+        for f in facts:
+            memory.append({"id": str(len(memory)), "text": f, "attributed_to": role})
+    reply = json.dumps({"memory": memory}, ensure_ascii=False)
+    if fault and changed is not None:
+        record(fault, reply)
+    return reply
+
+
+def answer(prompt):
+    q = re.search(r"Question: (.*?)\n", prompt + "\n").group(1).strip()
+    # "- <session date>: <memory>" (the date holds a clock time, so cut at "<year>: ")
+    mems = [re.sub(r"^\s*-\s*(?:.*?\b\d{4}: )?", "", line).strip()
+            for line in re.findall(r"^\s*-.*$", prompt, re.M)]
+    ranked = model.best_memories(q, mems)
+    reply = ranked[0] if ranked else "The memories do not say."
+    fault = take_fault("answer", lambda f: f["question"] == q)
+    if fault:
+        style = fault["style"]
+        bad = None
+        if style == "other_memory":
+            bad = next((m for m in ranked[1:] if m != reply), None)
+        elif style == "refuse":
+            bad = f"The memories do not answer: {q[0].lower()}{q[1:]}"
+        elif style == "date":
+            bad = shift_date(reply)
+        elif style == "negate":
+            bad = negate(reply, re.findall(r"\b[A-Z][a-z]+\b", reply)[:1])
+        if bad:
+            reply = bad
+            record(fault, reply)
+        else:
+            with STATE.lock:
+                fault["_used"] = False
+    return reply
+
+
+def judge(prompt):
+    q = re.search(r"Question: (.*)", prompt).group(1).strip()
+    gold = re.search(r"Gold answer: (.*)", prompt).group(1).strip()
+    gen = re.search(r"Generated answer: (.*?)\n\s*\n", prompt, re.S)
+    label = model.judge(gold, gen.group(1).strip() if gen else "")
+    return json.dumps({"reasoning": f"Compared the generated answer with the gold answer to: {q}",
+                       "label": label})
+
+
+def chat(body):
+    prompt = "\n\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+    user = [str(m.get("content") or "") for m in body.get("messages", []) if m.get("role") == "user"]
+    if "## New Messages" in prompt and user:
+        content = extraction(user[-1])
+    elif "Gold answer:" in prompt and "Generated answer:" in prompt:
+        content = judge(prompt)
+    elif "Question:" in prompt:
+        content = answer(prompt)
+    else:
+        content = "OK"
+    n_in = len(prompt.split())
+    return {"id": f"chatcmpl-lab-{abs(hash(content)) % 10**12}", "object": "chat.completion",
+            "created": 1700000000, "model": body.get("model", "lab"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": n_in, "completion_tokens": len(content.split()),
+                      "total_tokens": n_in + len(content.split())}}
+
+
+def embeddings(body):
+    inputs = body.get("input")
+    inputs = [inputs] if isinstance(inputs, str) else list(inputs or [])
+    dims = int(body.get("dimensions") or 256)
+    data = []
+    fault = None
+    if len(inputs) == 1:
+        fault = take_fault("embedding", lambda f: f["question"] == inputs[0])
+    for i, t in enumerate(inputs):
+        v = model.embed(str(t), dims)
+        if fault:
+            v = [-x for x in v] if fault["style"] == "inverted" else model.embed(UNRELATED, dims)
+            record(fault, f"embedding of {fault['style']} query")
+        data.append({"object": "embedding", "index": i, "embedding": v})
+    return {"object": "list", "data": data, "model": body.get("model", "lab-embed"),
+            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def reply(self, obj, code=200):
+        raw = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def do_GET(self):
+        if self.path.startswith("/_fault"):
+            with STATE.lock:
+                return self.reply({"faults": STATE.faults, "applied": STATE.applied})
+        return self.reply({"ok": True})
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(n) or b"{}")
+        if self.path.startswith("/_fault"):
+            with STATE.lock:
+                STATE.faults = [dict(f) for f in body.get("faults", [])]
+                STATE.applied = []
+            return self.reply({"ok": True})
+        if self.path.endswith("/chat/completions"):
+            return self.reply(chat(body))
+        if self.path.endswith("/embeddings"):
+            return self.reply(embeddings(body))
+        return self.reply({"error": {"message": f"no route {self.path}"}}, 404)
+
+
+def start(port=0):
+    srv = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+if __name__ == "__main__":
+    s = start(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    print("LISTENING", s.server_address[1], flush=True)
+    while True:
+        time.sleep(3600)

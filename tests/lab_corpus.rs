@@ -1,0 +1,185 @@
+//! The lab corpus (`tests/data/lab/<library>/<format>/<conversation>.*`, see its README): traces
+//! the REAL mem0ai library wrote, traced by the real OpenInference instrumentation and OTel SDK,
+//! with faults injected in LLM replies and ground truth in `<trace>.annotations.json`. Every file
+//! must load with its ground truth; detection without a user rule and the info-flow accuracy per
+//! library × format × split are measured (the split was fixed before any result was looked at:
+//! tuning = LoCoMo 26, 30, 41; held-out = 42, 43, 47, 49 — never tune on held-out misses).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use memtrace::format::{load, sidecar, LoadOptions};
+use memtrace::model::Trace;
+
+const TUNING: [&str; 3] = ["26", "30", "41"];
+const HELD_OUT: [&str; 4] = ["42", "43", "47", "49"];
+
+/// `(library/format, conversation, trace path)` for every trace in the corpus.
+fn corpus() -> Vec<(String, String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lab");
+    let mut out = Vec::new();
+    for lib in sorted_dirs(&root) {
+        for fmt in sorted_dirs(&lib) {
+            let group = format!(
+                "{}/{}",
+                lib.file_name().unwrap().to_string_lossy(),
+                fmt.file_name().unwrap().to_string_lossy()
+            );
+            for f in std::fs::read_dir(&fmt).unwrap() {
+                let p = f.unwrap().path();
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                let ext = p
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase());
+                let is_trace = matches!(ext.as_deref(), Some("json" | "jsonl"));
+                if is_trace && !sidecar::is_sidecar(&name) {
+                    let conv = name.split('.').next().unwrap().to_owned();
+                    out.push((group.clone(), conv, p));
+                }
+            }
+        }
+    }
+    out.sort();
+    assert!(
+        !out.is_empty(),
+        "no lab corpus under {} (scripts/lab)",
+        root.display()
+    );
+    out
+}
+
+fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+fn sidecar_of(path: &Path) -> Vec<u8> {
+    let name = sidecar::sidecar_name(&path.file_name().unwrap().to_string_lossy());
+    std::fs::read(path.with_file_name(&name))
+        .unwrap_or_else(|e| panic!("{}: no ground truth {name}: {e}", path.display()))
+}
+
+fn annotated(path: &Path) -> BTreeSet<String> {
+    let v: serde_json::Value = serde_json::from_slice(&sidecar_of(path)).unwrap();
+    v["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["query_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn load_trace(path: &Path) -> Trace {
+    let bytes = std::fs::read(path).unwrap();
+    load(&bytes, LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .trace
+}
+
+#[test]
+fn every_lab_trace_loads_with_its_ground_truth() {
+    let files = corpus();
+    let convs: BTreeSet<&str> = files.iter().map(|(_, c, _)| c.as_str()).collect();
+    for c in TUNING.iter().chain(HELD_OUT.iter()) {
+        assert!(
+            convs.contains(c),
+            "conversation {c} missing from the corpus"
+        );
+    }
+    let mut total = 0;
+    for (group, conv, path) in &files {
+        let mut t = load_trace(path);
+        let n = sidecar::attach(&mut t, &sidecar_of(path))
+            .unwrap_or_else(|e| panic!("{group} {conv}: ground truth does not fit: {e}"));
+        assert_eq!(
+            t.cases.len(),
+            n,
+            "{group} {conv}: every annotation is a case"
+        );
+        assert!(t.ops.len() > 20, "{group} {conv}: only {} ops", t.ops.len());
+        total += n;
+    }
+    assert!(total >= 20, "only {total} injected failures in the corpus");
+}
+
+/// Today memtrace recognizes no question in these traces (the question is a user's CHAIN span
+/// with its own name; the judge an unnamed `ChatCompletion`), so it finds none of the failures.
+#[test]
+#[ignore = "needs structural question detection (#39)"]
+fn every_injected_failure_is_found_without_a_rule() {
+    for (group, conv, path) in corpus() {
+        let found: BTreeSet<String> = load_trace(&path)
+            .detect(&[], &[])
+            .unwrap()
+            .cases
+            .iter()
+            .map(|c| c.query_id.clone())
+            .collect();
+        assert_eq!(found, annotated(&path), "{group} {conv}: detected failures");
+    }
+}
+
+/// `group/split → (cases, op-id right, type right)` of info-flow given the ground truth cases.
+fn infoflow_by_split() -> BTreeMap<String, (usize, usize, usize)> {
+    let method = memtrace::attribution::InfoFlow::default();
+    let mut out: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    for (group, conv, path) in corpus() {
+        let split = if TUNING.contains(&conv.as_str()) {
+            "tuning"
+        } else {
+            assert!(HELD_OUT.contains(&conv.as_str()), "{conv}: in no split");
+            "held-out"
+        };
+        let mut t = load_trace(&path);
+        sidecar::attach(&mut t, &sidecar_of(&path)).unwrap();
+        let e = out.entry(format!("{group} {split}")).or_default();
+        for c in &t.cases {
+            let a = c.annotation.as_ref().expect("annotated");
+            e.0 += 1;
+            if let Ok(got) = method.attribute(&t, c) {
+                e.1 += usize::from(got.op_id == a.op_id);
+                e.2 += usize::from(got.error_type == a.error_type);
+            }
+        }
+    }
+    for (k, (n, op, ty)) in &out {
+        println!(
+            "{k}: {n} cases, op-id {:.3}, type {:.3}",
+            *op as f64 / *n as f64,
+            *ty as f64 / *n as f64
+        );
+    }
+    out
+}
+
+/// Runs info-flow on every ground-truth case (it must not panic) and prints the figures
+/// (`cargo test --test lab_corpus -- --nocapture`).
+#[test]
+fn infoflow_runs_on_every_lab_case() {
+    let by = infoflow_by_split();
+    for (k, (n, _, _)) in &by {
+        assert!(*n > 0, "{k}: no cases");
+    }
+    assert!(by.keys().any(|k| k.ends_with("held-out")));
+    assert!(by.keys().any(|k| k.ends_with("tuning")));
+}
+
+/// The target on the held-out half (op-id ≥ 0.90, type ≥ 0.95). Measured on first run
+/// (mem0ai/openinference): tuning 14 cases op-id 0.000 / type 0.000, held-out 19 cases 0.158 /
+/// 0.158 (given the ground-truth cases; detection finds none) — see tests/data/lab/README.md.
+#[test]
+#[ignore = "needs structural question detection and real-pipeline rules (#38, #39)"]
+fn infoflow_meets_the_target_on_held_out() {
+    for (k, (n, op, ty)) in infoflow_by_split() {
+        if k.ends_with("held-out") {
+            let (op, ty) = (op as f64 / n as f64, ty as f64 / n as f64);
+            assert!(op >= 0.90 && ty >= 0.95, "{k}: op-id {op:.3}, type {ty:.3}");
+        }
+    }
+}
