@@ -9,6 +9,7 @@ mod inference;
 pub mod langfuse;
 pub mod limits;
 pub mod otlp;
+pub mod otlp_value;
 pub mod sidecar;
 pub mod smartcomment;
 mod span_graph;

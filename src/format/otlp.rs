@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::otlp_value::{attributes, KeyValue};
 use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
 use super::FormatError;
@@ -69,13 +70,6 @@ struct RawSpan {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct KeyValue {
-    key: String,
-    value: Value,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
 struct RawEvent {
     name: String,
     attributes: Vec<KeyValue>,
@@ -124,7 +118,15 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
     let mut meta_resource: Option<Map<String, Value>> = None;
     for doc in docs {
         for (r, rs) in doc.resource_spans.into_iter().enumerate() {
-            let resource = attributes(&rs.resource.attributes);
+            let mut bad = Vec::new();
+            let at = format!("resourceSpans[{r}].resource.attributes");
+            let resource = attributes(&rs.resource.attributes, &at, &mut bad);
+            for e in bad {
+                if !lenient {
+                    return Err(e);
+                }
+                problems.push(e);
+            }
             let service = resource
                 .get("service.name")
                 .map_or_else(|| "unknown_service".to_owned(), text_of);
@@ -134,7 +136,13 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
                     let at = lines.prefix(bytes, raw.get());
                     let path = format!("{at}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]");
                     let parsed = read_span(raw, bytes, &lines, &path);
-                    match parsed.and_then(|raw| span(raw, &service, path)) {
+                    let mut bad = Vec::new();
+                    let read = parsed.and_then(|raw| span(raw, &service, path, &mut bad));
+                    if let (false, Some(e)) = (lenient, bad.first()) {
+                        return Err(e.clone());
+                    }
+                    problems.extend(bad);
+                    match read {
                         Ok(sp) => out.push(sp),
                         Err(e) if lenient => problems.push(e),
                         Err(e) => return Err(e),
@@ -236,54 +244,6 @@ fn located(inner: &serde_json::Error, path: &str, start: (usize, usize)) -> Form
             message: format!("{message} (line {line}, column {column})"),
         }
     }
-}
-
-/// An OTLP `AnyValue` as plain JSON.
-fn any_value(v: &Value) -> Value {
-    let Some(o) = v.as_object() else {
-        return v.clone();
-    };
-    if let Some(s) = o.get("stringValue") {
-        return s.clone();
-    }
-    if let Some(i) = o.get("intValue") {
-        return match i {
-            Value::String(s) => s.parse::<i64>().map_or_else(|_| i.clone(), Value::from),
-            other => other.clone(),
-        };
-    }
-    for k in ["doubleValue", "boolValue", "bytesValue"] {
-        if let Some(x) = o.get(k) {
-            return x.clone();
-        }
-    }
-    let values = |k: &str| {
-        o.get(k)
-            .and_then(|a| a.get("values"))
-            .and_then(Value::as_array)
-    };
-    if let Some(items) = values("arrayValue") {
-        return Value::Array(items.iter().map(any_value).collect());
-    }
-    if let Some(items) = values("kvlistValue") {
-        let mut m = Map::new();
-        for kv in items {
-            if let Some(key) = kv.get("key").and_then(Value::as_str) {
-                m.insert(
-                    key.to_owned(),
-                    kv.get("value").map_or(Value::Null, any_value),
-                );
-            }
-        }
-        return Value::Object(m);
-    }
-    Value::Null
-}
-
-fn attributes(list: &[KeyValue]) -> Map<String, Value> {
-    list.iter()
-        .map(|kv| (kv.key.clone(), any_value(&kv.value)))
-        .collect()
 }
 
 fn nanos(v: &Value, path: &str) -> Result<u64, FormatError> {
@@ -441,7 +401,10 @@ fn status_text(status: Option<&Status>) -> String {
 
 /// An evaluator score from attributes (`eval.score`, `evaluation.score`,
 /// `gen_ai.evaluation.score.value`) or a `gen_ai.evaluation.result` event.
-fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f64> {
+fn attribute_score(
+    attrs: &Map<String, Value>,
+    events: &[(String, Map<String, Value>)],
+) -> Option<f64> {
     let keys = [
         "eval.score",
         "evaluation.score",
@@ -452,9 +415,8 @@ fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f6
         .or_else(|| {
             events
                 .iter()
-                .filter(|ev| ev.name.contains("evaluation"))
-                .find_map(|ev| {
-                    let ev_attrs = attributes(&ev.attributes);
+                .filter(|(name, _)| name.contains("evaluation"))
+                .find_map(|(_, ev_attrs)| {
                     ev_attrs
                         .get("gen_ai.evaluation.score.value")
                         .and_then(spans::score_in)
@@ -462,7 +424,13 @@ fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f6
         })
 }
 
-fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> {
+/// One span in the common form; attributes of a type we cannot read go to `bad`.
+fn span(
+    raw: RawSpan,
+    service: &str,
+    path: String,
+    bad: &mut Vec<FormatError>,
+) -> Result<Span, FormatError> {
     if raw.span_id.is_empty() {
         return Err(FormatError::Field {
             path: format!("{path}.spanId"),
@@ -480,7 +448,16 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
             value: format!("{end_ns} (before the start, {start_ns})"),
         });
     }
-    let attrs = attributes(&raw.attributes);
+    let attrs = attributes(&raw.attributes, &format!("{path}.attributes"), bad);
+    let events: Vec<(String, Map<String, Value>)> = raw
+        .events
+        .iter()
+        .enumerate()
+        .map(|(e, ev)| {
+            let at = format!("{path}.events[{e}].attributes");
+            (ev.name.clone(), attributes(&ev.attributes, &at, bad))
+        })
+        .collect();
     let str_attr = |k: &str| attrs.get(k).map(text_of);
     let kind = str_attr("openinference.span.kind")
         .or_else(|| str_attr("gen_ai.operation.name"))
@@ -497,7 +474,7 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
     }
     let mut documents = attribute_documents(&attrs, &OUTPUT_DOCUMENTS);
     let mut memory_writes = Vec::new();
-    let mut score = attribute_score(&attrs, &raw.events);
+    let mut score = attribute_score(&attrs, &events);
     if let (true, Some(text)) = (outputs.is_empty(), str_attr("output.value")) {
         let parsed = json_in(&text);
         if kind == Kind::Evaluator {
@@ -540,11 +517,10 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
         })
         .collect();
     metadata.insert("otel_kind".into(), raw.kind.clone());
-    let results: Vec<Value> = raw
-        .events
-        .iter()
-        .filter(|ev| ev.name == "gen_ai.evaluation.result")
-        .map(|ev| Value::Object(attributes(&ev.attributes)))
+    let results: Vec<Value> = events
+        .into_iter()
+        .filter(|(name, _)| name == "gen_ai.evaluation.result")
+        .map(|(_, a)| Value::Object(a))
         .collect();
     if !results.is_empty() {
         metadata.insert("gen_ai.evaluation.results".into(), Value::Array(results));

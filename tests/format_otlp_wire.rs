@@ -1,0 +1,86 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+//! OTLP as it arrives on the wire: snake_case proto-JSON, protobuf, gzip and zstd bodies.
+
+#[path = "common/formats.rs"]
+mod common;
+
+use common::{load_err, load_ok};
+use memtrace::format::{smartcomment, FormatError};
+use serde_json::{Map, Value};
+
+const JSONL: &str = include_str!("fixtures/otlp/mem0_openinference.jsonl");
+const GENAI: &str = include_str!("fixtures/otlp/genai_semconv.json");
+
+/// `startTimeUnixNano` → `start_time_unix_nano`, for every object key.
+fn snake(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let mut m = Map::new();
+            for (k, x) in o {
+                let mut s = String::new();
+                for c in k.chars() {
+                    if c.is_ascii_uppercase() {
+                        s.push('_');
+                        s.push(c.to_ascii_lowercase());
+                    } else {
+                        s.push(c);
+                    }
+                }
+                m.insert(s, snake(x));
+            }
+            Value::Object(m)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(snake).collect()),
+        other => other.clone(),
+    }
+}
+
+fn snake_lines(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        out.push_str(&snake(&v).to_string());
+        out.push('\n');
+    }
+    out
+}
+
+fn graph(bytes: &[u8]) -> String {
+    String::from_utf8(smartcomment::write(&load_ok(bytes).trace).unwrap()).unwrap()
+}
+
+#[test]
+fn snake_case_proto_json_loads_every_attribute_value() {
+    let genai: Value = serde_json::from_str(GENAI).unwrap();
+    let cases = [
+        (GENAI.to_owned(), snake(&genai).to_string()),
+        (JSONL.to_owned(), snake_lines(JSONL)),
+    ];
+    for (camel, snake) in cases {
+        assert!(snake.contains("\"string_value\"") && snake.contains("\"resource_spans\""));
+        assert!(!snake.contains("stringValue"));
+        let (a, b) = (graph(camel.as_bytes()), graph(snake.as_bytes()));
+        assert!(a.len() > 1000 && !a.contains("\"value\":null"), "{a}");
+        assert_eq!(a, b, "snake_case and camelCase load to the same graph");
+    }
+}
+
+#[test]
+fn an_attribute_we_cannot_read_is_an_error_with_its_path() {
+    let genai: Value = serde_json::from_str(GENAI).unwrap();
+    let mut bent = genai.clone();
+    let attr = &mut bent["resourceSpans"][0]["scopeSpans"][0]["spans"][1]["attributes"][0];
+    attr["value"] = serde_json::json!({"stringvalue": "typo in the type name"});
+    match load_err(bent.to_string().as_bytes()) {
+        FormatError::Field { path, message } => {
+            assert!(
+                path.ends_with("resourceSpans[0].scopeSpans[0].spans[1].attributes[0].value"),
+                "{path}"
+            );
+            assert!(message.contains("stringvalue"), "{message}");
+        }
+        other => panic!("expected a Field error, got {other}"),
+    }
+    let lenient = common::load_lenient(bent.to_string().as_bytes());
+    assert_eq!(lenient.problems.len(), 1, "{:?}", lenient.problems);
+}
