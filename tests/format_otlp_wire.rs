@@ -84,3 +84,44 @@ fn an_attribute_we_cannot_read_is_an_error_with_its_path() {
     let lenient = common::load_lenient(bent.to_string().as_bytes());
     assert_eq!(lenient.problems.len(), 1, "{:?}", lenient.problems);
 }
+
+const OI_PB: &[u8] = include_bytes!("fixtures/otel/openinference_traces.pb");
+const OI_GZ: &[u8] = include_bytes!("fixtures/otel/openinference_traces.pb.gz");
+const OI_ZST: &[u8] = include_bytes!("fixtures/otel/openinference_traces.pb.zst");
+const OI_JSON: &str = include_str!("fixtures/otel/openinference_traces.json");
+const OI_SNAKE: &str = include_str!("fixtures/otel/openinference_traces_snake.json");
+
+#[test]
+fn protobuf_and_json_of_one_export_load_to_the_same_graph() {
+    assert_eq!(
+        memtrace::format::detect(OI_PB),
+        Ok(memtrace::format::Format::Otlp)
+    );
+    let from_pb = load_ok(OI_PB);
+    assert!(from_pb.problems.is_empty(), "{:?}", from_pb.problems);
+    assert!(
+        from_pb.trace.ops.len() >= 4,
+        "{} ops",
+        from_pb.trace.ops.len()
+    );
+    let pb = graph(OI_PB);
+    assert!(pb.contains("Miso") && pb.contains("memory-agent-openinference"));
+    for (name, other) in [
+        ("json_format camelCase", OI_JSON.as_bytes()),
+        ("json_format snake_case", OI_SNAKE.as_bytes()),
+        ("gzip protobuf", OI_GZ),
+        ("zstd protobuf", OI_ZST),
+    ] {
+        assert_eq!(pb, graph(other), "{name} loads to the protobuf's graph");
+    }
+}
+
+#[test]
+fn a_broken_compressed_or_protobuf_body_is_an_error() {
+    let cut = &OI_GZ[..OI_GZ.len() / 2];
+    assert!(matches!(load_err(cut), FormatError::Unknown { .. }));
+    let cut = &OI_ZST[..OI_ZST.len() / 2];
+    assert!(matches!(load_err(cut), FormatError::Unknown { .. }));
+    let cut = &OI_PB[..OI_PB.len() - 3];
+    assert!(matches!(load_err(cut), FormatError::Unknown { .. }));
+}

@@ -54,7 +54,9 @@ pub fn by_keys(bytes: &[u8]) -> Option<Format> {
 
 fn decide(path: &[&[u8]]) -> Option<Format> {
     match path {
-        [b"resourceSpans" | b"resource_spans"] => Some(Format::Otlp),
+        [b"resourceSpans" | b"resource_spans" | b"resourceLogs" | b"resource_logs"] => {
+            Some(Format::Otlp)
+        }
         [b"observations"] | [b"data", b"observations"] => Some(Format::Langfuse),
         [b"graph_id"] | [b"data", b"nodes" | b"edges" | b"operations" | b"sessions"] => {
             Some(Format::Smartcomment)

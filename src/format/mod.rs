@@ -1,6 +1,7 @@
 //! Reading and writing trace files. The format is detected from the content; each reader
 //! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
 
+mod body;
 mod buffered;
 pub mod bundle;
 mod detect;
@@ -9,6 +10,7 @@ mod inference;
 pub mod langfuse;
 pub mod limits;
 pub mod otlp;
+pub mod otlp_proto;
 pub mod otlp_value;
 pub mod sidecar;
 pub mod smartcomment;
@@ -19,6 +21,7 @@ pub mod synth;
 pub mod time;
 mod validate;
 
+pub use body::Encoding;
 pub use error::FormatError;
 pub use limits::Limits;
 pub use validate::validate;
@@ -87,6 +90,8 @@ pub struct Loaded {
 /// # Errors
 /// [`FormatError::Unknown`] when nothing matches.
 pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
+    let (body, _) = body::decode(bytes, limits::MAX_FILE_BYTES)?;
+    let bytes = &body[..];
     let head = &bytes[..bytes.len().min(64 * 1024)];
     let head = String::from_utf8_lossy(head);
     let trimmed = head.trim_start_matches('\u{feff}').trim_start();
@@ -97,7 +102,9 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
     }
     if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
         return Err(FormatError::Unknown {
-            reason: "it does not start with `{` or `[`, so it is not JSON".into(),
+            reason: "it does not start with `{` or `[`, so it is not JSON, and it is not an \
+                     OTLP protobuf request (gzip and zstd bodies are read too)"
+                .into(),
         });
     }
     if let Some(f) = detect::by_keys(bytes) {
@@ -142,6 +149,8 @@ pub fn load_with_limits(
     limits: &Limits,
 ) -> Result<Loaded, FormatError> {
     limits::check_size(bytes, limits)?;
+    let (body, _) = body::decode(bytes, limits.max_file_bytes)?;
+    let bytes = &body[..];
     let format = match opts.format {
         Some(f) => f,
         None => detect(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))?,

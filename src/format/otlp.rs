@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::otlp_value::{attributes, KeyValue};
+use super::otlp_value::{attributes, hex_id, KeyValue};
 use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
 use super::FormatError;
@@ -386,6 +386,22 @@ fn attribute_documents(attrs: &Map<String, Value>, prefixes: &[&str]) -> Vec<Por
     documents
 }
 
+/// A span kind as its number: OTLP JSON writes the number, protobuf's generic JSON mapping the
+/// enum name (`SPAN_KIND_CLIENT`).
+fn span_kind(kind: &Value) -> Value {
+    const NAMES: [&str; 6] = [
+        "UNSPECIFIED",
+        "INTERNAL",
+        "SERVER",
+        "CLIENT",
+        "PRODUCER",
+        "CONSUMER",
+    ];
+    let name = kind.as_str().map(|k| k.trim_start_matches("SPAN_KIND_"));
+    name.and_then(|n| NAMES.iter().position(|x| *x == n))
+        .map_or_else(|| kind.clone(), Value::from)
+}
+
 fn status_text(status: Option<&Status>) -> String {
     match status {
         Some(st) => match (&st.code, st.message.as_str()) {
@@ -516,7 +532,7 @@ fn span(
                 && k != "gen_ai.system_instructions"
         })
         .collect();
-    metadata.insert("otel_kind".into(), raw.kind.clone());
+    metadata.insert("otel_kind".into(), span_kind(&raw.kind));
     let results: Vec<Value> = events
         .into_iter()
         .filter(|(name, _)| name == "gen_ai.evaluation.result")
@@ -529,9 +545,9 @@ fn span(
     metadata.insert("status".into(), Value::String(status.clone()));
     // Kept twin (duplicates): the Langfuse reader fills the same Span fields from its own.
     Ok(Span {
-        id: raw.span_id,
-        trace_id: raw.trace_id,
-        parent: raw.parent_span_id.filter(|p| !p.is_empty()),
+        id: hex_id(raw.span_id),
+        trace_id: hex_id(raw.trace_id),
+        parent: raw.parent_span_id.filter(|p| !p.is_empty()).map(hex_id),
         name: raw.name,
         kind,
         start_ns,

@@ -119,6 +119,42 @@ pub fn attributes(list: &[KeyValue], path: &str, bad: &mut Vec<FormatError>) -> 
     out
 }
 
+/// A trace or span id as lowercase hex. OTLP JSON writes ids in hex, but protobuf's generic
+/// JSON mapping (`json_format`, `JsonFormat`) writes `bytes` as base64: a 16-byte trace id is
+/// 24 characters ending `==`, an 8-byte span id 12 ending `=`; those are decoded.
+pub fn hex_id(id: String) -> String {
+    let padded = (id.len() == 24 && id.ends_with("==")) || (id.len() == 12 && id.ends_with('='));
+    if !padded {
+        return id;
+    }
+    let digit = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::with_capacity(id.len());
+    for c in id.trim_end_matches('=').bytes() {
+        let Some(d) = digit(c) else {
+            return id;
+        };
+        bits = (bits << 6) | u32::from(d);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push(((bits >> n) & 0xff) as u8);
+        }
+    }
+    out.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .concat()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +178,8 @@ mod tests {
             "{err:?}"
         );
         assert!(any_value(&json!({"intValue": "seven"}), "v").is_err());
+        assert_eq!(hex_id("fsKPcSi6upw=".into()), "7ec28f7128baba9c");
+        assert_eq!(hex_id("a6i1P3fvoJn/yT12thILwA==".into()).len(), 32);
+        assert_eq!(hex_id("7ec28f7128baba9c".into()), "7ec28f7128baba9c");
     }
 }
