@@ -85,34 +85,60 @@ fn an_attribute_we_cannot_read_is_an_error_with_its_path() {
     assert_eq!(lenient.problems.len(), 1, "{:?}", lenient.problems);
 }
 
+macro_rules! export {
+    ($which:literal) => {
+        (
+            $which,
+            &include_bytes!(concat!("fixtures/otel/", $which, "_traces.pb"))[..],
+            &include_bytes!(concat!("fixtures/otel/", $which, "_traces.pb.gz"))[..],
+            &include_bytes!(concat!("fixtures/otel/", $which, "_traces.pb.zst"))[..],
+            include_str!(concat!("fixtures/otel/", $which, "_traces.json")),
+            include_str!(concat!("fixtures/otel/", $which, "_traces_snake.json")),
+        )
+    };
+}
+
 const OI_PB: &[u8] = include_bytes!("fixtures/otel/openinference_traces.pb");
 const OI_GZ: &[u8] = include_bytes!("fixtures/otel/openinference_traces.pb.gz");
 const OI_ZST: &[u8] = include_bytes!("fixtures/otel/openinference_traces.pb.zst");
-const OI_JSON: &str = include_str!("fixtures/otel/openinference_traces.json");
-const OI_SNAKE: &str = include_str!("fixtures/otel/openinference_traces_snake.json");
 
 #[test]
 fn protobuf_and_json_of_one_export_load_to_the_same_graph() {
-    assert_eq!(
-        memtrace::format::detect(OI_PB),
-        Ok(memtrace::format::Format::Otlp)
-    );
-    let from_pb = load_ok(OI_PB);
-    assert!(from_pb.problems.is_empty(), "{:?}", from_pb.problems);
-    assert!(
-        from_pb.trace.ops.len() >= 4,
-        "{} ops",
-        from_pb.trace.ops.len()
-    );
-    let pb = graph(OI_PB);
-    assert!(pb.contains("Miso") && pb.contains("memory-agent-openinference"));
-    for (name, other) in [
-        ("json_format camelCase", OI_JSON.as_bytes()),
-        ("json_format snake_case", OI_SNAKE.as_bytes()),
-        ("gzip protobuf", OI_GZ),
-        ("zstd protobuf", OI_ZST),
-    ] {
-        assert_eq!(pb, graph(other), "{name} loads to the protobuf's graph");
+    let exports = [
+        export!("openinference"),
+        export!("genai"),
+        export!("genai_spans"),
+    ];
+    for (which, pb_bytes, gz, zst, json, snake) in exports {
+        assert_eq!(
+            memtrace::format::detect(pb_bytes),
+            Ok(memtrace::format::Format::Otlp)
+        );
+        let from_pb = load_ok(pb_bytes);
+        assert!(
+            from_pb.problems.is_empty(),
+            "{which}: {:?}",
+            from_pb.problems
+        );
+        let pb = graph(pb_bytes);
+        assert!(pb.contains(&format!("memory-agent-{which}")));
+        if which != "genai" {
+            // 4 chat completions under 3 app spans; "genai" has its content in log records.
+            assert_eq!(from_pb.trace.ops.len(), 4, "{which}");
+            assert!(pb.contains("Miso"), "{which}: message content read");
+        }
+        for (name, other) in [
+            ("json_format camelCase", json.as_bytes()),
+            ("json_format snake_case", snake.as_bytes()),
+            ("gzip protobuf", gz),
+            ("zstd protobuf", zst),
+        ] {
+            assert_eq!(
+                pb,
+                graph(other),
+                "{which}: {name} loads to the protobuf's graph"
+            );
+        }
     }
 }
 
