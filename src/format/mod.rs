@@ -12,6 +12,7 @@ pub mod limits;
 pub mod otlp;
 pub mod otlp_proto;
 pub mod otlp_value;
+mod reshape;
 pub mod sidecar;
 pub mod smartcomment;
 mod span_graph;
@@ -130,6 +131,24 @@ fn strict_smartcomment(mut parts: smartcomment::Parts) -> Option<Trace> {
     Some(trace)
 }
 
+/// A Phoenix span export as OTLP JSON, a Langfuse flat observation list as Langfuse traces
+/// (`reshape`), or `None` for any other content.
+fn reshaped(bytes: &[u8]) -> Result<Option<Vec<u8>>, FormatError> {
+    let Some(shape) = detect::shape(bytes) else {
+        return Ok(None);
+    };
+    let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| FormatError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let out = match shape {
+        detect::Shape::Phoenix => reshape::phoenix_to_otlp(&doc),
+        detect::Shape::LangfuseFlat => reshape::langfuse_flat_to_traces(&doc),
+    };
+    Ok(out.and_then(|v| serde_json::to_vec(&v).ok()))
+}
+
 /// Reads a trace from bytes.
 ///
 /// # Errors
@@ -181,8 +200,16 @@ pub fn load_with_limits(
             None => (smartcomment()?, Vec::new()),
         },
         Format::Smartcomment => (smartcomment()?, Vec::new()),
-        Format::Otlp => span_graph::build(otlp::parse(bytes, opts.lenient)?, opts.lenient)?,
-        Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,
+        Format::Otlp | Format::Langfuse => {
+            let reshaped = reshaped(bytes)?;
+            let bytes = reshaped.as_deref().unwrap_or(bytes);
+            let imported = if format == Format::Otlp {
+                otlp::parse(bytes, opts.lenient)?
+            } else {
+                langfuse::parse(bytes, opts.lenient)?
+            };
+            span_graph::build(imported, opts.lenient)?
+        }
     };
     problems.extend(validate(&mut parts, opts.lenient)?);
     let mut trace = parts.into_trace();
