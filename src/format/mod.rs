@@ -10,6 +10,7 @@ mod inference;
 pub mod langfuse;
 pub mod limits;
 pub mod otlp;
+pub mod otlp_logs;
 pub mod otlp_proto;
 pub mod otlp_value;
 mod reshape;

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::otlp_logs::{self, Logs};
 use super::otlp_value::{attributes, hex_id, KeyValue};
 use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
@@ -19,6 +20,8 @@ use crate::model::GraphMeta;
 struct TracesData<'a> {
     #[serde(borrow, rename = "resourceSpans", alias = "resource_spans")]
     resource_spans: Vec<ResourceSpans<'a>>,
+    #[serde(rename = "resourceLogs", alias = "resource_logs")]
+    resource_logs: Vec<Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -114,6 +117,15 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
         docs.push(read(bytes, 1)?);
     }
 
+    let mut logs = Logs::default();
+    for doc in &docs {
+        let mut bad = Vec::new();
+        logs.add(&doc.resource_logs, "", &mut bad);
+        if let (false, Some(e)) = (lenient, bad.first()) {
+            return Err(e.clone());
+        }
+        problems.extend(bad);
+    }
     let mut out = Vec::new();
     let mut meta_resource: Option<Map<String, Value>> = None;
     for doc in docs {
@@ -137,7 +149,7 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
                     let path = format!("{at}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]");
                     let parsed = read_span(raw, bytes, &lines, &path);
                     let mut bad = Vec::new();
-                    let read = parsed.and_then(|raw| span(raw, &service, path, &mut bad));
+                    let read = parsed.and_then(|raw| span(raw, &service, path, &logs, &mut bad));
                     if let (false, Some(e)) = (lenient, bad.first()) {
                         return Err(e.clone());
                     }
@@ -445,6 +457,7 @@ fn span(
     raw: RawSpan,
     service: &str,
     path: String,
+    logs: &Logs,
     bad: &mut Vec<FormatError>,
 ) -> Result<Span, FormatError> {
     if raw.span_id.is_empty() {
@@ -464,8 +477,8 @@ fn span(
             value: format!("{end_ns} (before the start, {start_ns})"),
         });
     }
-    let attrs = attributes(&raw.attributes, &format!("{path}.attributes"), bad);
-    let events: Vec<(String, Map<String, Value>)> = raw
+    let mut attrs = attributes(&raw.attributes, &format!("{path}.attributes"), bad);
+    let mut events: Vec<(String, Map<String, Value>)> = raw
         .events
         .iter()
         .enumerate()
@@ -474,6 +487,11 @@ fn span(
             (ev.name.clone(), attributes(&ev.attributes, &at, bad))
         })
         .collect();
+    otlp_logs::merge(
+        &mut attrs,
+        &mut events,
+        logs.of(&hex_id(raw.span_id.clone())),
+    );
     let str_attr = |k: &str| attrs.get(k).map(text_of);
     let kind = str_attr("openinference.span.kind")
         .or_else(|| str_attr("gen_ai.operation.name"))
