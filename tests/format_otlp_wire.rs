@@ -151,3 +151,33 @@ fn a_broken_compressed_or_protobuf_body_is_an_error() {
     let cut = &OI_PB[..OI_PB.len() - 3];
     assert!(matches!(load_err(cut), FormatError::Unknown { .. }));
 }
+
+#[test]
+fn conventions_name_what_the_instrumentation_wrote() {
+    use memtrace::format::conventions;
+    let oi = conventions(OI_GZ);
+    assert_eq!(oi.encoding, ["protobuf", "gzip"]);
+    assert_eq!(
+        oi.recognized,
+        ["OpenInference (openinference.instrumentation.openai 0.1.66)"]
+    );
+    assert_eq!((oi.llm_calls, oi.tool_calls, oi.memory_ops), (4, 1, 0));
+    let logs = [
+        include_str!("fixtures/otel/genai_traces.json"),
+        include_str!("fixtures/otel/genai_logs.json"),
+    ]
+    .map(|p| serde_json::from_str::<Value>(p).unwrap().to_string())
+    .join("\n");
+    let g = conventions(logs.as_bytes());
+    assert!(g.encoding.is_empty());
+    assert_eq!(
+        g.recognized,
+        ["GenAI semconv events as logs", "GenAI semconv on spans"]
+    );
+    assert_eq!((g.llm_calls, g.tool_calls, g.log_records), (4, 1, 4));
+    assert!(
+        g.line().contains("4 LLM calls, 1 tool calls, 0 memory ops"),
+        "{}",
+        g.line()
+    );
+}

@@ -4,6 +4,7 @@
 mod body;
 mod buffered;
 pub mod bundle;
+pub mod conventions;
 mod detect;
 mod error;
 mod inference;
@@ -24,6 +25,7 @@ pub mod time;
 mod validate;
 
 pub use body::Encoding;
+pub use conventions::{conventions, Conventions};
 pub use error::FormatError;
 pub use limits::Limits;
 pub use validate::validate;
