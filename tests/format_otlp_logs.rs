@@ -63,3 +63,42 @@ fn content_in_log_records_is_read_as_on_the_spans() {
         got
     );
 }
+
+/// The op whose outputs hold `needle`, and that variable.
+fn producer(t: &Trace, needle: &str) -> (usize, usize) {
+    for (o, _) in t.ops.iter().enumerate() {
+        let op = memtrace::model::OpIx(o as u32);
+        for v in t.flow.op_produced(op) {
+            if t.vars[v.get()].value.contains(needle) {
+                return (o, v.get());
+            }
+        }
+    }
+    panic!("no op writes {needle:?}");
+}
+
+#[test]
+fn a_tool_call_reply_flows_into_the_call_that_carries_it() {
+    let oi = include_str!("fixtures/otel/openinference_traces.json");
+    for (name, text) in [
+        ("openinference", oi.to_owned()),
+        ("genai spans", ON_SPANS.to_owned()),
+        ("genai logs", jsonl(&[TRACES, LOGS])),
+    ] {
+        let t = load_ok(text.as_bytes()).trace;
+        // The reply `{content: null, tool_calls: [search_memory(query)]}` is an output...
+        let (asked, call) = producer(&t, r#""tool_call":"search_memory""#);
+        assert!(
+            t.vars[call].value.contains("name of the user's cat"),
+            "{name}"
+        );
+        // ...that the next chat completion (which got the tool's result) reads.
+        let readers: Vec<usize> = (0..t.ops.len())
+            .filter(|&o| t.flow.op_inputs[o].iter().any(|v| v.get() == call))
+            .collect();
+        assert!(
+            !readers.is_empty() && !readers.contains(&asked),
+            "{name}: {readers:?}"
+        );
+    }
+}

@@ -12,6 +12,7 @@ pub mod langfuse;
 pub mod limits;
 pub mod otlp;
 pub mod otlp_logs;
+mod otlp_messages;
 pub mod otlp_proto;
 pub mod otlp_value;
 mod reshape;

@@ -2,13 +2,12 @@
 //! of the collector). Spans with `gen_ai.*` semantic-convention and `OpenInference` attributes become the
 //! common [`Span`] form; `docs/formats-import.md` lists what each attribute maps to.
 
-use std::collections::BTreeMap;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::otlp_logs::{self, Logs};
+use super::otlp_messages::{indexed, messages};
 use super::otlp_value::{attributes, hex_id, KeyValue};
 use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
@@ -268,70 +267,6 @@ fn nanos(v: &Value, path: &str) -> Result<u64, FormatError> {
         path: path.to_owned(),
         value: text_of(v),
     })
-}
-
-/// `prefix{i}.rest` attributes grouped by `i`.
-fn indexed(attrs: &Map<String, Value>, prefix: &str) -> BTreeMap<usize, Map<String, Value>> {
-    let mut out: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
-    for (k, v) in attrs {
-        let Some(rest) = k.strip_prefix(prefix) else {
-            continue;
-        };
-        let Some((i, field)) = rest.split_once('.') else {
-            continue;
-        };
-        if let Ok(i) = i.parse::<usize>() {
-            out.entry(i)
-                .or_default()
-                .insert(field.to_owned(), v.clone());
-        }
-    }
-    out
-}
-
-/// Chat messages from flattened attributes (`llm.input_messages.{i}.message.role|content`,
-/// `gen_ai.prompt.{i}.role|content`) or a JSON attribute (`gen_ai.input.messages`).
-fn messages(
-    attrs: &Map<String, Value>,
-    flat: &[(&str, &str)],
-    json_key: &str,
-) -> Vec<(String, String)> {
-    for (prefix, field) in flat {
-        let groups = indexed(attrs, prefix);
-        if groups.is_empty() {
-            continue;
-        }
-        return groups
-            .values()
-            .map(|m| {
-                let role = m
-                    .get(&format!("{field}role"))
-                    .map(text_of)
-                    .unwrap_or_default();
-                let content = m.get(&format!("{field}content")).map_or_else(
-                    || {
-                        // `message.contents.{j}.message_content.text`
-                        let parts: Vec<String> = m
-                            .iter()
-                            .filter(|(k, _)| k.rsplit('.').next() == Some("text"))
-                            .map(|(_, v)| text_of(v))
-                            .collect();
-                        parts.join("\n")
-                    },
-                    text_of,
-                );
-                (role, content)
-            })
-            .collect();
-    }
-    let Some(v) = attrs.get(json_key) else {
-        return Vec::new();
-    };
-    let parsed = match v {
-        Value::String(s) => json_in(s).unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    spans::messages_in(&parsed).unwrap_or_default()
 }
 
 /// Where a span's output documents are.
