@@ -4,12 +4,37 @@ use super::Format;
 
 /// The format whose characteristic keys appear first, scanning object keys at depth ≤ 2
 /// (arrays are transparent, so a list of traces and a `{"data": [...]}` wrapper count too):
-/// `resourceSpans` → OTLP; `observations` or `data.observations` → Langfuse; `graph_id` or
+/// `resourceSpans` / `resourceLogs` or a Phoenix span's `span_kind` → OTLP; `observations`,
+/// `data.observations` or a flat observation's `traceId` → Langfuse; `graph_id` or
 /// `data.nodes|edges|operations|sessions` → smartcomment.
 ///
 /// # Complexity
 /// O(n) in the bytes scanned; stops at the first decisive key.
 pub fn by_keys(bytes: &[u8]) -> Option<Format> {
+    first_key(bytes, decide)
+}
+
+/// A shape of an export that is rewritten into a format memtrace reads (`super::reshape`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Phoenix's span export: spans with `span_kind` (and `context`), read as OTLP.
+    Phoenix,
+    /// A Langfuse flat observation list: observations with a `traceId`, read as Langfuse.
+    LangfuseFlat,
+}
+
+/// The reshaped export `bytes` holds, if its first decisive key says so.
+pub fn shape(bytes: &[u8]) -> Option<Shape> {
+    first_key(bytes, |path| match path {
+        [b"span_kind"] | [b"data", b"span_kind"] => Some(Some(Shape::Phoenix)),
+        [b"traceId"] | [b"data", b"traceId"] => Some(Some(Shape::LangfuseFlat)),
+        p => decide(p).map(|_| None),
+    })
+    .flatten()
+}
+
+/// The first `decide(path)` that is `Some`, for the object keys at depth ≤ 2.
+fn first_key<T>(bytes: &[u8], decide: impl Fn(&[&[u8]]) -> Option<T>) -> Option<T> {
     // Per open container: is it an object, and its current key (objects only).
     let mut stack: Vec<(bool, Option<Vec<u8>>)> = Vec::new();
     let mut expecting_key = false;
@@ -54,7 +79,10 @@ pub fn by_keys(bytes: &[u8]) -> Option<Format> {
 
 fn decide(path: &[&[u8]]) -> Option<Format> {
     match path {
-        [b"resourceSpans" | b"resource_spans"] => Some(Format::Otlp),
+        [b"resourceSpans" | b"resource_spans" | b"resourceLogs" | b"resource_logs"]
+        | [b"span_kind"]
+        | [b"data", b"span_kind"] => Some(Format::Otlp),
+        [b"traceId"] | [b"data", b"traceId"] => Some(Format::Langfuse),
         [b"observations"] | [b"data", b"observations"] => Some(Format::Langfuse),
         [b"graph_id"] | [b"data", b"nodes" | b"edges" | b"operations" | b"sessions"] => {
             Some(Format::Smartcomment)
@@ -90,5 +118,14 @@ mod tests {
             by_keys(br#"{"note": "\"graph_id\": 1", "x": {"graph_id": 2}}"#),
             None
         );
+        let phoenix = br#"{"data": [{"name": "s", "span_kind": "LLM", "context": {}}]}"#;
+        assert_eq!(by_keys(phoenix), Some(Format::Otlp));
+        assert_eq!(shape(phoenix), Some(Shape::Phoenix));
+        let flat = br#"{"data": [{"id": "o", "traceId": "t", "type": "SPAN"}]}"#;
+        assert_eq!(by_keys(flat), Some(Format::Langfuse));
+        assert_eq!(shape(flat), Some(Shape::LangfuseFlat));
+        let trace = br#"[{"id": "t", "scores": [{"traceId": "t"}], "observations": []}]"#;
+        assert_eq!(by_keys(trace), Some(Format::Langfuse));
+        assert_eq!(shape(trace), None);
     }
 }

@@ -1,14 +1,21 @@
 //! Reading and writing trace files. The format is detected from the content; each reader
 //! turns its file into records, [`validate`] checks them, and [`crate::model::Trace`] indexes them.
 
+mod body;
 mod buffered;
 pub mod bundle;
+pub mod conventions;
 mod detect;
 mod error;
 mod inference;
 pub mod langfuse;
 pub mod limits;
 pub mod otlp;
+pub mod otlp_logs;
+mod otlp_messages;
+pub mod otlp_proto;
+pub mod otlp_value;
+mod reshape;
 pub mod sidecar;
 pub mod smartcomment;
 mod span_graph;
@@ -18,6 +25,8 @@ pub mod synth;
 pub mod time;
 mod validate;
 
+pub use body::Encoding;
+pub use conventions::{conventions, Conventions};
 pub use error::FormatError;
 pub use limits::Limits;
 pub use validate::validate;
@@ -86,6 +95,8 @@ pub struct Loaded {
 /// # Errors
 /// [`FormatError::Unknown`] when nothing matches.
 pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
+    let (body, _) = body::decode(bytes, limits::MAX_FILE_BYTES)?;
+    let bytes = &body[..];
     let head = &bytes[..bytes.len().min(64 * 1024)];
     let head = String::from_utf8_lossy(head);
     let trimmed = head.trim_start_matches('\u{feff}').trim_start();
@@ -96,7 +107,9 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
     }
     if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
         return Err(FormatError::Unknown {
-            reason: "it does not start with `{` or `[`, so it is not JSON".into(),
+            reason: "it does not start with `{` or `[`, so it is not JSON, and it is not an \
+                     OTLP protobuf request (gzip and zstd bodies are read too)"
+                .into(),
         });
     }
     if let Some(f) = detect::by_keys(bytes) {
@@ -122,6 +135,24 @@ fn strict_smartcomment(mut parts: smartcomment::Parts) -> Option<Trace> {
     Some(trace)
 }
 
+/// A Phoenix span export as OTLP JSON, a Langfuse flat observation list as Langfuse traces
+/// (`reshape`), or `None` for any other content.
+fn reshaped(bytes: &[u8]) -> Result<Option<Vec<u8>>, FormatError> {
+    let Some(shape) = detect::shape(bytes) else {
+        return Ok(None);
+    };
+    let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| FormatError::Json {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let out = match shape {
+        detect::Shape::Phoenix => reshape::phoenix_to_otlp(&doc),
+        detect::Shape::LangfuseFlat => reshape::langfuse_flat_to_traces(&doc),
+    };
+    Ok(out.and_then(|v| serde_json::to_vec(&v).ok()))
+}
+
 /// Reads a trace from bytes.
 ///
 /// # Errors
@@ -141,6 +172,8 @@ pub fn load_with_limits(
     limits: &Limits,
 ) -> Result<Loaded, FormatError> {
     limits::check_size(bytes, limits)?;
+    let (body, _) = body::decode(bytes, limits.max_file_bytes)?;
+    let bytes = &body[..];
     let format = match opts.format {
         Some(f) => f,
         None => detect(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))?,
@@ -171,8 +204,16 @@ pub fn load_with_limits(
             None => (smartcomment()?, Vec::new()),
         },
         Format::Smartcomment => (smartcomment()?, Vec::new()),
-        Format::Otlp => span_graph::build(otlp::parse(bytes, opts.lenient)?, opts.lenient)?,
-        Format::Langfuse => span_graph::build(langfuse::parse(bytes, opts.lenient)?, opts.lenient)?,
+        Format::Otlp | Format::Langfuse => {
+            let reshaped = reshaped(bytes)?;
+            let bytes = reshaped.as_deref().unwrap_or(bytes);
+            let imported = if format == Format::Otlp {
+                otlp::parse(bytes, opts.lenient)?
+            } else {
+                langfuse::parse(bytes, opts.lenient)?
+            };
+            span_graph::build(imported, opts.lenient)?
+        }
     };
     problems.extend(validate(&mut parts, opts.lenient)?);
     let mut trace = parts.into_trace();

@@ -2,12 +2,13 @@
 //! of the collector). Spans with `gen_ai.*` semantic-convention and `OpenInference` attributes become the
 //! common [`Span`] form; `docs/formats-import.md` lists what each attribute maps to.
 
-use std::collections::BTreeMap;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::otlp_logs::{self, Logs};
+use super::otlp_messages::{indexed, messages};
+use super::otlp_value::{attributes, hex_id, KeyValue};
 use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
 use super::FormatError;
@@ -18,6 +19,8 @@ use crate::model::GraphMeta;
 struct TracesData<'a> {
     #[serde(borrow, rename = "resourceSpans", alias = "resource_spans")]
     resource_spans: Vec<ResourceSpans<'a>>,
+    #[serde(rename = "resourceLogs", alias = "resource_logs")]
+    resource_logs: Vec<Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -69,13 +72,6 @@ struct RawSpan {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct KeyValue {
-    key: String,
-    value: Value,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
 struct RawEvent {
     name: String,
     attributes: Vec<KeyValue>,
@@ -120,11 +116,28 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
         docs.push(read(bytes, 1)?);
     }
 
+    let mut logs = Logs::default();
+    for doc in &docs {
+        let mut bad = Vec::new();
+        logs.add(&doc.resource_logs, "", &mut bad);
+        if let (false, Some(e)) = (lenient, bad.first()) {
+            return Err(e.clone());
+        }
+        problems.extend(bad);
+    }
     let mut out = Vec::new();
     let mut meta_resource: Option<Map<String, Value>> = None;
     for doc in docs {
         for (r, rs) in doc.resource_spans.into_iter().enumerate() {
-            let resource = attributes(&rs.resource.attributes);
+            let mut bad = Vec::new();
+            let at = format!("resourceSpans[{r}].resource.attributes");
+            let resource = attributes(&rs.resource.attributes, &at, &mut bad);
+            for e in bad {
+                if !lenient {
+                    return Err(e);
+                }
+                problems.push(e);
+            }
             let service = resource
                 .get("service.name")
                 .map_or_else(|| "unknown_service".to_owned(), text_of);
@@ -134,7 +147,13 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
                     let at = lines.prefix(bytes, raw.get());
                     let path = format!("{at}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]");
                     let parsed = read_span(raw, bytes, &lines, &path);
-                    match parsed.and_then(|raw| span(raw, &service, path)) {
+                    let mut bad = Vec::new();
+                    let read = parsed.and_then(|raw| span(raw, &service, path, &logs, &mut bad));
+                    if let (false, Some(e)) = (lenient, bad.first()) {
+                        return Err(e.clone());
+                    }
+                    problems.extend(bad);
+                    match read {
                         Ok(sp) => out.push(sp),
                         Err(e) if lenient => problems.push(e),
                         Err(e) => return Err(e),
@@ -238,54 +257,6 @@ fn located(inner: &serde_json::Error, path: &str, start: (usize, usize)) -> Form
     }
 }
 
-/// An OTLP `AnyValue` as plain JSON.
-fn any_value(v: &Value) -> Value {
-    let Some(o) = v.as_object() else {
-        return v.clone();
-    };
-    if let Some(s) = o.get("stringValue") {
-        return s.clone();
-    }
-    if let Some(i) = o.get("intValue") {
-        return match i {
-            Value::String(s) => s.parse::<i64>().map_or_else(|_| i.clone(), Value::from),
-            other => other.clone(),
-        };
-    }
-    for k in ["doubleValue", "boolValue", "bytesValue"] {
-        if let Some(x) = o.get(k) {
-            return x.clone();
-        }
-    }
-    let values = |k: &str| {
-        o.get(k)
-            .and_then(|a| a.get("values"))
-            .and_then(Value::as_array)
-    };
-    if let Some(items) = values("arrayValue") {
-        return Value::Array(items.iter().map(any_value).collect());
-    }
-    if let Some(items) = values("kvlistValue") {
-        let mut m = Map::new();
-        for kv in items {
-            if let Some(key) = kv.get("key").and_then(Value::as_str) {
-                m.insert(
-                    key.to_owned(),
-                    kv.get("value").map_or(Value::Null, any_value),
-                );
-            }
-        }
-        return Value::Object(m);
-    }
-    Value::Null
-}
-
-fn attributes(list: &[KeyValue]) -> Map<String, Value> {
-    list.iter()
-        .map(|kv| (kv.key.clone(), any_value(&kv.value)))
-        .collect()
-}
-
 fn nanos(v: &Value, path: &str) -> Result<u64, FormatError> {
     let parsed = match v {
         Value::String(s) => s.parse::<u64>().ok(),
@@ -296,70 +267,6 @@ fn nanos(v: &Value, path: &str) -> Result<u64, FormatError> {
         path: path.to_owned(),
         value: text_of(v),
     })
-}
-
-/// `prefix{i}.rest` attributes grouped by `i`.
-fn indexed(attrs: &Map<String, Value>, prefix: &str) -> BTreeMap<usize, Map<String, Value>> {
-    let mut out: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
-    for (k, v) in attrs {
-        let Some(rest) = k.strip_prefix(prefix) else {
-            continue;
-        };
-        let Some((i, field)) = rest.split_once('.') else {
-            continue;
-        };
-        if let Ok(i) = i.parse::<usize>() {
-            out.entry(i)
-                .or_default()
-                .insert(field.to_owned(), v.clone());
-        }
-    }
-    out
-}
-
-/// Chat messages from flattened attributes (`llm.input_messages.{i}.message.role|content`,
-/// `gen_ai.prompt.{i}.role|content`) or a JSON attribute (`gen_ai.input.messages`).
-fn messages(
-    attrs: &Map<String, Value>,
-    flat: &[(&str, &str)],
-    json_key: &str,
-) -> Vec<(String, String)> {
-    for (prefix, field) in flat {
-        let groups = indexed(attrs, prefix);
-        if groups.is_empty() {
-            continue;
-        }
-        return groups
-            .values()
-            .map(|m| {
-                let role = m
-                    .get(&format!("{field}role"))
-                    .map(text_of)
-                    .unwrap_or_default();
-                let content = m.get(&format!("{field}content")).map_or_else(
-                    || {
-                        // `message.contents.{j}.message_content.text`
-                        let parts: Vec<String> = m
-                            .iter()
-                            .filter(|(k, _)| k.rsplit('.').next() == Some("text"))
-                            .map(|(_, v)| text_of(v))
-                            .collect();
-                        parts.join("\n")
-                    },
-                    text_of,
-                );
-                (role, content)
-            })
-            .collect();
-    }
-    let Some(v) = attrs.get(json_key) else {
-        return Vec::new();
-    };
-    let parsed = match v {
-        Value::String(s) => json_in(s).unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    spans::messages_in(&parsed).unwrap_or_default()
 }
 
 /// Where a span's output documents are.
@@ -426,6 +333,22 @@ fn attribute_documents(attrs: &Map<String, Value>, prefixes: &[&str]) -> Vec<Por
     documents
 }
 
+/// A span kind as its number: OTLP JSON writes the number, protobuf's generic JSON mapping the
+/// enum name (`SPAN_KIND_CLIENT`).
+fn span_kind(kind: &Value) -> Value {
+    const NAMES: [&str; 6] = [
+        "UNSPECIFIED",
+        "INTERNAL",
+        "SERVER",
+        "CLIENT",
+        "PRODUCER",
+        "CONSUMER",
+    ];
+    let name = kind.as_str().map(|k| k.trim_start_matches("SPAN_KIND_"));
+    name.and_then(|n| NAMES.iter().position(|x| *x == n))
+        .map_or_else(|| kind.clone(), Value::from)
+}
+
 fn status_text(status: Option<&Status>) -> String {
     match status {
         Some(st) => match (&st.code, st.message.as_str()) {
@@ -441,7 +364,10 @@ fn status_text(status: Option<&Status>) -> String {
 
 /// An evaluator score from attributes (`eval.score`, `evaluation.score`,
 /// `gen_ai.evaluation.score.value`) or a `gen_ai.evaluation.result` event.
-fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f64> {
+fn attribute_score(
+    attrs: &Map<String, Value>,
+    events: &[(String, Map<String, Value>)],
+) -> Option<f64> {
     let keys = [
         "eval.score",
         "evaluation.score",
@@ -452,9 +378,8 @@ fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f6
         .or_else(|| {
             events
                 .iter()
-                .filter(|ev| ev.name.contains("evaluation"))
-                .find_map(|ev| {
-                    let ev_attrs = attributes(&ev.attributes);
+                .filter(|(name, _)| name.contains("evaluation"))
+                .find_map(|(_, ev_attrs)| {
                     ev_attrs
                         .get("gen_ai.evaluation.score.value")
                         .and_then(spans::score_in)
@@ -462,7 +387,14 @@ fn attribute_score(attrs: &Map<String, Value>, events: &[RawEvent]) -> Option<f6
         })
 }
 
-fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> {
+/// One span in the common form; attributes of a type we cannot read go to `bad`.
+fn span(
+    raw: RawSpan,
+    service: &str,
+    path: String,
+    logs: &Logs,
+    bad: &mut Vec<FormatError>,
+) -> Result<Span, FormatError> {
     if raw.span_id.is_empty() {
         return Err(FormatError::Field {
             path: format!("{path}.spanId"),
@@ -480,7 +412,21 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
             value: format!("{end_ns} (before the start, {start_ns})"),
         });
     }
-    let attrs = attributes(&raw.attributes);
+    let mut attrs = attributes(&raw.attributes, &format!("{path}.attributes"), bad);
+    let mut events: Vec<(String, Map<String, Value>)> = raw
+        .events
+        .iter()
+        .enumerate()
+        .map(|(e, ev)| {
+            let at = format!("{path}.events[{e}].attributes");
+            (ev.name.clone(), attributes(&ev.attributes, &at, bad))
+        })
+        .collect();
+    otlp_logs::merge(
+        &mut attrs,
+        &mut events,
+        logs.of(&hex_id(raw.span_id.clone())),
+    );
     let str_attr = |k: &str| attrs.get(k).map(text_of);
     let kind = str_attr("openinference.span.kind")
         .or_else(|| str_attr("gen_ai.operation.name"))
@@ -497,7 +443,7 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
     }
     let mut documents = attribute_documents(&attrs, &OUTPUT_DOCUMENTS);
     let mut memory_writes = Vec::new();
-    let mut score = attribute_score(&attrs, &raw.events);
+    let mut score = attribute_score(&attrs, &events);
     if let (true, Some(text)) = (outputs.is_empty(), str_attr("output.value")) {
         let parsed = json_in(&text);
         if kind == Kind::Evaluator {
@@ -539,12 +485,11 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
                 && k != "gen_ai.system_instructions"
         })
         .collect();
-    metadata.insert("otel_kind".into(), raw.kind.clone());
-    let results: Vec<Value> = raw
-        .events
-        .iter()
-        .filter(|ev| ev.name == "gen_ai.evaluation.result")
-        .map(|ev| Value::Object(attributes(&ev.attributes)))
+    metadata.insert("otel_kind".into(), span_kind(&raw.kind));
+    let results: Vec<Value> = events
+        .into_iter()
+        .filter(|(name, _)| name == "gen_ai.evaluation.result")
+        .map(|(_, a)| Value::Object(a))
         .collect();
     if !results.is_empty() {
         metadata.insert("gen_ai.evaluation.results".into(), Value::Array(results));
@@ -553,9 +498,9 @@ fn span(raw: RawSpan, service: &str, path: String) -> Result<Span, FormatError> 
     metadata.insert("status".into(), Value::String(status.clone()));
     // Kept twin (duplicates): the Langfuse reader fills the same Span fields from its own.
     Ok(Span {
-        id: raw.span_id,
-        trace_id: raw.trace_id,
-        parent: raw.parent_span_id.filter(|p| !p.is_empty()),
+        id: hex_id(raw.span_id),
+        trace_id: hex_id(raw.trace_id),
+        parent: raw.parent_span_id.filter(|p| !p.is_empty()).map(hex_id),
         name: raw.name,
         kind,
         start_ns,

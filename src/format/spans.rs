@@ -199,7 +199,11 @@ pub fn message_text(content: &Value) -> String {
                 .iter()
                 .filter_map(|p| match p {
                     Value::String(s) => Some(s.clone()),
-                    Value::Object(o) => o.get("text").or_else(|| o.get("content")).map(text_of),
+                    Value::Object(o) => o
+                        .get("text")
+                        .or_else(|| o.get("content"))
+                        .map(text_of)
+                        .or_else(|| tool_part(o)),
                     _ => None,
                 })
                 .collect();
@@ -207,6 +211,24 @@ pub fn message_text(content: &Value) -> String {
         }
         Value::Null => String::new(),
         other => other.to_string(),
+    }
+}
+
+/// A GenAI `tool_call` part as `{"tool_call": name, "arguments": {...}}` (as OpenInference tool
+/// calls are written), a `tool_call_response` part as its response.
+fn tool_part(o: &Map<String, Value>) -> Option<String> {
+    match o.get("type").and_then(Value::as_str) {
+        Some("tool_call") => {
+            let args = match o.get("arguments") {
+                Some(Value::String(a)) => json_in(a).unwrap_or(Value::String(a.clone())),
+                Some(other) => other.clone(),
+                None => Value::Null,
+            };
+            let name = o.get("name").cloned().unwrap_or(Value::Null);
+            Some(serde_json::json!({"tool_call": name, "arguments": args}).to_string())
+        }
+        Some("tool_call_response") => o.get("response").or_else(|| o.get("result")).map(text_of),
+        _ => None,
     }
 }
 

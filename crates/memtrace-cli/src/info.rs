@@ -28,8 +28,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         match crate::input::read(path, &args.rules) {
             Ok(inputs) => {
+                // What the instrumentation wrote, from the file itself (not for bundles).
+                let conv = match std::fs::read(path) {
+                    Ok(b) if inputs.len() == 1 => Some(memtrace::format::conventions(&b)),
+                    _ => None,
+                };
                 for input in &inputs {
-                    print(input, args.json)?;
+                    print(input, conv.as_ref(), args.json)?;
                     found |= !input.trace.cases.is_empty();
                 }
             }
@@ -46,7 +51,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print(input: &Input, json: bool) -> anyhow::Result<()> {
+fn print(
+    input: &Input,
+    conv: Option<&memtrace::format::Conventions>,
+    json: bool,
+) -> anyhow::Result<()> {
     let d = input.detection()?;
     let s = input.trace.summary(input.format.as_str());
     if json {
@@ -54,6 +63,9 @@ fn print(input: &Input, json: bool) -> anyhow::Result<()> {
         v["file"] = input.name.clone().into();
         v["questions"] = d.questions.into();
         v["found_by"] = serde_json::to_value(&d.found_by)?;
+        if let Some(c) = conv.filter(|_| input.format != memtrace::format::Format::Smartcomment) {
+            v["conventions"] = serde_json::to_value(c)?;
+        }
         if d.cases.is_empty() {
             v["looked_for"] = looked_for_json(&d);
         }
@@ -62,6 +74,9 @@ fn print(input: &Input, json: bool) -> anyhow::Result<()> {
     }
     println!("{}", input.name);
     println!("  format      {}", s.format);
+    if let Some(c) = conv.filter(|_| input.format != memtrace::format::Format::Smartcomment) {
+        println!("  conventions {}", c.line());
+    }
     println!("  graph       {}", s.graph_id);
     println!("  sessions    {}", s.sessions);
     println!("  operations  {}", s.operations);

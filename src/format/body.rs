@@ -1,0 +1,76 @@
+//! The body of a trace file before its format is read: a gzip (`1f 8b`) or zstd (`28 b5 2f fd`)
+//! body is decompressed, and OTLP protobuf (not JSON, and decodes as a traces or logs request)
+//! becomes its OTLP JSON form. All in memory; the result goes to format detection as any file.
+
+use std::borrow::Cow;
+use std::io::Read;
+
+use super::otlp_proto;
+use super::FormatError;
+
+const GZIP: &[u8] = &[0x1f, 0x8b];
+const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+
+/// What the body was, for `memtrace info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Encoding {
+    /// `gzip` or `zstd`, when the body was compressed.
+    pub compression: Option<&'static str>,
+    /// The body was OTLP protobuf (a traces or logs request).
+    pub protobuf: Option<otlp_proto::Request>,
+}
+
+/// Decompresses and decodes `bytes`; a plain JSON body is returned as it is.
+///
+/// # Errors
+/// [`FormatError::Unknown`] for a compressed body that does not decompress;
+/// [`FormatError::TooLarge`] when it decompresses to more than `limit` bytes.
+pub fn decode(bytes: &[u8], limit: u64) -> Result<(Cow<'_, [u8]>, Encoding), FormatError> {
+    let mut enc = Encoding::default();
+    let mut body = Cow::Borrowed(bytes);
+    if bytes.starts_with(GZIP) || bytes.starts_with(ZSTD) {
+        let gzip = bytes.starts_with(GZIP);
+        enc.compression = Some(if gzip { "gzip" } else { "zstd" });
+        body = Cow::Owned(decompress(bytes, gzip, limit)?);
+    }
+    let first = body
+        .iter()
+        .copied()
+        .find(|b| !b.is_ascii_whitespace() && !matches!(b, 0xef | 0xbb | 0xbf));
+    if first.is_some_and(|b| b != b'{' && b != b'[') {
+        if let Ok((request, json)) = otlp_proto::decode(&body) {
+            enc.protobuf = Some(request);
+            let text = serde_json::to_vec(&json).map_err(|e| FormatError::Unknown {
+                reason: format!("the protobuf body could not be written as JSON: {e}"),
+            })?;
+            body = Cow::Owned(text);
+        }
+    }
+    Ok((body, enc))
+}
+
+fn decompress(bytes: &[u8], gzip: bool, limit: u64) -> Result<Vec<u8>, FormatError> {
+    let name = if gzip { "gzip" } else { "zstd" };
+    let bad = |e: String| FormatError::Unknown {
+        reason: format!("it starts like a {name} body but does not decompress: {e}"),
+    };
+    let mut out = Vec::new();
+    let read = if gzip {
+        flate2::read::MultiGzDecoder::new(bytes)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut out)
+    } else {
+        let mut source = bytes;
+        let decoder =
+            ruzstd::decoding::StreamingDecoder::new(&mut source).map_err(|e| bad(e.to_string()))?;
+        decoder.take(limit.saturating_add(1)).read_to_end(&mut out)
+    };
+    read.map_err(|e| bad(e.to_string()))?;
+    if out.len() as u64 > limit {
+        return Err(FormatError::TooLarge {
+            size_bytes: out.len() as u64,
+            limit_bytes: limit,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,104 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+//! GenAI content sent as OTLP log records, joined to its spans (fixtures from the real
+//! `opentelemetry-instrumentation-openai-v2`, see tests/fixtures/otel/README.md).
+
+#[path = "common/formats.rs"]
+mod common;
+
+use common::load_ok;
+use memtrace::model::Trace;
+use serde_json::Value;
+
+const TRACES: &str = include_str!("fixtures/otel/genai_traces.json");
+const LOGS: &str = include_str!("fixtures/otel/genai_logs.json");
+const ON_SPANS: &str = include_str!("fixtures/otel/genai_spans_traces.json");
+
+/// The collector's file exporter with traces and logs going to one file: one JSON per line.
+fn jsonl(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| serde_json::from_str::<Value>(p).unwrap().to_string() + "\n")
+        .collect()
+}
+
+fn values(t: &Trace) -> Vec<String> {
+    let mut v: Vec<String> = t
+        .vars
+        .iter()
+        .filter(|v| !v.name.starts_with("status"))
+        .map(|v| format!("{:?} {}", v.class_name, v.value))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn content_in_log_records_is_read_as_on_the_spans() {
+    let alone = load_ok(TRACES.as_bytes()).trace;
+    assert_eq!(
+        alone.ops.len(),
+        0,
+        "without the logs the spans carry no content"
+    );
+    let joined = load_ok(jsonl(&[TRACES, LOGS]).as_bytes());
+    assert!(joined.problems.is_empty(), "{:?}", joined.problems);
+    let t = &joined.trace;
+    assert_eq!(t.ops.len(), 4, "4 chat completions");
+    let on_spans = load_ok(ON_SPANS.as_bytes()).trace;
+    let got = values(t);
+    assert!(
+        got.iter()
+            .any(|v| v.contains("What is the name of my cat?")),
+        "{got:#?}"
+    );
+    assert!(got.iter().any(|v| v.contains("Mochi")), "{got:#?}");
+    assert_eq!(
+        got,
+        values(&on_spans),
+        "logs give what SPAN_ONLY capture puts on spans"
+    );
+    // Logs before traces in the file join as well.
+    assert_eq!(
+        values(&load_ok(jsonl(&[LOGS, TRACES]).as_bytes()).trace),
+        got
+    );
+}
+
+/// The op whose outputs hold `needle`, and that variable.
+fn producer(t: &Trace, needle: &str) -> (usize, usize) {
+    for (o, _) in t.ops.iter().enumerate() {
+        let op = memtrace::model::OpIx(o as u32);
+        for v in t.flow.op_produced(op) {
+            if t.vars[v.get()].value.contains(needle) {
+                return (o, v.get());
+            }
+        }
+    }
+    panic!("no op writes {needle:?}");
+}
+
+#[test]
+fn a_tool_call_reply_flows_into_the_call_that_carries_it() {
+    let oi = include_str!("fixtures/otel/openinference_traces.json");
+    for (name, text) in [
+        ("openinference", oi.to_owned()),
+        ("genai spans", ON_SPANS.to_owned()),
+        ("genai logs", jsonl(&[TRACES, LOGS])),
+    ] {
+        let t = load_ok(text.as_bytes()).trace;
+        // The reply `{content: null, tool_calls: [search_memory(query)]}` is an output...
+        let (asked, call) = producer(&t, r#""tool_call":"search_memory""#);
+        assert!(
+            t.vars[call].value.contains("name of the user's cat"),
+            "{name}"
+        );
+        // ...that the next chat completion (which got the tool's result) reads.
+        let readers: Vec<usize> = (0..t.ops.len())
+            .filter(|&o| t.flow.op_inputs[o].iter().any(|v| v.get() == call))
+            .collect();
+        assert!(
+            !readers.is_empty() && !readers.contains(&asked),
+            "{name}: {readers:?}"
+        );
+    }
+}

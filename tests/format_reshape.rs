@@ -1,0 +1,171 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+//! Exports in another shape of a format memtrace reads: Phoenix's span export (OTLP spans as
+//! `{"data": [spans]}`) and Langfuse flat observation lists.
+
+#[path = "common/formats.rs"]
+mod common;
+
+use common::load_ok;
+use memtrace::format::otlp_value::hex_id;
+use memtrace::format::{detect, Format};
+use memtrace::model::Trace;
+use serde_json::{json, Map, Value};
+
+const OI_JSON: &str = include_str!("fixtures/otel/openinference_traces.json");
+const LANGFUSE: &str = include_str!("fixtures/langfuse/mem0_traces.json");
+
+/// Op names and categories, and variable (class, value) pairs, sorted.
+fn summary(t: &Trace) -> (Vec<String>, Vec<String>) {
+    let mut ops: Vec<String> = t
+        .ops
+        .iter()
+        .map(|o| format!("{} {} {}", o.op_id, o.op_name, o.category))
+        .collect();
+    let mut vars: Vec<String> = t
+        .vars
+        .iter()
+        .map(|v| format!("{:?} {} {}", v.class_name, v.version, v.value))
+        .collect();
+    ops.sort();
+    vars.sort();
+    (ops, vars)
+}
+
+fn iso(nanos: &Value) -> String {
+    let n: u64 = nanos.as_str().unwrap().parse().unwrap();
+    let (secs, frac) = (n / 1_000_000_000, n % 1_000_000_000);
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:09}+00:00",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// The OTLP spans in the shape of Phoenix's `GET /v1/projects/{id}/spans` (the `Span` schema:
+/// `context`, `span_kind`, `parent_id`, ISO times, `status_code`, attributes as one object),
+/// nested (`{"llm": {"input_messages": [...]}}`) or with OpenInference's flat dotted keys.
+fn phoenix(otlp: &Value, nested: bool) -> Value {
+    let scopes = otlp["resourceSpans"][0]["scopeSpans"].as_array().unwrap();
+    let mut out = Vec::new();
+    for s in scopes.iter().flat_map(|sc| sc["spans"].as_array().unwrap()) {
+        let mut attrs = Map::new();
+        for kv in s["attributes"].as_array().into_iter().flatten() {
+            let v = kv["value"].as_object().unwrap().values().next().unwrap();
+            let v = match kv["value"].get("intValue") {
+                Some(i) => json!(i.as_str().unwrap().parse::<i64>().unwrap()),
+                None => v.clone(),
+            };
+            attrs.insert(kv["key"].as_str().unwrap().to_owned(), v);
+        }
+        let attributes = if nested {
+            nest(&attrs)
+        } else {
+            Value::Object(attrs.clone())
+        };
+        let id = |k: &str| s.get(k).map(|v| hex_id(v.as_str().unwrap().to_owned()));
+        out.push(json!({
+            "id": format!("U3BhbjoxMjM{}", out.len()),
+            "name": s["name"],
+            "context": {"trace_id": id("traceId"), "span_id": id("spanId")},
+            "span_kind": attrs.get("openinference.span.kind").cloned().unwrap_or(json!("CHAIN")),
+            "parent_id": id("parentSpanId"),
+            "start_time": iso(&s["startTimeUnixNano"]),
+            "end_time": iso(&s["endTimeUnixNano"]),
+            "status_code": "OK",
+            "status_message": "",
+            "attributes": attributes,
+            "events": [],
+        }));
+    }
+    json!({"data": out, "next_cursor": null})
+}
+
+/// Dotted keys as nested objects, numeric parts as list indexes.
+fn nest(flat: &Map<String, Value>) -> Value {
+    fn put(node: &mut Value, parts: &[&str], v: Value) {
+        let Some((head, rest)) = parts.split_first() else {
+            *node = v;
+            return;
+        };
+        if let Ok(i) = head.parse::<usize>() {
+            if !node.is_array() {
+                *node = json!([]);
+            }
+            let a = node.as_array_mut().unwrap();
+            while a.len() <= i {
+                a.push(Value::Null);
+            }
+            put(&mut a[i], rest, v);
+        } else {
+            if !node.is_object() {
+                *node = json!({});
+            }
+            let child = node
+                .as_object_mut()
+                .unwrap()
+                .entry(*head)
+                .or_insert(Value::Null);
+            put(child, rest, v);
+        }
+    }
+    let mut root = json!({});
+    for (k, v) in flat {
+        put(&mut root, &k.split('.').collect::<Vec<_>>(), v.clone());
+    }
+    root
+}
+
+#[test]
+fn phoenix_span_export_loads_as_its_otlp_spans() {
+    let otlp: Value = serde_json::from_str(OI_JSON).unwrap();
+    let want = summary(&load_ok(OI_JSON.as_bytes()).trace);
+    assert_eq!(want.0.len(), 4);
+    for nested in [false, true] {
+        let text = phoenix(&otlp, nested).to_string();
+        assert_eq!(detect(text.as_bytes()), Ok(Format::Otlp));
+        let loaded = load_ok(text.as_bytes());
+        assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+        assert_eq!(summary(&loaded.trace), want, "nested attributes: {nested}");
+    }
+}
+
+#[test]
+fn langfuse_flat_observation_list_loads_its_observations() {
+    let traces: Value = serde_json::from_str(LANGFUSE).unwrap();
+    let flat: Vec<Value> = traces
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["observations"].as_array().unwrap().clone())
+        .collect();
+    let nested = load_ok(LANGFUSE.as_bytes()).trace;
+    for doc in [json!(flat), json!({"data": flat, "meta": {"page": 1}})] {
+        let text = doc.to_string();
+        assert_eq!(detect(text.as_bytes()), Ok(Format::Langfuse));
+        let t = load_ok(text.as_bytes()).trace;
+        let names = |t: &Trace| {
+            let mut v: Vec<String> = t.ops.iter().map(|o| o.op_id.clone()).collect();
+            v.sort();
+            v
+        };
+        // Without the trace objects, the trace-level scores' evaluator ops are missing.
+        let observed: Vec<String> = names(&nested)
+            .into_iter()
+            .filter(|id| !id.starts_with("op-score"))
+            .collect();
+        assert!(!observed.is_empty());
+        assert_eq!(names(&t), observed);
+    }
+}
