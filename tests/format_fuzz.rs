@@ -199,6 +199,7 @@ fn exercise(bytes: &[u8], case: usize, round_trip: bool) -> Result<usize, String
             LoadOptions {
                 format: None,
                 lenient: opts.lenient,
+                ..Default::default()
             },
         )
         .map_err(|e| format!("{opts:?}: written trace does not load: {e}"))?;

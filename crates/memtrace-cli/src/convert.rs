@@ -36,6 +36,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let opts = LoadOptions {
         format: args.format,
         lenient: args.lenient,
+        ..Default::default()
     };
     let loaded = load(&bytes, opts)
         .with_context(|| format!("{} is not a readable trace", path.display()))?;
