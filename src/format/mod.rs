@@ -8,6 +8,7 @@ mod error;
 mod inference;
 pub mod langfuse;
 pub mod limits;
+pub mod obfuscate;
 pub mod otlp;
 pub mod sidecar;
 pub mod smartcomment;
