@@ -20,11 +20,11 @@ pub const RULES: [(&str, &str); 6] = [
     ),
     (
         "evaluator",
-        "an evaluator op (category `evaluation`, or a judge name) writing a score variable; score 0 = failed",
+        "an evaluator op (category `evaluation`, or a judge by shape or name) writing a score variable; a score below the threshold (0.5) = failed",
     ),
     (
         "llm-judge",
-        "an op whose name or metadata says judge / eval / grade, with an output carrying a label: CORRECT / WRONG, {\"label\": …}, correct: false, score: 0",
+        "a judge by shape (reads a question and another op's answer to it) or by name / metadata (judge / eval / grade), with an output carrying a verdict: CORRECT / WRONG, {\"label\": …}, correct: false, a score below the threshold",
     ),
     (
         "question-output",
@@ -405,7 +405,7 @@ fn llm_judges(t: &Trace, seen: &Seen) -> Found {
                 f.unused.push(unused(
                     t,
                     op,
-                    format!("its output carries the label {label:?}, but neither its name nor its metadata says judge / eval / grade"),
+                    format!("its output carries the label {label:?}, but it reads no other op's answer to the question, and neither its name nor its metadata says judge / eval / grade"),
                 ));
             }
             continue;

@@ -151,7 +151,7 @@ pub(crate) fn core_options(opts: &LoadOptions) -> Result<memtrace::LoadOptions, 
     Ok(memtrace::LoadOptions {
         format,
         lenient: opts.lenient,
-        ..memtrace::LoadOptions::default()
+        judge_threshold: opts.judge_threshold,
     })
 }
 
