@@ -47,7 +47,7 @@ fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
 /// whose words an earlier session happened to store (a fact quoting the dialogue turn it was
 /// asked in) still is.
 pub(super) fn question_set(t: &Trace) -> Vec<bool> {
-    let verdict_ops = structure::verdict_ops(t);
+    let judged = structure::judged_questions(t, &structure::verdict_ops(t));
     let candidates: Vec<VarIx> = (0..t.vars.len())
         .map(|i| VarIx(i as u32))
         .filter(|&v| {
@@ -57,10 +57,7 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
                     || rec.category.split([' ', '&']).any(|w| w == "query"))
                     && !structure::only_embedded(t, v)
             };
-            let shaped = || {
-                structure::searched_and_answered(t, v)
-                    || structure::judged_question(t, v, &verdict_ops)
-            };
+            let shaped = || structure::searched_and_answered(t, v) || judged[v.get()];
             // A prompt about questions ("question-answering-prompt") is not one.
             let prompt = || {
                 rec.category.contains("prompt")

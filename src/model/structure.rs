@@ -11,6 +11,8 @@
 //! - A **judge** is an op that reads a question and the answer another reader of that question
 //!   wrote (or reports that answer in its own output) and writes a verdict (a label or score).
 
+use aho_corasick::AhoCorasick;
+
 use super::judged::output_verdict;
 use super::{OpIx, Trace, VarIx};
 use crate::util::strings::contains_ignore_ascii_case;
@@ -70,26 +72,53 @@ fn judges_answer_to(t: &Trace, judge: OpIx, v: VarIx) -> bool {
         })
 }
 
-/// True when no op wrote `v` and an op reading it judged another op's answer to it.
-pub(super) fn judged_question(t: &Trace, v: VarIx, verdict_ops: &[bool]) -> bool {
-    t.flow.producers[v.get()].is_empty()
-        && t.flow.consumers[v.get()]
-            .iter()
-            .any(|&j| verdict_ops[j.get()] && judges_answer_to(t, j, v))
+/// Values no op wrote that an op reading them judged another op's answer to: found from the
+/// judges' side (few ops write a verdict), so a prompt read by every call costs nothing.
+pub(super) fn judged_questions(t: &Trace, verdict_ops: &[bool]) -> Vec<bool> {
+    let mut out = vec![false; t.vars.len()];
+    for (j, _) in verdict_ops.iter().enumerate().filter(|(_, &is)| is) {
+        let judge = OpIx(j as u32);
+        for &v in &t.flow.op_inputs[j] {
+            if t.flow.producers[v.get()].is_empty() && judges_answer_to(t, judge, v) {
+                out[v.get()] = true;
+            }
+        }
+    }
+    out
 }
 
-/// Ops with an output carrying a verdict, checked only for ops that read an unwritten value.
+/// Ops with an output carrying a verdict, checked only for ops that read an unwritten value
+/// and have an output that may hold one (a number, or a verdict word or key).
 pub(super) fn verdict_ops(t: &Trace) -> Vec<bool> {
     (0..t.ops.len())
         .map(|o| {
-            let op = OpIx(o as u32);
             t.flow.op_inputs[o]
                 .iter()
                 .any(|v| t.flow.producers[v.get()].is_empty())
-                && output_verdict(t, op).is_some()
+                && t.flow.op_outputs[o]
+                    .iter()
+                    .any(|&v| may_hold_verdict(&t.var(v).value))
+                && output_verdict(t, OpIx(o as u32)).is_some()
         })
         .collect()
 }
+
+/// A quick test before parsing: a short text, or one naming a verdict word or key.
+fn may_hold_verdict(text: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Option<AhoCorasick>> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(VERDICT_WORDS)
+            .ok()
+    });
+    text.len() <= 32 || words.as_ref().is_none_or(|w| w.is_match(text))
+}
+
+/// Every verdict key and plain-text label holds one of these (`verdict.rs`).
+const VERDICT_WORDS: [&str; 9] = [
+    "label", "verdict", "judg", "grade", "result", "correct", "passed", "score", "wrong",
+];
 
 /// Why `op` is a judge by its shape: it reads a question and another op's answer to it and
 /// writes a verdict; `None` when it is not.
