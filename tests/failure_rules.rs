@@ -111,8 +111,47 @@ fn an_evaluator_span_with_a_zero_score_is_a_failure() {
 }
 
 #[test]
-fn no_failure_found_says_what_was_looked_for_and_suggests_a_rule() {
+fn a_judge_named_like_nothing_is_found_by_its_shape() {
+    // `check_answer` reads the question and the answer op's output and writes WRONG/CORRECT:
+    // a judge by structure, whatever it is called.
     let t = fixture("otlp/mem0_unnamed_judge.jsonl");
+    let d = detect(&t, &[], &[]);
+    assert_where_case(&t, &d);
+    assert_eq!(d.found_by, [FoundBy::BuiltIn("llm-judge")]);
+    let r = d.rules.iter().find(|r| r.rule == "llm-judge").unwrap();
+    assert_eq!((r.judged, r.failed), (2, 1), "one CORRECT, one WRONG");
+    let judge = t.op_by_id(d.cases[0].judge_op.as_deref().unwrap()).unwrap();
+    assert_eq!(t.op(judge).op_name, "check_answer");
+}
+
+/// The unnamed-judge fixture with the judge cut from the answer it read: neither its name nor
+/// its shape says judge.
+fn blind_judge() -> Trace {
+    let mut t = fixture("otlp/mem0_unnamed_judge.jsonl");
+    let op_named = |t: &Trace, name: &str| {
+        t.ops
+            .iter()
+            .filter(|o| o.op_name == name)
+            .map(|o| o.op_id.clone())
+            .collect::<Vec<_>>()
+    };
+    let (judges, answers) = (op_named(&t, "check_answer"), op_named(&t, "answer"));
+    let answer_outputs: Vec<String> = t
+        .edges
+        .iter()
+        .filter(|e| answers.contains(&e.op_id))
+        .map(|e| e.target_full_node_id.clone())
+        .collect();
+    t.edges.retain(|e| {
+        !(judges.contains(&e.op_id) && answer_outputs.contains(&e.source_full_node_id))
+    });
+    t.reindex().unwrap();
+    t
+}
+
+#[test]
+fn no_failure_found_says_what_was_looked_for_and_suggests_a_rule() {
+    let t = blind_judge();
     let d = detect(&t, &[], &[]);
     assert!(d.cases.is_empty(), "{:#?}", d.cases);
     assert_eq!(
@@ -137,7 +176,8 @@ fn no_failure_found_says_what_was_looked_for_and_suggests_a_rule() {
     assert_eq!(d.suggestion, "--failed-if 'span=check_answer output~WRONG'");
     // The suggestion works.
     let with = detect(&t, &["span=check_answer output~WRONG"], &[]);
-    assert_where_case(&t, &with);
+    assert_eq!(with.cases.len(), 1, "{:#?}", with.cases);
+    assert_eq!(with.cases[0].query, WHERE);
     assert_eq!(with.found_by, [FoundBy::UserRule(0)]);
 }
 
@@ -178,15 +218,15 @@ fn rules_judge_in_order_and_user_rules_only_what_is_left() {
     assert_eq!(d.cases.len(), 1);
     let user = d.rules.last().unwrap();
     assert_eq!((user.judged, user.failed), (0, 0));
-    // Without the built-in judges (the unnamed trace), the same rule fails both questions.
-    let t = fixture("otlp/mem0_unnamed_judge.jsonl");
+    // Without the built-in judges (the judge cut from the answer), the same rule fails both.
+    let t = blind_judge();
     let d = detect(&t, &["op=answer output~Alice"], &[]);
     assert_eq!(d.cases.len(), 2);
 }
 
 #[test]
 fn marked_questions_become_cases() {
-    let t = fixture("otlp/mem0_unnamed_judge.jsonl");
+    let t = blind_judge();
     let qs = t.questions();
     assert_eq!(qs.len(), 2);
     let job = qs

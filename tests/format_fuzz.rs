@@ -171,6 +171,7 @@ fn exercise(bytes: &[u8], case: usize, round_trip: bool) -> Result<usize, String
     let opts = LoadOptions {
         format,
         lenient: (case / 4) % 2 == 0,
+        ..LoadOptions::default()
     };
     // The span importers build graphs that are valid by construction: a problem the indexer
     // finds in their records (a `data.…` path) is a bug in the importer, not in the input.
@@ -199,6 +200,7 @@ fn exercise(bytes: &[u8], case: usize, round_trip: bool) -> Result<usize, String
             LoadOptions {
                 format: None,
                 lenient: opts.lenient,
+                ..Default::default()
             },
         )
         .map_err(|e| format!("{opts:?}: written trace does not load: {e}"))?;

@@ -146,6 +146,7 @@ fn other_formats_and_lenient_loads_are_one_step_with_the_same_result() {
     let forced = LoadOptions {
         format: Some(Format::Otlp),
         lenient: false,
+        ..Default::default()
     };
     same(FIXTURE, forced, 100);
 }

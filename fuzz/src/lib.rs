@@ -6,7 +6,7 @@ use memtrace::format::{load, smartcomment, Format, LoadOptions};
 /// Panics (a fuzz crash) if an importer panics or a loaded trace does not round-trip.
 pub fn exercise(data: &[u8], format: Option<Format>) {
     for lenient in [false, true] {
-        let Ok(l) = load(data, LoadOptions { format, lenient }) else {
+        let Ok(l) = load(data, LoadOptions { format, lenient, ..LoadOptions::default() }) else {
             continue;
         };
         let Ok(out) = smartcomment::write(&l.trace) else {
@@ -17,6 +17,7 @@ pub fn exercise(data: &[u8], format: Option<Format>) {
             LoadOptions {
                 format: None,
                 lenient,
+                ..LoadOptions::default()
             },
         )
         .unwrap_or_else(|e| panic!("written trace does not load back: {e}"));

@@ -297,6 +297,7 @@ mod tests {
         let forced = crate::format::LoadOptions {
             format: Some(crate::format::Format::Smartcomment),
             lenient: false,
+            ..Default::default()
         };
         let theirs = crate::format::load_with_limits(deep.as_bytes(), forced, &loose)
             .map(|_| ())

@@ -10,6 +10,7 @@ mod error;
 mod inference;
 pub mod langfuse;
 pub mod limits;
+pub mod obfuscate;
 pub mod otlp;
 pub mod otlp_logs;
 mod otlp_messages;
@@ -73,13 +74,16 @@ impl Format {
     }
 }
 
-/// How strictly to read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How strictly to read, and how failures are found.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LoadOptions {
     /// Use this format instead of detecting it.
     pub format: Option<Format>,
     /// Keep what is valid and report the rest as problems instead of failing.
     pub lenient: bool,
+    /// A graded judge score below this fails the question (`None`: 0.5); see
+    /// `docs/failures.md`.
+    pub judge_threshold: Option<f64>,
 }
 
 /// A loaded trace with the format it was read as and, in lenient mode, what was dropped.
@@ -125,12 +129,13 @@ pub fn detect(bytes: &[u8]) -> Result<Format, FormatError> {
 /// dangling ids to the index and the annotations to failure detection, which refuse them as
 /// well, and then [`validate`] names the first problem in its own order. Saves the id maps
 /// `validate` builds and the index builds again.
-fn strict_smartcomment(mut parts: smartcomment::Parts) -> Option<Trace> {
+fn strict_smartcomment(mut parts: smartcomment::Parts, threshold: Option<f64>) -> Option<Trace> {
     let mut steps = validate::Steps::new(&parts);
     if !matches!(steps.step(&mut parts, usize::MAX), Ok(true)) {
         return None;
     }
     let mut trace = parts.into_trace();
+    trace.judge_threshold = threshold;
     trace.reindex().ok()?;
     Some(trace)
 }
@@ -192,17 +197,19 @@ pub fn load_with_limits(
         Ok(parts)
     };
     let (mut parts, mut problems) = match format {
-        Format::Smartcomment if !opts.lenient => match strict_smartcomment(smartcomment()?) {
-            Some(trace) => {
-                return Ok(Loaded {
-                    trace,
-                    format,
-                    problems: Vec::new(),
-                })
+        Format::Smartcomment if !opts.lenient => {
+            match strict_smartcomment(smartcomment()?, opts.judge_threshold) {
+                Some(trace) => {
+                    return Ok(Loaded {
+                        trace,
+                        format,
+                        problems: Vec::new(),
+                    })
+                }
+                // Something is wrong: the full checks below say what, in their order.
+                None => (smartcomment()?, Vec::new()),
             }
-            // Something is wrong: the full checks below say what, in their order.
-            None => (smartcomment()?, Vec::new()),
-        },
+        }
         Format::Smartcomment => (smartcomment()?, Vec::new()),
         Format::Otlp | Format::Langfuse => {
             let reshaped = reshaped(bytes)?;
@@ -217,6 +224,7 @@ pub fn load_with_limits(
     };
     problems.extend(validate(&mut parts, opts.lenient)?);
     let mut trace = parts.into_trace();
+    trace.judge_threshold = opts.judge_threshold;
     loop {
         match trace.reindex() {
             Ok(()) => break,

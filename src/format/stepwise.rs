@@ -145,10 +145,11 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
                 let (parts, steps) = &mut *v;
                 match steps.step(parts, budget / RECORD_BYTES) {
                     Ok(false) => Next::More(Phase::Validate(v)),
-                    Ok(true) => Next::More(Phase::Index(Box::new((
-                        v.0.into_trace(),
-                        FlowSteps::default(),
-                    )))),
+                    Ok(true) => {
+                        let mut trace = v.0.into_trace();
+                        trace.judge_threshold = self.opts.judge_threshold;
+                        Next::More(Phase::Index(Box::new((trace, FlowSteps::default()))))
+                    }
                     Err(validate::Refused) => Next::Whole,
                 }
             }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::fail_rule::{FailRule, Mark};
 use super::judged::{self, answer_op_of, judged, output_verdict, Judged};
+use super::structure;
 use super::verdict::{self, Verdict};
 use super::GraphError;
 use super::{case, pyrepr, FailureCase, OpIx, Trace, VarIx};
@@ -19,11 +20,11 @@ pub const RULES: [(&str, &str); 6] = [
     ),
     (
         "evaluator",
-        "an evaluator op (category `evaluation`, or a judge name) writing a score variable; score 0 = failed",
+        "an evaluator op (category `evaluation`, or a judge by shape or name) writing a score variable; a score below the threshold (0.5) = failed",
     ),
     (
         "llm-judge",
-        "an op whose name or metadata says judge / eval / grade, with an output carrying a label: CORRECT / WRONG, {\"label\": …}, correct: false, score: 0",
+        "a judge by shape (reads a question and another op's answer to it) or by name / metadata (judge / eval / grade), with an output carrying a verdict: CORRECT / WRONG, {\"label\": …}, correct: false, a score below the threshold",
     ),
     (
         "question-output",
@@ -127,10 +128,15 @@ impl DetectSteps {
     /// Runs the next part; true when all have run. `user` must be the same in every call.
     pub fn step(&mut self, t: &Trace, user: &[FailRule]) -> bool {
         let Some(seen) = &self.seen else {
-            self.seen = Some(Seen {
-                questions: judged::question_set(t),
-                judges: all_ops(t).map(|o| judged::judge_hint(t, o)).collect(),
-            });
+            let questions = judged::question_set(t);
+            let verdict_ops = structure::verdict_ops(t);
+            let judges = all_ops(t)
+                .map(|o| {
+                    judged::judge_hint(t, o)
+                        .or_else(|| structure::structural_judge(t, o, &questions, &verdict_ops))
+                })
+                .collect();
+            self.seen = Some(Seen { questions, judges });
             return false;
         };
         let k = self.lists.len();
@@ -168,6 +174,9 @@ impl DetectSteps {
         marks: &[Mark],
     ) -> Result<Detection, GraphError> {
         while !self.step(t, user) {}
+        let threshold = t
+            .judge_threshold
+            .unwrap_or(verdict::DEFAULT_JUDGE_THRESHOLD);
         let questions = self.seen.map(|s| s.questions).unwrap_or_default();
         let lists = self.lists;
         let mut cases = case::annotated(t)?;
@@ -193,7 +202,8 @@ impl DetectSteps {
                 judged: 0,
                 failed: 0,
             };
-            for j in found.judged {
+            for mut j in found.judged {
+                j.verdict = j.verdict.at(threshold);
                 let q = j.query.get();
                 if first_judge[q].is_none() {
                     first_judge[q] = Some(j.clone());
@@ -395,7 +405,7 @@ fn llm_judges(t: &Trace, seen: &Seen) -> Found {
                 f.unused.push(unused(
                     t,
                     op,
-                    format!("its output carries the label {label:?}, but neither its name nor its metadata says judge / eval / grade"),
+                    format!("its output carries the label {label:?}, but it reads no other op's answer to the question, and neither its name nor its metadata says judge / eval / grade"),
                 ));
             }
             continue;
@@ -495,13 +505,14 @@ fn result_verdict(r: &Value) -> Option<Verdict> {
     let score = r
         .get("gen_ai.evaluation.score.value")
         .and_then(|s| s.as_f64().or_else(|| s.as_str()?.trim().parse().ok()));
-    let failed = label
-        .and_then(verdict::label_failed)
-        .or_else(|| score.map(|s| s == 0.0))?;
+    let Some(failed) = label.and_then(verdict::label_failed) else {
+        return score.map(|s| Verdict::of_score(s, verdict::DEFAULT_JUDGE_THRESHOLD));
+    };
     Some(Verdict {
         failed,
         score,
         label: label.map(str::to_owned),
+        graded: false,
     })
 }
 
@@ -548,6 +559,7 @@ fn user_rule(t: &Trace, r: &FailRule, questions: &[bool]) -> Found {
             failed: true,
             score: Some(0.0),
             label: verdict::verdict_in(&text).and_then(|v| v.label),
+            graded: false,
         };
         let json = verdict::json_object_in(&text);
         match judged(t, op, v, questions, json.as_ref()) {

@@ -4,6 +4,7 @@
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
+use super::structure;
 use super::verdict::{self, Verdict};
 use super::{pyrepr, OpIx, Trace, VarIx};
 
@@ -38,29 +39,25 @@ fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
     needles.iter().any(|n| class_or_name_has(t, v, n))
 }
 
-/// Which variables are questions: named so (class or name holds `query` / `question`, or the
-/// category is `query`), or read, never written, by a retrieval op (the question a search ran
-/// for). A value some op wrote earlier in the same session, inside a longer output (a search
-/// for a fact an extraction just wrote), is not a question; a question whose words an earlier
-/// session happened to store (a fact quoting the dialogue turn it was asked in) still is.
+/// Which variables are questions (`structure`): a value no op wrote that a search op searched
+/// with and another op answered, or that an op judged another op's answer to; names are a hint
+/// on top (class or name holds `query` / `question`, or the category is `query`) unless only
+/// embedding calls read the value. A value some op wrote earlier in the same session, inside a
+/// longer output (a search for a fact an extraction just wrote), is not a question; a question
+/// whose words an earlier session happened to store (a fact quoting the dialogue turn it was
+/// asked in) still is.
 pub(super) fn question_set(t: &Trace) -> Vec<bool> {
-    let retrieval: Vec<bool> = (0..t.ops.len())
-        .map(|o| is_retrieval(t, OpIx(o as u32)))
-        .collect();
+    let judged = structure::judged_questions(t, &structure::verdict_ops(t));
     let candidates: Vec<VarIx> = (0..t.vars.len())
         .map(|i| VarIx(i as u32))
         .filter(|&v| {
             let rec = t.var(v);
             let named = || {
-                hinted(t, v, &["query", "question"])
-                    || rec.category.split([' ', '&']).any(|w| w == "query")
+                (hinted(t, v, &["query", "question"])
+                    || rec.category.split([' ', '&']).any(|w| w == "query"))
+                    && !structure::only_embedded(t, v)
             };
-            let searched = || {
-                t.flow.producers[v.get()].is_empty()
-                    && t.flow.consumers[v.get()]
-                        .iter()
-                        .any(|&o| retrieval[o.get()])
-            };
+            let shaped = || structure::searched_and_answered(t, v) || judged[v.get()];
             // A prompt about questions ("question-answering-prompt") is not one.
             let prompt = || {
                 rec.category.contains("prompt")
@@ -71,7 +68,7 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
             };
             rec.category != "sentinel"
                 && !rec.value.is_empty()
-                && (named() || searched())
+                && (shaped() || named())
                 && !prompt()
         })
         .collect();
@@ -101,12 +98,6 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
         }
     }
     out
-}
-
-fn is_retrieval(t: &Trace, o: OpIx) -> bool {
-    use crate::util::strings::contains_ignore_ascii_case;
-    let c = &t.op(o).category;
-    contains_ignore_ascii_case(c, "retriev") || contains_ignore_ascii_case(c, "search")
 }
 
 /// The question an op judged: an input named like a question, else an input that is one.

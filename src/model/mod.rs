@@ -14,6 +14,7 @@ mod judged;
 pub mod pyrepr;
 mod question;
 mod record;
+mod structure;
 pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
@@ -71,6 +72,8 @@ pub struct Trace {
     pub flow: Flow,
     /// Failed questions: annotated ones, and judged-zero ones without annotation.
     pub cases: Vec<FailureCase>,
+    /// Graded judge scores below this fail; `None` = [`verdict::DEFAULT_JUDGE_THRESHOLD`].
+    pub judge_threshold: Option<f64>,
 }
 
 /// Counts shown by `memtrace info`, the page summary and the JS API.

@@ -1,6 +1,7 @@
 //! Reading a judge's verdict: labels (`CORRECT` / `WRONG`, `pass` / `fail`), JSON outputs
-//! (`{"label": "WRONG"}`, `{"correct": false}`, `{"score": 0}`), and the name hints that say an
-//! op judges answers (`judge`, `eval`, `grade`, …).
+//! (`{"label": "WRONG"}`, `{"correct": false}`, `{"score": 0.3}`), and the name hints that say an
+//! op judges answers (`judge`, `eval`, `grade`, …). A graded score fails below a threshold
+//! ([`DEFAULT_JUDGE_THRESHOLD`], settable: [`Verdict::at`]).
 
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
@@ -14,6 +15,33 @@ pub struct Verdict {
     pub score: Option<f64>,
     /// The label, when one was given (`WRONG`, `incorrect`, …).
     pub label: Option<String>,
+    /// True when `failed` comes from the score alone (no label, no `correct` key): a graded
+    /// score, failed below a threshold ([`Verdict::at`]).
+    pub graded: bool,
+}
+
+/// Scores below this fail, unless the caller sets another threshold.
+pub const DEFAULT_JUDGE_THRESHOLD: f64 = 0.5;
+
+impl Verdict {
+    /// A verdict from a score alone: failed below `threshold`.
+    pub fn of_score(score: f64, threshold: f64) -> Verdict {
+        Verdict {
+            failed: score < threshold,
+            score: Some(score),
+            label: None,
+            graded: true,
+        }
+    }
+
+    /// The verdict with a graded score judged against `threshold` (labels are kept as said).
+    #[must_use]
+    pub fn at(mut self, threshold: f64) -> Verdict {
+        if let (true, Some(s)) = (self.graded, self.score) {
+            self.failed = s < threshold;
+        }
+        self
+    }
 }
 
 /// Whether a label says the answer failed: `Some(true)` for WRONG / incorrect / fail / false /
@@ -51,11 +79,9 @@ const CORRECT_KEYS: [&str; 3] = ["correct", "is_correct", "passed"];
 pub fn verdict_in(text: &str) -> Option<Verdict> {
     let t = text.trim();
     if let Ok(n) = t.parse::<f64>() {
-        return Some(Verdict {
-            failed: n == 0.0,
-            score: Some(n),
-            label: None,
-        });
+        return n
+            .is_finite()
+            .then(|| Verdict::of_score(n, DEFAULT_JUDGE_THRESHOLD));
     }
     if let Some(v) = json_object_in(t)
         .as_ref()
@@ -82,6 +108,7 @@ pub fn verdict_in(text: &str) -> Option<Verdict> {
         failed: wrong,
         score: None,
         label: Some(if wrong { "WRONG" } else { "CORRECT" }.to_owned()),
+        graded: false,
     })
 }
 
@@ -101,6 +128,7 @@ pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Verdict> {
                 failed,
                 score,
                 label: Some(l.clone()),
+                graded: false,
             });
         }
     }
@@ -113,14 +141,11 @@ pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Verdict> {
             failed: !c,
             score: get(&["score"]).and_then(number),
             label: None,
+            graded: false,
         });
     }
-    if let Some(s) = get(&["score"]).and_then(number) {
-        return Some(Verdict {
-            failed: s == 0.0,
-            score: Some(s),
-            label: None,
-        });
+    if let Some(s) = get(&["score"]).and_then(number).filter(|s| s.is_finite()) {
+        return Some(Verdict::of_score(s, DEFAULT_JUDGE_THRESHOLD));
     }
     if depth >= 3 {
         return None;
@@ -244,6 +269,11 @@ mod tests {
                 .failed
         );
         assert!(!verdict_in("{\"score\": 1}").unwrap().failed);
+        let graded = verdict_in("{\"score\": 0.3}").unwrap();
+        assert!(graded.failed, "0.3 is below the default 0.5");
+        assert!(!graded.clone().at(0.2).failed);
+        let labelled = verdict_in("{\"label\": \"CORRECT\", \"score\": 0.1}").unwrap();
+        assert!(!labelled.at(0.5).failed, "a label is kept as said");
         assert!(verdict_in("The answer is WRONG.").unwrap().failed);
         assert_eq!(verdict_in("CORRECT or WRONG?"), None);
         assert_eq!(verdict_in("Alice is incorrect about it"), None);

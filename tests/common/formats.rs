@@ -22,6 +22,7 @@ pub fn load_as(bytes: &[u8], format: Format) -> Result<Loaded, FormatError> {
         LoadOptions {
             format: Some(format),
             lenient: false,
+            ..Default::default()
         },
     )
 }
@@ -32,6 +33,7 @@ pub fn load_lenient(bytes: &[u8]) -> Loaded {
         LoadOptions {
             format: None,
             lenient: true,
+            ..Default::default()
         },
     )
     .unwrap_or_else(|e| panic!("lenient load failed: {e}"))

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { launch, openPage, screenshot, waitField, dropFiles } = require('./browser');
 
-const FIXTURE = path.resolve(__dirname, '../fixtures/otlp/mem0_unnamed_judge.jsonl');
+const FIXTURE = path.resolve(__dirname, '../fixtures/otlp/mem0_blind_judge.jsonl');
 
 let browser;
 test.before(async () => { browser = await launch(); });
@@ -16,7 +16,7 @@ test.after(async () => { await browser.close(); });
 test('the suggested rule and a mark turn questions into failures, and stay after a reload', async () => {
   const { page, problems } = await openPage(browser);
   await page.waitForSelector('#summary', { timeout: 20000 });
-  await dropFiles(page, [{ name: 'mem0_unnamed_judge.jsonl', bytes: fs.readFileSync(FIXTURE) }]);
+  await dropFiles(page, [{ name: 'mem0_blind_judge.jsonl', bytes: fs.readFileSync(FIXTURE) }]);
   await waitField(page, 'failures', 0);
   const looked = await page.textContent('#fail-rules .looked-for');
   assert.match(looked, /No failed question found among 2 question/);
@@ -44,7 +44,7 @@ test('the suggested rule and a mark turn questions into failures, and stay after
   await page.waitForTimeout(1500); // settings are saved after a short debounce
   await page.reload();
   await page.waitForSelector('#summary', { timeout: 20000 });
-  await page.click('.trace-tabs .tab-name:text("mem0_unnamed_judge.jsonl")');
+  await page.click('.trace-tabs .tab-name:text("mem0_blind_judge.jsonl")');
   await waitField(page, 'failures', 2);
   assert.deepStrictEqual(problems, []);
 });

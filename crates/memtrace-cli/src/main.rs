@@ -9,6 +9,7 @@ mod eval;
 mod gen;
 mod info;
 mod input;
+mod obfuscate;
 mod optimize;
 mod progress;
 mod report;
@@ -56,6 +57,9 @@ enum Command {
     Compare(compare::Args),
     /// Write any readable trace (OTLP, Langfuse, smartcomment) as smartcomment JSON.
     Convert(convert::Args),
+    /// Replace every name a user chose (ops, spans, variables, sessions, categories, metadata
+    /// keys, comments) by a stable token, values kept, in the file's own format.
+    Obfuscate(obfuscate::Args),
     /// Write a synthetic smartcomment trace of about N variables (deterministic per seed).
     Gen(gen::Args),
     /// Optimize prompts from attributed failures: one step over trace files, or the closed loop
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Gen(args) => gen::run(&args),
+        Command::Obfuscate(args) => obfuscate::run(&args),
         Command::Optimize(args) => optimize::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Roles(args) => roles::run(&args),

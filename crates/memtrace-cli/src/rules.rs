@@ -25,6 +25,7 @@ impl ReadArgs {
         LoadOptions {
             format: self.format,
             lenient: self.lenient,
+            ..LoadOptions::default()
         }
     }
 }
@@ -39,6 +40,10 @@ pub struct RuleArgs {
     /// ground truth is merged into the trace whose questions it names.
     #[arg(long, value_name = "FILE")]
     pub annotations: Option<PathBuf>,
+    /// A graded judge score below this fails the question (default 0.5); labels are read as
+    /// said. See docs/failures.md.
+    #[arg(long, value_name = "SCORE")]
+    pub judge_threshold: Option<f64>,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -49,15 +54,19 @@ fn parse_rule(s: &str) -> Result<FailRule, String> {
 
 impl RuleArgs {
     /// Finds `trace.cases` again with `saved` rules (from a bundle), these rules and `marks`,
-    /// and says what was looked for; `None` (nothing run) when there is no rule and no mark:
-    /// loading already found the cases without any.
+    /// with the judge threshold, and says what was looked for; `None` (nothing run) when there
+    /// is no rule, no mark and no threshold: loading already found the cases without any.
     pub fn apply(
         &self,
         trace: &mut Trace,
         saved: &[FailRule],
         marks: &[Mark],
     ) -> anyhow::Result<Option<Detection>> {
-        if saved.is_empty() && self.failed_if.is_empty() && marks.is_empty() {
+        if let Some(t) = self.judge_threshold {
+            trace.judge_threshold = Some(t);
+        }
+        let nothing = saved.is_empty() && self.failed_if.is_empty() && marks.is_empty();
+        if nothing && self.judge_threshold.is_none() {
             return Ok(None);
         }
         let rules: Vec<FailRule> = saved.iter().chain(&self.failed_if).cloned().collect();

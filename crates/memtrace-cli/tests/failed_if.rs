@@ -1,6 +1,7 @@
-//! `--failed-if`: a trace whose judge memtrace does not recognize reports no failure and says
-//! what it looked for and which rule to add; the rule turns its WRONG answer into a case, on
-//! `info` and on `attribute`; a bad rule is refused with where and how to fix it.
+//! `--failed-if`: a trace whose judge memtrace does not recognize (neither its name nor its
+//! shape: `mem0_blind_judge.jsonl`, the answer cut from the judge's prompt) reports no
+//! failure and says what it looked for and which rule to add; the rule turns its WRONG answer
+//! into a case, on `info` and on `attribute`; a bad rule is refused with where and how to fix it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
@@ -9,6 +10,8 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 const UNNAMED: &str = "../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl";
+/// The same with the answers cut from the judge's prompts: no judge by name or shape.
+const BLIND: &str = "../../tests/fixtures/otlp/mem0_blind_judge.jsonl";
 const JUDGED: &str = "../../tests/fixtures/otlp/mem0_llm_judge.jsonl";
 const RULE: &str = "span=check_answer output~WRONG";
 
@@ -32,7 +35,7 @@ fn json_info(args: &[&str]) -> Value {
 
 #[test]
 fn no_failure_says_what_was_looked_for_and_the_rule_to_add() {
-    let out = memtrace(&["info", UNNAMED]);
+    let out = memtrace(&["info", BLIND]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("failures    0"), "{text}");
     assert!(text.contains("Looked for, in this order"), "{text}");
@@ -45,7 +48,7 @@ fn no_failure_says_what_was_looked_for_and_the_rule_to_add() {
         text.contains(&format!("add a rule: --failed-if '{RULE}'")),
         "{text}"
     );
-    let v = json_info(&[UNNAMED]);
+    let v = json_info(&[BLIND]);
     assert_eq!(v["failures"], 0);
     assert_eq!(v["questions"], 2);
     assert_eq!(v["looked_for"]["rules"].as_array().unwrap().len(), 6);
@@ -57,10 +60,14 @@ fn no_failure_says_what_was_looked_for_and_the_rule_to_add() {
 
 #[test]
 fn the_rule_turns_wrong_answers_into_cases() {
-    let v = json_info(&["--failed-if", RULE, UNNAMED]);
+    let v = json_info(&["--failed-if", RULE, BLIND]);
     assert_eq!(v["failures"], 1);
     assert_eq!(v["found_by"][0]["rule"], "user-rule");
     assert!(v.get("looked_for").is_none());
+    // The unnamed judge is a judge by its shape: found without a rule.
+    let v = json_info(&[UNNAMED]);
+    assert_eq!(v["failures"], 1);
+    assert_eq!(v["found_by"][0]["index"], "llm-judge");
     // The LLM-judge trace: found without a rule, and the rule changes nothing there.
     for args in [
         vec![JUDGED],
@@ -91,7 +98,7 @@ fn the_rule_turns_wrong_answers_into_cases() {
     // The run's injected fault: the update decision kept "Lives in Berlin" (NONE for the move).
     assert_eq!(lines[0]["op_name"], "memory_update_decision", "{text}");
     assert_eq!(lines[0]["error_type"], "UpdateError", "{text}");
-    let plain = memtrace(&["attribute", UNNAMED]);
+    let plain = memtrace(&["attribute", BLIND]);
     assert!(String::from_utf8_lossy(&plain.stdout).contains("no failed cases"));
 }
 

@@ -151,6 +151,7 @@ pub(crate) fn core_options(opts: &LoadOptions) -> Result<memtrace::LoadOptions, 
     Ok(memtrace::LoadOptions {
         format,
         lenient: opts.lenient,
+        judge_threshold: opts.judge_threshold,
     })
 }
 

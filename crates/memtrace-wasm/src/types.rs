@@ -20,6 +20,8 @@ pub struct LoadOptions {
     pub name: Option<String>,
     /// Op-name role overrides, `NAME=ROLE`.
     pub roles: Vec<String>,
+    /// A graded judge score below this fails the question (default 0.5).
+    pub judge_threshold: Option<f64>,
 }
 
 /// `search` options.

@@ -131,7 +131,8 @@ mod tests {
     use super::*;
     use crate::state::{Action, Settings};
 
-    const UNNAMED: &[u8] = include_bytes!("../../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl");
+    /// A judge memtrace sees by neither name nor shape (the answer cut from its prompt).
+    const UNNAMED: &[u8] = include_bytes!("../../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
 
     fn loaded() -> PageState {
         PageState::default().reduce(Action::Load {
