@@ -36,7 +36,7 @@ fn iso(nanos: &Value) -> String {
     let (secs, frac) = (n / 1_000_000_000, n % 1_000_000_000);
     let (days, rest) = (secs / 86_400, secs % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
+    let z = i64::try_from(days).unwrap() + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;

@@ -79,11 +79,12 @@ fn first_key<T>(bytes: &[u8], decide: impl Fn(&[&[u8]]) -> Option<T>) -> Option<
 
 fn decide(path: &[&[u8]]) -> Option<Format> {
     match path {
-        [b"resourceSpans" | b"resource_spans" | b"resourceLogs" | b"resource_logs"]
-        | [b"span_kind"]
+        [b"resourceSpans" | b"resource_spans" | b"resourceLogs" | b"resource_logs"
+        | b"span_kind"]
         | [b"data", b"span_kind"] => Some(Format::Otlp),
-        [b"traceId"] | [b"data", b"traceId"] => Some(Format::Langfuse),
-        [b"observations"] | [b"data", b"observations"] => Some(Format::Langfuse),
+        [b"traceId" | b"observations"] | [b"data", b"traceId" | b"observations"] => {
+            Some(Format::Langfuse)
+        }
         [b"graph_id"] | [b"data", b"nodes" | b"edges" | b"operations" | b"sessions"] => {
             Some(Format::Smartcomment)
         }

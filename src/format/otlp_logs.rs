@@ -108,7 +108,7 @@ pub fn merge(attrs: &mut Map<String, Value>, events: &mut Vec<Event>, logs: &[Ev
             .and_then(|r| r.strip_suffix(".message"));
         match (name.as_str(), role) {
             ("gen_ai.content.prompt", _) => {
-                copy(attrs, a, "gen_ai.prompt", "gen_ai.input.messages")
+                copy(attrs, a, "gen_ai.prompt", "gen_ai.input.messages");
             }
             ("gen_ai.content.completion", _) => {
                 copy(attrs, a, "gen_ai.completion", "gen_ai.output.messages");
@@ -159,7 +159,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(v: Value) -> Map<String, Value> {
+    fn obj(v: &Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
     }
 
@@ -168,25 +168,25 @@ mod tests {
         let logs = vec![
             (
                 "gen_ai.system.message".to_owned(),
-                obj(json!({"content": "be brief"})),
+                obj(&json!({"content": "be brief"})),
             ),
             (
                 "gen_ai.user.message".to_owned(),
-                obj(json!({"content": "hi"})),
+                obj(&json!({"content": "hi"})),
             ),
             (
                 "gen_ai.choice".to_owned(),
-                obj(json!({"index": 0, "message": {"role": "assistant", "content": "hello"}})),
+                obj(&json!({"index": 0, "message": {"role": "assistant", "content": "hello"}})),
             ),
             (
                 "gen_ai.evaluation.result".to_owned(),
-                obj(json!({"gen_ai.evaluation.score.value": 1})),
+                obj(&json!({"gen_ai.evaluation.score.value": 1})),
             ),
         ];
         let mut attrs = Map::new();
         let mut events = vec![(
             "gen_ai.content.prompt".to_owned(),
-            obj(json!({"gen_ai.prompt": "[{\"role\": \"user\", \"content\": \"old\"}]"})),
+            obj(&json!({"gen_ai.prompt": "[{\"role\": \"user\", \"content\": \"old\"}]"})),
         )];
         merge(&mut attrs, &mut events, &logs);
         // The span's own (older) prompt event wins over the per-message log records.

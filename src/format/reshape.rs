@@ -158,8 +158,7 @@ pub fn langfuse_flat_to_traces(doc: &Value) -> Option<Value> {
         .map(|(id, observations)| {
             let first = observations
                 .iter()
-                .filter_map(|o| o.get("startTime"))
-                .next()
+                .find_map(|o| o.get("startTime"))
                 .cloned();
             json!({"id": id, "name": id, "timestamp": first, "observations": observations})
         })
