@@ -14,6 +14,7 @@ mod judged;
 pub mod pyrepr;
 mod record;
 mod structure;
+mod suggest;
 pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
