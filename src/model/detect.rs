@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::fail_rule::{FailRule, Mark};
 use super::judged::{self, answer_op_of, judged, output_verdict, Judged};
 use super::structure;
+use super::suggest;
 use super::verdict::{self, Verdict};
 use super::GraphError;
 use super::{case, pyrepr, FailureCase, OpIx, Trace, VarIx};
@@ -256,7 +257,7 @@ impl DetectSteps {
             found_by.push(FoundBy::Marked);
         }
         let suggestion = if cases.is_empty() {
-            suggest(t, &questions)
+            suggest::suggest(t, &questions)
         } else {
             String::new()
         };
@@ -569,48 +570,4 @@ fn user_rule(t: &Trace, r: &FailRule, questions: &[bool]) -> Found {
         }
     }
     f
-}
-
-/// A `--failed-if` rule to try: an op whose output carries a label (a judge without a judge
-/// name), else an op named like a judge, else the op that answers questions.
-fn suggest(t: &Trace, questions: &[bool]) -> String {
-    let rule = |name: &str, re: &str| {
-        let name = if name.contains(char::is_whitespace) {
-            format!("\"{name}\"")
-        } else {
-            name.to_owned()
-        };
-        format!("--failed-if 'span={name} output~{re}'")
-    };
-    let labelled = all_ops(t).find_map(|op| {
-        let (v, _) = output_verdict(t, op)?;
-        let failed = v.failed;
-        let re = v
-            .label
-            .filter(|l| failed && l.chars().all(char::is_alphanumeric));
-        Some(rule(
-            &t.op(op).op_name,
-            &re.unwrap_or_else(|| "WRONG".into()),
-        ))
-    });
-    let named = || {
-        all_ops(t)
-            .find(|&op| judged::judge_hint(t, op).is_some())
-            .map(|op| rule(&t.op(op).op_name, "WRONG"))
-    };
-    let answering = || {
-        all_ops(t)
-            .filter(|&op| {
-                t.flow.op_inputs[op.get()]
-                    .iter()
-                    .any(|v| questions[v.get()])
-            })
-            .filter(|&op| t.op(op).category.contains("llm"))
-            .last()
-            .map(|op| rule(&t.op(op).op_name, "(?i)do not know"))
-    };
-    labelled
-        .or_else(named)
-        .or_else(answering)
-        .unwrap_or_else(|| rule("NAME", "WRONG"))
 }

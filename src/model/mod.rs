@@ -15,6 +15,7 @@ pub mod pyrepr;
 mod question;
 mod record;
 mod structure;
+mod suggest;
 pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
