@@ -31,7 +31,7 @@ fn renamed_traces_keep_their_format_and_failures() {
         ("otlp/mem0_unnamed_judge.jsonl", "check_answer", "otlp"),
         ("langfuse/mem0_label_scores.json", "mem0.search", "langfuse"),
         (
-            "smartcomment/locomo_locomo-2.json",
+            "smartcomment/locomo/locomo_locomo-2.json",
             "memory_system.extract_facts",
             "smartcomment",
         ),
