@@ -108,10 +108,10 @@ fn every_lab_trace_loads_with_its_ground_truth() {
     assert!(total >= 20, "only {total} injected failures in the corpus");
 }
 
-/// Today memtrace recognizes no question in these traces (the question is a user's CHAIN span
-/// with its own name; the judge an unnamed `ChatCompletion`), so it finds none of the failures.
+/// Every injected failure is found with no user rule, and nothing else: the question is a
+/// user's CHAIN span with its own name, the judge an unnamed `ChatCompletion`, both recognized by
+/// their data flow (33 of 33; none before structural detection).
 #[test]
-#[ignore = "needs structural question detection (#39)"]
 fn every_injected_failure_is_found_without_a_rule() {
     for (group, conv, path) in corpus() {
         let found: BTreeSet<String> = load_trace(&path)
@@ -168,6 +168,16 @@ fn infoflow_runs_on_every_lab_case() {
     }
     assert!(by.keys().any(|k| k.ends_with("held-out")));
     assert!(by.keys().any(|k| k.ends_with("tuning")));
+    // The floor: today's held-out op-id figure (3 of 19), far below the 0.90 — kept so it
+    // cannot fall unnoticed while the real-pipeline rules are built.
+    for (k, (n, op, _)) in &by {
+        if k.ends_with("held-out") {
+            assert!(
+                *op * 19 >= 3 * *n,
+                "{k}: op-id {op} of {n}, below the 3/19 floor"
+            );
+        }
+    }
 }
 
 /// The target on the held-out half (op-id ≥ 0.90, type ≥ 0.95). Measured on first run
