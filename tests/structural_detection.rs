@@ -408,7 +408,8 @@ fn check_same(label: &str, r: [usize; 7]) {
 fn renaming_changes_no_info_flow_verdict() {
     let mut all = [0usize; 7];
     for name in ["locomo_locomo-1.json", "locomo_locomo-2.json"] {
-        let bytes = std::fs::read(data(&format!("tests/fixtures/smartcomment/{name}"))).unwrap();
+        let bytes =
+            std::fs::read(data(&format!("tests/fixtures/smartcomment/locomo/{name}"))).unwrap();
         let renamed = obfuscate(&bytes, 3).unwrap();
         assert!(
             renamed.names.len() > 50,
