@@ -40,7 +40,9 @@ fn read(path: &Path, read: ReadArgs) -> anyhow::Result<RunFile> {
     }
     let name = path.display().to_string();
     let trace = crate::input::load_reporting(&bytes, read, &name)
-        .with_context(|| format!("{name}: neither a run file nor a readable trace"))?
+        .with_context(|| {
+            format!("{name}: not a run file (rounds/round-<r>.json of `memtrace optimize`) and not a readable trace")
+        })?
         .trace;
     let roles = Roles::infer(&trace, &RoleConfig::default());
     Ok(run_of_trace(&name, &trace, &roles))
