@@ -200,15 +200,15 @@ class Runner:
         self.show_steps()
         stats = self.read_stats()
         edits = out.count(": edited (")
-        # Exit 1 with "error: <why>" is the optimizer's no-edit (e.g. a reply that is not JSON).
+        # Exit 2 with "error: <why>" is the optimizer's no-edit (e.g. a reply that is not JSON).
         reason = next((l for l in reversed(err.splitlines()) if l.startswith("error: ")), "")
         if code is None:
             self.fail(tag, f"did not end within {RUN_TIMEOUT_S} s (a hang)")
-        elif code not in (0, 1) or (code == 1 and len(reason) < 20):
+        elif code not in (0, 2) or (code == 2 and len(reason) < 20):
             self.fail(tag, f"exit {code}: {err.strip()[-400:]}")
         if "panicked" in err:
             self.fail(tag, "panicked")
-        if code in (0, 1):
+        if code in (0, 2):
             print(f"  {edits} prompt(s) edited" if edits else
                   "  no edit: " + (reason or (err.strip().splitlines() or ["(no message)"])[-1])[:300])
         self.rows.append(("optimizer step", {
