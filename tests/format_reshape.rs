@@ -35,16 +35,7 @@ fn iso(nanos: &Value) -> String {
     let n: u64 = nanos.as_str().unwrap().parse().unwrap();
     let (secs, frac) = (n / 1_000_000_000, n % 1_000_000_000);
     let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = i64::try_from(days).unwrap() + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = memtrace::util::calendar::civil_from_days(i64::try_from(days).unwrap());
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:09}+00:00",
         rest / 3600,
