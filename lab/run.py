@@ -1,15 +1,17 @@
-"""Runs the real mem0ai library over LoCoMo conversations against the lab's local LLM server,
-traced by openinference-instrumentation-openai through the OpenTelemetry SDK's OTLP/HTTP
-exporter to lab/receiver.py, injects faults in LLM replies, keeps those that alone flip the
-judge, and writes the corpus under tests/data/lab/mem0ai/openinference/.
+"""Runs real memory libraries (lab/libs/: mem0ai, langmem) over LoCoMo conversations against the
+lab's local LLM server, traced by the real OpenInference instrumentations through the
+OpenTelemetry SDK's OTLP/HTTP exporter to lab/receiver.py, injects faults in LLM replies, keeps
+those that alone flip the judge, and writes the corpus under tests/data/lab/<library>/openinference/.
 
-  python lab/run.py [--conversations 26,30] [--out tests/data/lab] [--sessions 4] [--faults 5]
+  python lab/run.py [--library all|mem0ai|langmem] [--conversations 26,30] [--out tests/data/lab]
+                    [--sessions 4] [--questions 60] [--faults 5]
 """
 
 import argparse
+import importlib
 import json
 import os
-import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,83 +22,40 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 WORK = tempfile.mkdtemp(prefix="memtrace-lab-")
 os.environ.update({"MEM0_TELEMETRY": "False", "MEM0_DIR": os.path.join(WORK, "mem0"),
-                   "OPENAI_API_KEY": "lab-local", "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"})
+                   "OPENAI_API_KEY": "lab-local", "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
+                   "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false"})
 
 import receiver  # noqa: E402
 import server  # noqa: E402
-import text as model  # noqa: E402
-from openai import OpenAI  # noqa: E402
-from openinference.instrumentation.openai import OpenAIInstrumentor  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http import Compression  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
 from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: E402
 
-# Mem0's LoCoMo evaluation prompts (mem0ai/mem0 evaluation/prompts.py, metrics/llm_judge.py).
-ANSWER_PROMPT = """You are an intelligent memory assistant tasked with retrieving accurate information from conversation memories.
-
-# CONTEXT:
-You have access to memories from two speakers in a conversation. These memories contain timestamped information that may be relevant to answering the question.
-
-# INSTRUCTIONS:
-1. Carefully analyze all provided memories
-2. Pay special attention to the timestamps to determine the answer
-3. If the memories contain contradictory information, prioritize the most recent memory
-4. Convert relative time references to specific dates
-5. The answer should be less than 5-6 words.
-
-Memories:
-
-{memories}
-
-Question: {question}
-
-Answer:
-"""
-JUDGE_PROMPT = """Your task is to label an answer to a question as 'CORRECT' or 'WRONG'. You will be given the following data:
-    (1) a question (posed by one user to another user),
-    (2) a 'gold' (ground truth) answer,
-    (3) a generated answer
-which you will score as CORRECT/WRONG.
-
-The point of the question is to ask about something one user should know about the other user based on their prior conversations.
-The gold answer will usually be a concise and short answer that includes the referenced topic. The generated answer might be much longer, but you should be generous with your grading - as long as it touches on the same topic as the gold answer, it should be counted as CORRECT.
-
-For time related questions, the gold answer will be a specific date, month, year, etc. As long as it refers to the same date or time period as the gold answer, it should be counted as CORRECT.
-
-Now it's time for the real question:
-Question: {question}
-Gold answer: {gold}
-Generated answer: {answer}
-
-First, provide a short (one sentence) explanation of your reasoning, then finish with CORRECT or WRONG.
-Do NOT include both CORRECT and WRONG in your response, or it will break the evaluation script.
-
-Just return the label CORRECT or WRONG in a json format with the key as "label".
-"""
-STYLES = {"extraction": ["date", "drop", "speaker", "negate", "number", "name"],
-          "answer": ["other_memory", "date", "refuse", "negate"],
-          "embedding": ["unrelated", "inverted"]}
+LIBRARIES = ["mem0ai", "langmem"]
 ERROR_TYPE = {"extraction": "ExtractionError", "answer": "ResponseError",
               "embedding": "RetrievalError"}
-MODEL = "gpt-4.1-mini"
-CHUNK = 8  # turns per Memory.add call
 
 
 class Lab:
-    def __init__(self):
+    """The server, the receiver, one library instrumented (one per process: the instrumentors
+    patch client classes globally)."""
+
+    def __init__(self, lib):
+        self.lib_mod = lib
+        self.work = WORK
         self.llm = server.start()
         self.recv = receiver.start()
         self.base = f"http://127.0.0.1:{self.llm.server_address[1]}"
         os.environ["OPENAI_BASE_URL"] = self.base + "/v1"
-        self.provider = TracerProvider(resource=Resource.create({"service.name": "mem0-locomo"}))
+        self.provider = TracerProvider(resource=Resource.create({"service.name": lib.SERVICE}))
         endpoint = f"http://127.0.0.1:{self.recv.server_address[1]}/v1/traces"
         self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint, compression=Compression.Gzip)))
-        OpenAIInstrumentor().instrument(tracer_provider=self.provider)
+        lib.instrument(self.provider)
         self.tracer = self.provider.get_tracer("locomo-eval")
-        self.client = OpenAI(base_url=self.base + "/v1")
-        self.style_at = {k: 0 for k in STYLES}  # styles rotate across questions and conversations
+        self.library = lib.Library(self)
+        self.style_at = {k: 0 for k in lib.STYLES}  # styles rotate across questions and conversations
 
     def set_faults(self, faults):
         req = urllib.request.Request(self.base + "/_fault", json.dumps({"faults": faults}).encode(),
@@ -106,63 +65,13 @@ class Lab:
     def applied(self):
         return json.load(urllib.request.urlopen(self.base + "/_fault"))["applied"]
 
-    def memory(self, tag):
-        from mem0 import Memory
-        path = os.path.join(WORK, tag)
-        shutil.rmtree(path, ignore_errors=True)
-        os.makedirs(path)
-        return Memory.from_config({
-            "llm": {"provider": "openai", "config": {"model": MODEL, "temperature": 0}},
-            "embedder": {"provider": "openai",
-                         "config": {"model": "text-embedding-3-small", "embedding_dims": 256}},
-            "vector_store": {"provider": "faiss",
-                             "config": {"path": os.path.join(path, "faiss"),
-                                        "embedding_model_dims": 256,
-                                        "distance_strategy": "cosine"}},
-            "history_db_path": os.path.join(path, "history.db"),
-        })
-
     def run(self, conv, sessions, questions, faults):
         """One traced run: add the sessions, ask the questions; returns {question: label}."""
         self.set_faults(faults)
         receiver.SINK.take()
-        mem = self.memory(f"c{conv['id']}")
-        a, b = conv["speaker_a"], conv["speaker_b"]
-        user = f"locomo-{conv['id']}"
-        for n in sessions:
-            date = conv[f"session_{n}_date_time"]
-            turns = conv[f"session_{n}"]
-            for i in range(0, len(turns), CHUNK):
-                msgs = [{"role": "user" if t["speaker"] == a else "assistant",
-                         "content": f"{t['speaker']}: {t['text']}"} for t in turns[i:i + CHUNK]]
-                mem.add(msgs, user_id=user, metadata={"session": n, "session_date": date},
-                        prompt=f"Speakers: {a} and {b}. Session date: {date}. "
-                               "Resolve relative dates against the session date.")
-        labels = {}
-        for q in questions:
-            labels[q["question"]] = self.ask(mem, user, q)
-        mem.close()
+        labels = self.library.run(conv, sessions, questions)
         self.provider.force_flush()
         return labels
-
-    def ask(self, mem, user, q):
-        with self.tracer.start_as_current_span("locomo-question") as span:
-            span.set_attribute("openinference.span.kind", "CHAIN")
-            span.set_attribute("input.value", q["question"])
-            found = mem.search(q["question"], filters={"user_id": user}, top_k=5)["results"]
-            lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
-                              for m in found)
-            ans = self.client.chat.completions.create(
-                model=MODEL, temperature=0, messages=[{"role": "user", "content": ANSWER_PROMPT.format(
-                    memories=lines, question=q["question"])}]).choices[0].message.content
-            verdict = self.client.chat.completions.create(
-                model=MODEL, temperature=0, response_format={"type": "json_object"},
-                messages=[{"role": "user", "content": JUDGE_PROMPT.format(
-                    question=q["question"], gold=q["answer"], answer=ans)}]).choices[0].message.content
-            label = json.loads(verdict).get("label", "WRONG")
-            span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
-            span.set_attribute("output.mime_type", "application/json")
-        return label
 
 
 def load_conv(cid):
@@ -190,7 +99,7 @@ def fault_for(kind, style, q, turns):
 
 def choose_faults(lab, conv, sessions, correct, turns, limit, log):
     kinds = ["extraction", "answer", "embedding"]
-    kept, style_at = [], lab.style_at
+    kept, style_at, STYLES = [], lab.style_at, lab.lib_mod.STYLES
     for i, q in enumerate(correct):
         if len(kept) >= limit:
             break
@@ -215,19 +124,32 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--library", default="all", help="all or one of " + ", ".join(LIBRARIES))
     ap.add_argument("--conversations", default="26,30,41,42,43,47,49")
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "lab"))
-    ap.add_argument("--sessions", type=int, default=6)
+    ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3)")
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--faults", type=int, default=6)
     args = ap.parse_args()
+    if args.library == "all":
+        # One process per library: each instruments its own client classes.
+        for name in LIBRARIES:
+            argv = [a for a in sys.argv[1:]]
+            if "--library" in argv:
+                del argv[argv.index("--library"):argv.index("--library") + 2]
+            subprocess.run([sys.executable, os.path.abspath(__file__), "--library", name] + argv,
+                           check=True)
+        return
+    if args.library not in LIBRARIES:
+        raise SystemExit(f"--library: {args.library!r} is not one of all, {', '.join(LIBRARIES)}")
     import writer
-    lab = Lab()
+    lib = importlib.import_module(f"libs.{args.library}")
+    lab = Lab(lib)
     t0 = time.time()
-    log = lambda m: print(f"[lab +{time.time() - t0:.0f}s] {m}", flush=True)  # noqa: E731
+    log = lambda m: print(f"[lab {lib.NAME} +{time.time() - t0:.0f}s] {m}", flush=True)  # noqa: E731
     for cid in args.conversations.split(","):
         conv = load_conv(cid)
-        sessions, qs, turns = window(conv, args.sessions)
+        sessions, qs, turns = window(conv, args.sessions or lib.SESSIONS)
         qs = qs[: args.questions]
         clean = lab.run(conv, sessions, qs, [])
         correct = [q for q in qs if clean[q["question"]] == "CORRECT"]
@@ -251,7 +173,7 @@ def main():
             correct = [q for q in correct if q not in others]
             log(f"  combined run: {len(bad)} faults no longer flip, {len(others)} others broke; rerun")
         bodies = receiver.SINK.take()
-        writer.write(args.out, "mem0ai", "openinference", cid, bodies, kept, applied, labels,
+        writer.write(args.out, lib, "openinference", cid, bodies, kept, applied, labels,
                      [receiver.to_json(b) for b in bodies], ERROR_TYPE, turns)
         log(f"conv {cid}: wrote {len(kept)} failures, {len(correct) - len(kept)} passing questions")
         assert sum(v == "WRONG" for v in labels.values()) == len(kept)

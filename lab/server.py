@@ -5,6 +5,8 @@ deterministically (lab/text.py), and corrupts one chosen reply when a fault is s
                              section) → {"memory": [{"id", "text", "attributed_to"}]}; an answer
                              prompt ("Memories …" + "Question:") → the best-matching memory; a
                              judge prompt ("Gold answer:" + "Generated answer:") → {"label": …}
+                             LangMem's memory manager (tools incl. "Memory", a <session_…>
+                             block) → one `Memory {"content"}` tool call per new memory
   POST /v1/embeddings        text.embed (256 numbers per input; `dimensions` is honoured)
   POST /_fault               {"faults": [spec, …]} (replaces the set; [] = clean run)
   GET  /_fault               the specs and what each one changed: {"applied": [{"spec", "reply"}]}
@@ -113,22 +115,15 @@ def record(spec, reply):
                               "reply": reply})
 
 
-def extraction(prompt):
-    instr = section(prompt, "Custom Instructions")
-    date = model.parse_session_date(instr) or model.parse_session_date(section(prompt, "Observation Date"))
-    m = re.search(r"Speakers: (\w+) and (\w+)", instr)
-    speakers = [m.group(1), m.group(2)] if m else []
-    memory, per_turn = [], []
-    for line in section(prompt, "New Messages").splitlines():
-        lm = re.match(r"(user|assistant): (\w+): (.*)$", line)
-        if not lm:
-            continue
-        role, who, said = lm.groups()
+def extract_turns(turns, speakers, date):
+    """Facts per turn [(said, role, facts)] for turns [(role, who, said)], and the one extraction
+    fault set for these turns applied: (memories [(fact, role)], fault, changed)."""
+    per_turn = []
+    for role, who, said in turns:
         other = next((s for s in speakers if s != who), "their friend")
-        facts = model.paraphrase_turn(said, who, other, date)
-        per_turn.append((said, role, facts))
+        per_turn.append((said, role, model.paraphrase_turn(said, who, other, date)))
     fault = take_fault("extraction", lambda f: any(f["turn"] in said for said, _, _ in per_turn))
-    changed = None
+    changed, memory = None, []
     for said, role, facts in per_turn:
         if fault and fault["turn"] in said:
             if fault["style"] == "drop":
@@ -137,12 +132,52 @@ def extraction(prompt):
                 new = [corrupt(f, fault["style"], speakers) for f in facts]
                 if facts and all(new):
                     changed, facts = facts, new
-        for f in facts:
-            memory.append({"id": str(len(memory)), "text": f, "attributed_to": role})
-    reply = json.dumps({"memory": memory}, ensure_ascii=False)
+        memory.extend((f, role) for f in facts)
+    return memory, fault, changed
+
+
+def extraction(prompt):
+    """mem0's additive extraction: {"memory": [{"id", "text", "attributed_to"}]}."""
+    instr = section(prompt, "Custom Instructions")
+    date = model.parse_session_date(instr) or model.parse_session_date(section(prompt, "Observation Date"))
+    m = re.search(r"Speakers: (\w+) and (\w+)", instr)
+    speakers = [m.group(1), m.group(2)] if m else []
+    turns = []
+    for line in section(prompt, "New Messages").splitlines():
+        lm = re.match(r"(user|assistant): (\w+): (.*)$", line)
+        if lm:
+            turns.append(lm.groups())
+    memory, fault, changed = extract_turns(turns, speakers, date)
+    reply = json.dumps({"memory": [{"id": str(i), "text": f, "attributed_to": r}
+                                   for i, (f, r) in enumerate(memory)]}, ensure_ascii=False)
     if fault and changed is not None:
         record(fault, reply)
     return reply
+
+
+def tool_extraction(prompt):
+    """LangMem's memory manager (trustcall): the conversation in a <session_…> block, one tool
+    call `Memory {"content"}` per new memory (existing memories are left as they are)."""
+    m = re.search(r"<session_[^>]*>\n(.*?)\n</session_", prompt, re.S)
+    block = m.group(1) if m else ""
+    parts = re.split(r"=+ (Human|Ai|System) Message =+\n\n", block)
+    turns, speakers, date = [], [], None
+    for kind, body in zip(parts[1::2], parts[2::2]):
+        body = body.strip()
+        if kind == "System":
+            sm = re.search(r"Speakers: (\w+) and (\w+)", body)
+            speakers = [sm.group(1), sm.group(2)] if sm else speakers
+            date = model.parse_session_date(body) or date
+            continue
+        lm = re.match(r"(\w+): (.*)$", body, re.S)
+        if lm:
+            turns.append(("user" if kind == "Human" else "assistant", lm.group(1), lm.group(2)))
+    memory, fault, changed = extract_turns(turns, speakers, date)
+    calls = [{"name": "Memory", "arguments": json.dumps({"content": f}, ensure_ascii=False)}
+             for f, _ in memory]
+    if fault and changed is not None:
+        record(fault, json.dumps([c["arguments"] for c in calls], ensure_ascii=False))
+    return calls
 
 
 def answer(prompt):
@@ -185,7 +220,12 @@ def judge(prompt):
 def chat(body):
     prompt = "\n\n".join(str(m.get("content") or "") for m in body.get("messages", []))
     user = [str(m.get("content") or "") for m in body.get("messages", []) if m.get("role") == "user"]
-    if "## New Messages" in prompt and user:
+    tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+    calls = []
+    if "Memory" in tools and "<session_" in prompt:
+        calls = tool_extraction(prompt)
+        content = "" if calls else "Nothing new to remember."
+    elif "## New Messages" in prompt and user:
         content = extraction(user[-1])
     elif "Gold answer:" in prompt and "Generated answer:" in prompt:
         content = judge(prompt)
@@ -194,12 +234,17 @@ def chat(body):
     else:
         content = "OK"
     n_in = len(prompt.split())
+    message = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = [{"id": f"call_lab_{i}", "type": "function", "function": c}
+                                 for i, c in enumerate(calls)]
+    n_out = len(content.split()) + sum(len(c["arguments"].split()) for c in calls)
     return {"id": f"chatcmpl-lab-{abs(hash(content)) % 10**12}", "object": "chat.completion",
             "created": 1700000000, "model": body.get("model", "lab"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": n_in, "completion_tokens": len(content.split()),
-                      "total_tokens": n_in + len(content.split())}}
+            "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop",
+                         "message": message}],
+            "usage": {"prompt_tokens": n_in, "completion_tokens": n_out,
+                      "total_tokens": n_in + n_out}}
 
 
 def embeddings(body):

@@ -24,22 +24,6 @@ def attr(span, key):
     return None
 
 
-def faulty_span(spans, fault, applied):
-    """The span of the call whose reply the server corrupted."""
-    if fault["kind"] == "embedding":
-        for s in spans:
-            if attr(s, "openinference.span.kind") == "EMBEDDING" and \
-                    fault["question"] in (attr(s, "embedding.embeddings.0.embedding.text") or ""):
-                return s
-        return None
-    reply = next((a["reply"] for a in applied if a["spec"] == fault), None)
-    for s in spans:
-        if attr(s, "openinference.span.kind") == "LLM" and reply and \
-                attr(s, "llm.output_messages.0.message.content") == reply:
-            return s
-    return None
-
-
 def fnv1a(text):
     h = 0xcbf29ce484222325
     for b in text.encode():
@@ -54,20 +38,9 @@ def question_span(spans, question):
     return None
 
 
-def evidence_vars(spans, texts):
-    """The extraction prompts whose New Messages hold an evidence turn (the variables through
-    which the turn enters the traced pipeline), as memtrace's OTLP import names them."""
-    ids = []
-    for s in spans:
-        content = attr(s, "llm.input_messages.1.message.content") or ""
-        new = content.split("## New Messages", 1)[-1].split("## Observation Date", 1)[0]
-        if "## New Messages" in content and any(t in new for t in texts):
-            ids.append(f"llm_input:str:{fnv1a(content)}@1")
-    return ids
-
-
-def write(out, library, fmt, cid, bodies, kept, applied, labels, docs, error_type, turns):
-    folder = os.path.join(out, library, fmt)
+def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, turns):
+    """`lib`: the library's module (lab/libs/), which finds its faulty span and evidence prompts."""
+    folder = os.path.join(out, lib.NAME, fmt)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, f"{cid}.jsonl"), "w") as f:
         for d in docs:
@@ -77,8 +50,8 @@ def write(out, library, fmt, cid, bodies, kept, applied, labels, docs, error_typ
     spans = list(spans_of(docs))
     notes, faults = [], []
     for q, fault in kept:
-        op = faulty_span(spans, fault, applied)
         qs = question_span(spans, q["question"])
+        op = qs and lib.faulty_span(spans, fault, applied, attr, qs)
         if op is None or qs is None:
             raise SystemExit(f"conv {cid}: no span for fault {fault} / question {q['question']!r}")
         answer = json.loads(attr(qs, "output.value"))["answer"]
@@ -90,8 +63,9 @@ def write(out, library, fmt, cid, bodies, kept, applied, labels, docs, error_typ
             "prediction": answer,
             # The answer call's output, as memtrace's OTLP import names it.
             "prediction_id": f"llm_output:str:{fnv1a(answer)}@1",
-            "source_evidence_ids": evidence_vars(
-                spans, [turns[e]["text"] for e in q["evidence"] if e in turns]),
+            # The extraction prompts that hold the LoCoMo evidence turns, as memtrace names them.
+            "source_evidence_ids": [f"llm_input:str:{fnv1a(c)}@1" for c in lib.evidence_prompts(
+                spans, [turns[e]["text"] for e in q["evidence"] if e in turns], attr)],
             "final_error_type": error_type[fault["kind"]],
             "final_op_id": f"op-{op['spanId']}",
         })

@@ -1,5 +1,6 @@
 //! The lab corpus (`tests/data/lab/<library>/<format>/<conversation>.*`, see its README): traces
-//! the REAL mem0ai library wrote, traced by the real OpenInference instrumentation and OTel SDK,
+//! REAL memory libraries wrote (mem0ai; LangMem on a LangGraph store), traced by the real
+//! OpenInference instrumentations (OpenAI; LangChain) and OTel SDK,
 //! with faults injected in LLM replies and ground truth in `<trace>.annotations.json`. Every file
 //! must load with its ground truth; detection without a user rule and the info-flow accuracy per
 //! library × format × split are measured (the split was fixed before any result was looked at:
@@ -14,6 +15,15 @@ use memtrace::model::Trace;
 
 const TUNING: [&str; 3] = ["26", "30", "41"];
 const HELD_OUT: [&str; 4] = ["42", "43", "47", "49"];
+/// Every library the lab runs (`lab/libs/`), each with the seven conversations.
+const LIBRARIES: [&str; 2] = ["langmem", "mem0ai"];
+/// The held-out op-id floor per `library/format` as (right, of): today's measured figures, far
+/// below the 0.90, kept so they cannot fall unnoticed while the real-pipeline rules are
+/// built (mem0ai 3 of 19; langmem 4 of 12).
+const HELD_OUT_FLOOR: [(&str, usize, usize); 2] = [
+    ("mem0ai/openinference", 3, 19),
+    ("langmem/openinference", 4, 12),
+];
 
 /// `(library/format, conversation, trace path)` for every trace in the corpus.
 fn corpus() -> Vec<(String, String, PathBuf)> {
@@ -85,12 +95,18 @@ fn load_trace(path: &Path) -> Trace {
 #[test]
 fn every_lab_trace_loads_with_its_ground_truth() {
     let files = corpus();
-    let convs: BTreeSet<&str> = files.iter().map(|(_, c, _)| c.as_str()).collect();
-    for c in TUNING.iter().chain(HELD_OUT.iter()) {
-        assert!(
-            convs.contains(c),
-            "conversation {c} missing from the corpus"
-        );
+    for lib in LIBRARIES {
+        let convs: BTreeSet<&str> = files
+            .iter()
+            .filter(|(g, _, _)| g.split('/').next() == Some(lib))
+            .map(|(_, c, _)| c.as_str())
+            .collect();
+        for c in TUNING.iter().chain(HELD_OUT.iter()) {
+            assert!(
+                convs.contains(c),
+                "{lib}: conversation {c} missing from the corpus"
+            );
+        }
     }
     let mut total = 0;
     for (group, conv, path) in &files {
@@ -110,7 +126,8 @@ fn every_lab_trace_loads_with_its_ground_truth() {
 
 /// Every injected failure is found with no user rule, and nothing else: the question is a
 /// user's CHAIN span with its own name, the judge an unnamed `ChatCompletion`, both recognized by
-/// their data flow (33 of 33; none before structural detection).
+/// their data flow, for every library (mem0ai 33 of 33, langmem 22 of 22; none before
+/// structural detection).
 #[test]
 fn every_injected_failure_is_found_without_a_rule() {
     for (group, conv, path) in corpus() {
@@ -168,21 +185,21 @@ fn infoflow_runs_on_every_lab_case() {
     }
     assert!(by.keys().any(|k| k.ends_with("held-out")));
     assert!(by.keys().any(|k| k.ends_with("tuning")));
-    // The floor: today's held-out op-id figure (3 of 19), far below the 0.90 — kept so it
-    // cannot fall unnoticed while the real-pipeline rules are built.
-    for (k, (n, op, _)) in &by {
-        if k.ends_with("held-out") {
-            assert!(
-                *op * 19 >= 3 * *n,
-                "{k}: op-id {op} of {n}, below the 3/19 floor"
-            );
-        }
+    for (group, floor, of) in HELD_OUT_FLOOR {
+        let (n, op, _) = by
+            .get(&format!("{group} held-out"))
+            .unwrap_or_else(|| panic!("{group}: no held-out cases"));
+        assert!(
+            *op * of >= floor * *n,
+            "{group} held-out: op-id {op} of {n}, below the {floor}/{of} floor"
+        );
     }
 }
 
 /// The target on the held-out half (op-id ≥ 0.90, type ≥ 0.95). Measured on first run
-/// (mem0ai/openinference): tuning 14 cases op-id 0.000 / type 0.000, held-out 19 cases 0.158 /
-/// 0.158 (given the ground-truth cases; detection finds none) — see tests/data/lab/README.md.
+/// (given the ground-truth cases) — see tests/data/lab/README.md: mem0ai/openinference tuning 14
+/// cases op-id 0.000 / type 0.000, held-out 19 cases 0.158 / 0.158; langmem/openinference tuning
+/// 10 cases 0.200 / 0.400, held-out 12 cases 0.333 / 0.333.
 #[test]
 #[ignore = "needs structural question detection and real-pipeline rules (#38, #39)"]
 fn infoflow_meets_the_target_on_held_out() {
