@@ -114,7 +114,9 @@ pub fn app() -> Html {
                         bytes: bytes.into(),
                     });
                 }
-                if first_visit {
+                // `?url=`: the file at that address, instead of the demo.
+                let by_url = crate::services::url::requested();
+                if first_visit && by_url.is_none() {
                     dispatch.dispatch(Action::Load {
                         name: crate::DEMO_NAME.into(),
                         bytes: crate::DEMO_TRACE.into(),
@@ -124,6 +126,10 @@ pub fn app() -> Html {
                     dispatch.dispatch(Action::Restore(s));
                 }
                 restored.set(true);
+                if let Some(url) = by_url {
+                    let dispatch = dispatch.clone();
+                    crate::services::url::open(url, move |a| dispatch.dispatch(a));
+                }
             });
         });
     }
