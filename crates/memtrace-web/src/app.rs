@@ -11,6 +11,7 @@ use crate::causes::{Causes, CausesAction, Search as CauseSearch};
 use crate::components::{
     attribution::AttributionPanel,
     causes::CausesPanel,
+    compare_traces::CompareTraces,
     drop_zone::{DropZone, FilePicker},
     errors::ErrorList,
     fail_rules::FailRulesPanel,
@@ -332,6 +333,9 @@ pub fn app() -> Html {
                         selected={state.selection.case}
                         on_select={d.reform(Action::SelectCase)}
                         on_close={d.reform(|()| Action::ToggleReport)} />
+                    if state.traces.len() >= 2 {
+                        <CompareTraces traces={state.traces.iter().map(|t| (t.name.clone(), Shared(t.trace.clone()), t.role_overrides.clone())).collect::<Vec<_>>()} />
+                    }
                 }
                 <div class="workspace">
                     <div class="failures-column">

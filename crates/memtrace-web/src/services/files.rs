@@ -264,6 +264,9 @@ pub fn plain_name(name: &str) -> &str {
 /// Shows a file's bytes (read from a file or fetched from an address): a gzip or zstd file is
 /// decompressed first (a trace, bundle or annotation file alike) and kept under its name without
 /// the ending; then a trace is parsed in steps, anything else goes to the reducer whole.
+///
+/// # Errors
+/// [`Cancelled`] when [`cancel`] stopped the load (nothing was shown).
 pub async fn show(
     name: String,
     bytes: Vec<u8>,
