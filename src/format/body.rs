@@ -49,6 +49,23 @@ pub fn decode(bytes: &[u8], limit: u64) -> Result<(Cow<'_, [u8]>, Encoding), For
     Ok((body, enc))
 }
 
+/// `bytes` decompressed when they are a gzip or zstd body, else as they are (no protobuf
+/// decoding): what a caller that must look inside a file before [`super::load`] (a bundle, an
+/// annotation file) reads.
+///
+/// # Errors
+/// As [`decode`] for a compressed body.
+pub fn decompressed(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, FormatError> {
+    if bytes.starts_with(GZIP) || bytes.starts_with(ZSTD) {
+        return Ok(Cow::Owned(decompress(
+            bytes,
+            bytes.starts_with(GZIP),
+            limit,
+        )?));
+    }
+    Ok(Cow::Borrowed(bytes))
+}
+
 fn decompress(bytes: &[u8], gzip: bool, limit: u64) -> Result<Vec<u8>, FormatError> {
     let name = if gzip { "gzip" } else { "zstd" };
     let bad = |e: String| FormatError::Unknown {

@@ -94,6 +94,15 @@ pub struct Loaded {
     pub problems: Vec<FormatError>,
 }
 
+/// The file's bytes decompressed when it is gzip or zstd (a `.gz` or `.zst` trace, bundle or
+/// annotation file), else as they are; at most [`limits::MAX_FILE_BYTES`] once decompressed.
+///
+/// # Errors
+/// A compressed body that does not decompress, or decompresses past the limit.
+pub fn decompressed(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, FormatError> {
+    body::decompressed(bytes, limits::MAX_FILE_BYTES)
+}
+
 /// Detects the format from the first bytes of the content.
 ///
 /// # Errors

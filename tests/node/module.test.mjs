@@ -1,7 +1,8 @@
 // The Node build of the JavaScript module (wasm-pack build --target nodejs): load a smartcomment
 // fixture, attribute it with info-flow, check the verdicts against its annotations, and check
 // the package's public types have no `any`.
-//   MEMTRACE_NODE_PKG=target/pkg-node node --test tests/node/
+//   MEMTRACE_NODE_PKG=target/npm/package node --test tests/node/   (scripts/npm-pack --dev target/npm; or a
+//   plain wasm-pack --target nodejs build)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
@@ -79,7 +80,8 @@ test('the package is npm-ready and its types have no any', () => {
   const meta = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
   for (const k of ['name', 'version', 'license', 'files', 'types']) assert.ok(meta[k], `package.json has ${k}`);
   assert.ok(existsSync(join(pkg, 'README.md')), 'README.md is packed');
-  const dts = readFileSync(join(pkg, meta.types), 'utf8');
+  // The Node declarations (the one package's `exports` map names them; a plain Node build's `types`).
+  const dts = readFileSync(join(pkg, meta.exports?.['.']?.node?.require?.types ?? meta.types), 'utf8');
   assert.match(dts, /class Trace/);
   for (const m of ['summary', 'cases', 'roles', 'node', 'versions', 'slice', 'impact', 'search', 'startPoints',
     'renderFlatLog', 'attribute', 'attributeWith', 'counterfactual', 'toSmartcomment', 'resultsJson', 'csv',

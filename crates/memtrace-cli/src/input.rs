@@ -138,18 +138,25 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
     Ok(out)
 }
 
-/// The bytes of `path`; `-` is standard input.
+/// The bytes of `path`; `-` is standard input. A gzip or zstd file (a `.gz` trace or bundle) is
+/// decompressed.
 ///
 /// # Errors
-/// An unreadable file or standard input.
+/// An unreadable file or standard input, or a compressed one that does not decompress.
 pub fn bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
-    if path.as_os_str() == "-" {
+    let raw = if path.as_os_str() == "-" {
         let mut out = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut out)
             .context("cannot read standard input")?;
-        return Ok(out);
+        out
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+    };
+    match memtrace::format::decompressed(&raw) {
+        Ok(Cow::Borrowed(_)) => Ok(raw),
+        Ok(Cow::Owned(plain)) => Ok(plain),
+        Err(e) => Err(anyhow::Error::new(e).context(path.display().to_string())),
     }
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Loads `content` (named `name` in messages) as `read` says; in lenient mode each problem is

@@ -1,4 +1,5 @@
-//! `memtrace search FILE QUERY [--regex] [--ignore-case] [--limit N] [--json]`.
+//! `memtrace search FILE QUERY [--regex] [--ignore-case] [--limit N] [--json]`: a trace, or each
+//! trace of a project bundle the page saved (its hits under the trace's name).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,7 +8,8 @@ use memtrace::algo::{RegexOptions, SearchIndex};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file in any readable format (`-`: standard input).
+    /// A trace file in any readable format, or a project bundle saved by the page: each of its
+    /// traces is searched (`-`: standard input).
     file: PathBuf,
     /// Words to rank variables by (BM25), or a regular expression with --regex.
     query: String,
@@ -28,32 +30,52 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let bytes = crate::input::bytes(&args.file)?;
-    let name = format!("cannot load {}", args.file.display());
-    let trace = crate::input::load_reporting(&bytes, args.read, &name)?.trace;
-    let index = SearchIndex::build(&trace);
-    let hits = if args.regex {
-        let opts = RegexOptions {
-            case_insensitive: args.ignore_case,
-            max_hits: args.limit,
-            context_chars: 60,
-            literal: false,
-        };
-        index.regex(&args.query, &opts)?
-    } else {
-        index.bm25(&args.query, args.limit)
+    let rules = crate::rules::RuleArgs {
+        read: args.read,
+        ..crate::rules::RuleArgs::default()
     };
-    if args.json {
-        println!("{}", serde_json::to_string(&hits)?);
-    } else if hits.is_empty() {
-        println!("no hits");
-    } else {
+    let inputs = crate::input::read(&args.file, &rules)?;
+    let several = inputs.len() > 1;
+    let mut all = Vec::new();
+    for input in &inputs {
+        let index = SearchIndex::build(&input.trace);
+        let hits = if args.regex {
+            let opts = RegexOptions {
+                case_insensitive: args.ignore_case,
+                max_hits: args.limit,
+                context_chars: 60,
+                literal: false,
+            };
+            index.regex(&args.query, &opts)?
+        } else {
+            index.bm25(&args.query, args.limit)
+        };
+        if args.json {
+            // A bundle's hits name their trace; a plain file's are the hits alone.
+            for h in hits {
+                let mut v = serde_json::to_value(&h)?;
+                if let (true, Some(o)) = (several, v.as_object_mut()) {
+                    o.insert("trace".into(), input.name.clone().into());
+                }
+                all.push(v);
+            }
+            continue;
+        }
+        if several {
+            println!("== {}", input.name);
+        }
+        if hits.is_empty() {
+            println!("no hits");
+        }
         for h in &hits {
             println!(
                 "{:<48} {:>7.3}  [{}..{}]  {}",
                 h.id, h.score, h.start, h.end, h.snippet
             );
         }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&all)?);
     }
     Ok(ExitCode::SUCCESS)
 }

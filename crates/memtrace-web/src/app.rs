@@ -11,6 +11,7 @@ use crate::causes::{Causes, CausesAction, Search as CauseSearch};
 use crate::components::{
     attribution::AttributionPanel,
     causes::CausesPanel,
+    compare_traces::CompareTraces,
     drop_zone::{DropZone, FilePicker},
     errors::ErrorList,
     fail_rules::FailRulesPanel,
@@ -114,7 +115,9 @@ pub fn app() -> Html {
                         bytes: bytes.into(),
                     });
                 }
-                if first_visit {
+                // `?url=`: the file at that address, instead of the demo.
+                let by_url = crate::services::url::requested();
+                if first_visit && by_url.is_none() {
                     dispatch.dispatch(Action::Load {
                         name: crate::DEMO_NAME.into(),
                         bytes: crate::DEMO_TRACE.into(),
@@ -124,6 +127,10 @@ pub fn app() -> Html {
                     dispatch.dispatch(Action::Restore(s));
                 }
                 restored.set(true);
+                if let Some(url) = by_url {
+                    let dispatch = dispatch.clone();
+                    crate::services::url::open(url, move |a| dispatch.dispatch(a));
+                }
             });
         });
     }
@@ -326,6 +333,9 @@ pub fn app() -> Html {
                         selected={state.selection.case}
                         on_select={d.reform(Action::SelectCase)}
                         on_close={d.reform(|()| Action::ToggleReport)} />
+                    if state.traces.len() >= 2 {
+                        <CompareTraces traces={state.traces.iter().map(|t| (t.name.clone(), Shared(t.trace.clone()), t.role_overrides.clone())).collect::<Vec<_>>()} />
+                    }
                 }
                 <div class="workspace">
                     <div class="failures-column">

@@ -3,6 +3,7 @@
 pub mod attribution;
 pub mod causes;
 pub mod compare;
+pub mod compare_traces;
 pub mod draw;
 pub mod drop_zone;
 pub mod errors;

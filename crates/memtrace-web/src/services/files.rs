@@ -29,8 +29,13 @@ fn cancels() -> u64 {
     CANCELS.with(std::cell::Cell::get)
 }
 
+/// The cancel count a load starting now compares against ([`cancel`] stops it).
+pub fn started() -> u64 {
+    cancels()
+}
+
 /// The load was cancelled.
-struct Cancelled;
+pub struct Cancelled;
 
 /// The longest stretch of parsing between two yields to the browser, in ms.
 const SLICE_MS: f64 = 25.0;
@@ -234,6 +239,46 @@ async fn read_one(
     let read_stage = crate::timing::stage("read file");
     let bytes = read(file, progress, emit, started).await?;
     drop(read_stage);
+    match bytes {
+        Ok(bytes) => show(name, bytes, progress, emit, started).await,
+        Err(message) => {
+            emit(Action::ReadFailed { name, message });
+            Ok(())
+        }
+    }
+}
+
+/// A file's name without its `.gz` / `.zst` / `.zstd` ending: the name it is shown and kept under
+/// once decompressed.
+pub fn plain_name(name: &str) -> &str {
+    [".gz", ".zst", ".zstd"]
+        .iter()
+        .find_map(|end| {
+            let cut = name.len().checked_sub(end.len())?;
+            let tail = name.get(cut..)?;
+            (tail.eq_ignore_ascii_case(end) && cut > 0).then(|| &name[..cut])
+        })
+        .unwrap_or(name)
+}
+
+/// Shows a file's bytes (read from a file or fetched from an address): a gzip or zstd file is
+/// decompressed first (a trace, bundle or annotation file alike) and kept under its name without
+/// the ending; then a trace is parsed in steps, anything else goes to the reducer whole.
+///
+/// # Errors
+/// [`Cancelled`] when [`cancel`] stopped the load (nothing was shown).
+pub async fn show(
+    name: String,
+    bytes: Vec<u8>,
+    progress: &mut Progress,
+    emit: &impl Fn(Action),
+    started: u64,
+) -> Result<(), Cancelled> {
+    let (name, bytes) = match memtrace::format::decompressed(&bytes) {
+        Ok(std::borrow::Cow::Borrowed(_)) => (name, Ok(bytes)),
+        Ok(std::borrow::Cow::Owned(plain)) => (plain_name(&name).to_owned(), Ok(plain)),
+        Err(e) => (name, Err(e.to_string())),
+    };
     match bytes {
         Ok(bytes) if parsed_in_steps(&bytes) && !whole_wanted() => {
             let bytes: Rc<[u8]> = {
