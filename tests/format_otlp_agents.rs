@@ -198,3 +198,62 @@ fn conventions_name_openllmetry_and_the_genai_memory_ops() {
         "{gm:?}"
     );
 }
+
+#[path = "common/otlp_build.rs"]
+mod build;
+
+/// Written here, not by a package: openinference-instrumentation-openai writes `llm.prompts.*`
+/// / `llm.choices.*` only for the completions API, which the local LLM server does not serve.
+#[test]
+fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
+    let t = build::trace(&[
+        build::span(
+            "render",
+            None,
+            (0, 5),
+            &[
+                ("openinference.span.kind", "PROMPT"),
+                ("input.value", "cat"),
+                ("output.value", "Q: name of the cat? A:"),
+            ],
+        ),
+        build::span(
+            "complete",
+            None,
+            (10, 20),
+            &[
+                ("openinference.span.kind", "LLM"),
+                ("llm.prompts.0.prompt.text", "Q: name of the cat? A:"),
+                ("llm.choices.0.completion.text", "Miso"),
+            ],
+        ),
+        build::span(
+            "update",
+            None,
+            (30, 31),
+            &[
+                ("gen_ai.operation.name", "update_memory"),
+                ("gen_ai.memory.id", "mem-9"),
+            ],
+        ),
+    ]);
+    let cat = |c: &str| ops_of(&t, c);
+    assert_eq!(
+        (cat("chain").len(), cat("llm").len()),
+        (1, 1),
+        "PROMPT is a chain"
+    );
+    let llm = cat("llm")[0];
+    assert_eq!(read_by(&t, llm), ["Q: name of the cat? A:"]);
+    assert!(made_by(&t, llm).iter().any(|(_, v)| v == "Miso"));
+    assert!(
+        read_by(&t, llm).len() == 1
+            && t.flow.op_inputs[llm.get()][0]
+                == t.flow.op_produced(cat("chain")[0]).next().unwrap(),
+        "the completion reads the rendered prompt"
+    );
+    assert!(
+        !t.vars.iter().any(|v| v.name.starts_with("memory-unit-")),
+        "an update without its (opt-in) content makes no version, and no deletion"
+    );
+}

@@ -328,6 +328,9 @@ fn attribute_documents(attrs: &Map<String, Value>, prefixes: &[&str]) -> Vec<Por
             if let Some(s) = m.get("document.score") {
                 p.metadata.insert("score".into(), s.clone());
             }
+            if let Some(d) = m.get("document.metadata") {
+                p.metadata.insert("metadata".into(), d.clone());
+            }
             documents.push(p);
         }
     }
@@ -373,6 +376,7 @@ fn attribute_score(
         "eval.score",
         "evaluation.score",
         "gen_ai.evaluation.score.value",
+        "annotation.score",
     ];
     keys.iter()
         .find_map(|k| attrs.get(*k).and_then(spans::score_in))

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use super::otlp_messages::indexed;
 use super::spans::{self, json_in, text_of, Kind, MemoryWrite, Port};
 
 /// What [`normalize`] read besides `input.value` / `output.value`.
@@ -62,12 +63,33 @@ pub(crate) fn normalize(attrs: &mut Map<String, Value>) -> Extra {
             }
         }
     }
+    // OpenInference's completions API: `llm.prompts.{i}.prompt.text`, `llm.choices.{i}.completion.text`.
+    for (prefix, field, to) in [
+        ("llm.prompts.", "prompt.text", "input.value"),
+        ("llm.choices.", "completion.text", "output.value"),
+    ] {
+        let texts: Vec<Value> = indexed(attrs, prefix)
+            .values()
+            .filter_map(|m| m.get(field).cloned())
+            .collect();
+        if texts.is_empty() || attrs.contains_key(to) {
+            continue;
+        }
+        attrs.retain(|k, _| !k.starts_with(prefix));
+        let text = match texts.as_slice() {
+            [one] => text_of(one),
+            _ => Value::Array(texts).to_string(),
+        };
+        attrs.insert(to.to_owned(), Value::String(text));
+    }
+    // Documents not shaped as records stay in the metadata, as they came.
     if let Some(docs) = attrs
-        .remove("gen_ai.retrieval.documents")
-        .and_then(|v| json_in(&text_of(&v)).or(Some(v)))
+        .get("gen_ai.retrieval.documents")
+        .and_then(|v| json_in(&text_of(v)).or_else(|| Some(v.clone())))
         .as_ref()
         .and_then(spans::documents_in)
     {
+        attrs.remove("gen_ai.retrieval.documents");
         extra.documents = docs;
     }
     let id = attrs.get("gen_ai.memory.id").map(text_of);
@@ -76,11 +98,14 @@ pub(crate) fn normalize(attrs: &mut Map<String, Value>) -> Extra {
         if let (Some(c), false) = (&content, attrs.contains_key("input.value")) {
             attrs.insert("input.value".into(), Value::String(c.clone()));
         }
-        extra.writes.push(MemoryWrite {
-            id,
-            text: content.filter(|_| *event != "DELETE"),
-            event: (*event).to_owned(),
-        });
+        // Without its content (opt-in) a write is no version: the record's text is unknown.
+        if content.is_some() || *event == "DELETE" {
+            extra.writes.push(MemoryWrite {
+                id,
+                text: content.filter(|_| *event != "DELETE"),
+                event: (*event).to_owned(),
+            });
+        }
     }
     extra
 }
