@@ -20,6 +20,8 @@ pub struct Conventions {
     pub recognized: Vec<String>,
     pub llm_calls: usize,
     pub tool_calls: usize,
+    /// Spans that ran a tool (`execute_tool`, OpenLLMetry `tool`, OpenInference `TOOL`).
+    pub tool_spans: usize,
     pub memory_ops: usize,
     /// Log records read, and how many were GenAI events joined to a span.
     pub log_records: usize,
@@ -38,8 +40,13 @@ impl Conventions {
         } else {
             parts.push(self.recognized.join(", "));
         }
+        let ran = if self.tool_spans > 0 {
+            format!(" ({} tool spans)", self.tool_spans)
+        } else {
+            String::new()
+        };
         parts.push(format!(
-            "{} LLM calls, {} tool calls, {} memory ops",
+            "{} LLM calls, {} tool calls{ran}, {} memory ops",
             self.llm_calls, self.tool_calls, self.memory_ops
         ));
         parts.join("; ")
@@ -160,6 +167,13 @@ fn span(a: &Map<String, Value>, c: &mut Conventions, found: &mut BTreeSet<String
         || matches!(op, Some("chat" | "text_completion" | "generate_content"))
     {
         c.llm_calls += 1;
+    }
+    let traceloop = a.get("traceloop.span.kind").and_then(Value::as_str);
+    if matches!(upper(kind).as_deref(), Some("TOOL"))
+        || op == Some("execute_tool")
+        || traceloop == Some("tool")
+    {
+        c.tool_spans += 1;
     }
     if op.is_some_and(|o| MEMORY_OPS.contains(&o))
         || a.keys().any(|k| k.starts_with("gen_ai.memory."))

@@ -12,6 +12,7 @@ pub mod langfuse;
 pub mod limits;
 pub mod obfuscate;
 pub mod otlp;
+mod otlp_agents;
 pub mod otlp_logs;
 mod otlp_messages;
 pub mod otlp_proto;

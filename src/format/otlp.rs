@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::otlp_agents;
 use super::otlp_logs::{self, Logs};
 use super::otlp_messages::{indexed, messages};
 use super::otlp_value::{attributes, hex_id, KeyValue};
@@ -327,6 +328,9 @@ fn attribute_documents(attrs: &Map<String, Value>, prefixes: &[&str]) -> Vec<Por
             if let Some(s) = m.get("document.score") {
                 p.metadata.insert("score".into(), s.clone());
             }
+            if let Some(d) = m.get("document.metadata") {
+                p.metadata.insert("metadata".into(), d.clone());
+            }
             documents.push(p);
         }
     }
@@ -372,6 +376,7 @@ fn attribute_score(
         "eval.score",
         "evaluation.score",
         "gen_ai.evaluation.score.value",
+        "annotation.score",
     ];
     keys.iter()
         .find_map(|k| attrs.get(*k).and_then(spans::score_in))
@@ -427,10 +432,9 @@ fn span(
         &mut events,
         logs.of(&hex_id(raw.span_id.clone())),
     );
+    let extra = otlp_agents::normalize(&mut attrs);
+    let kind = extra.kind;
     let str_attr = |k: &str| attrs.get(k).map(text_of);
-    let kind = str_attr("openinference.span.kind")
-        .or_else(|| str_attr("gen_ai.operation.name"))
-        .map_or(Kind::Unknown, |k| Kind::parse(&k));
 
     let inputs = input_ports(&attrs, kind);
     let mut outputs = Vec::new();
@@ -442,7 +446,10 @@ fn span(
         outputs.push(spans::message_port(&role, text, true));
     }
     let mut documents = attribute_documents(&attrs, &OUTPUT_DOCUMENTS);
-    let mut memory_writes = Vec::new();
+    if documents.is_empty() {
+        documents = extra.documents;
+    }
+    let mut memory_writes = extra.writes;
     let mut score = attribute_score(&attrs, &events);
     if let (true, Some(text)) = (outputs.is_empty(), str_attr("output.value")) {
         let parsed = json_in(&text);
@@ -455,10 +462,11 @@ fn span(
             }
         } else if let (true, Some(docs)) = (
             documents.is_empty(),
-            parsed
-                .as_ref()
-                .and_then(spans::documents_in)
-                .filter(|_| kind == Kind::Retriever),
+            parsed.as_ref().and_then(spans::documents_in).filter(|_| {
+                kind == Kind::Retriever
+                    || (kind == Kind::Tool
+                        && parsed.as_ref().is_some_and(otlp_agents::is_search_result))
+            }),
         ) {
             documents = docs;
         } else if documents.is_empty() {

@@ -40,7 +40,7 @@ impl Kind {
         match name.to_ascii_uppercase().as_str() {
             "LLM" | "GENERATION" | "CHAT" | "TEXT_COMPLETION" | "GENERATE_CONTENT" => Kind::Llm,
             "EMBEDDING" | "EMBEDDINGS" => Kind::Embedding,
-            "CHAIN" | "SPAN" => Kind::Chain,
+            "CHAIN" | "SPAN" | "PROMPT" => Kind::Chain,
             "RETRIEVER" | "RETRIEVAL" | "SEARCH" => Kind::Retriever,
             "RERANKER" => Kind::Reranker,
             "TOOL" | "EXECUTE_TOOL" => Kind::Tool,

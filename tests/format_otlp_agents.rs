@@ -1,0 +1,259 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+//! Agents whose memory is a tool, exported by real packages (tests/fixtures/otel/README.md):
+//! OpenLLMetry's `traceloop-sdk` (workflow / task / agent / tool spans with
+//! `traceloop.entity.input|output`) and the GenAI memory conventions (`execute_tool`,
+//! `update_memory` / `search_memory` with `gen_ai.memory.*`, set with the real
+//! opentelemetry-sdk). Both run one script: facts extracted and stored, the question answered
+//! through a `search_memory` tool call ("Mochi", though memory says "Miso"), an LLM judge.
+
+#[path = "common/formats.rs"]
+mod common;
+
+use common::load_ok;
+use memtrace::format::conventions;
+use memtrace::model::{OpIx, Trace};
+
+const TRACELOOP_PB: &[u8] = include_bytes!("fixtures/otel/traceloop_traces.pb");
+const TRACELOOP_JSON: &str = include_str!("fixtures/otel/traceloop_traces.json");
+const TRACELOOP_SNAKE: &str = include_str!("fixtures/otel/traceloop_traces_snake.json");
+const TRACELOOP_GZ: &[u8] = include_bytes!("fixtures/otel/traceloop_traces.pb.gz");
+const MEMORY_PB: &[u8] = include_bytes!("fixtures/otel/genai_memory_traces.pb");
+const MEMORY_JSON: &str = include_str!("fixtures/otel/genai_memory_traces.json");
+const MEMORY_ZST: &[u8] = include_bytes!("fixtures/otel/genai_memory_traces.pb.zst");
+
+fn ops_of(t: &Trace, category: &str) -> Vec<OpIx> {
+    (0..t.ops.len() as u32)
+        .map(OpIx)
+        .filter(|o| t.ops[o.get()].category == category)
+        .collect()
+}
+
+/// Values `op` reads and writes.
+fn read_by(t: &Trace, op: OpIx) -> Vec<&str> {
+    let ins = &t.flow.op_inputs[op.get()];
+    ins.iter().map(|v| t.vars[v.get()].value.as_str()).collect()
+}
+
+fn made_by(t: &Trace, op: OpIx) -> Vec<(String, String)> {
+    t.flow
+        .op_produced(op)
+        .map(|v| (t.vars[v.get()].name.clone(), t.vars[v.get()].value.clone()))
+        .collect()
+}
+
+/// The op that writes a variable named `name`.
+fn writer(t: &Trace, name: &str) -> OpIx {
+    (0..t.ops.len() as u32)
+        .map(OpIx)
+        .find(|&o| made_by(t, o).iter().any(|(n, _)| n == name))
+        .unwrap_or_else(|| panic!("nobody writes {name}"))
+}
+
+fn contains(values: &[&str], needle: &str) -> bool {
+    values.iter().any(|v| v.contains(needle))
+}
+
+const FACT: &str = "Adopted a cat named Miso in March 2023";
+
+/// The data flow both agents must show: the extraction's fact stored as memory unit `mem-1`,
+/// found by the memory search as document `mem-1`, read by the answering call; one judged
+/// question, failed.
+fn memory_flow(t: &Trace, which: &str) {
+    assert_eq!(ops_of(t, "llm").len(), 4, "{which}: 4 chat completions");
+    let store = writer(t, "memory-unit-mem-1");
+    assert!(
+        contains(&read_by(t, store), FACT),
+        "{which}: store reads the fact"
+    );
+    let mem = &t.vars[t
+        .vars
+        .iter()
+        .position(|v| v.name == "memory-unit-mem-1")
+        .unwrap()];
+    assert_eq!(mem.value, FACT, "{which}");
+    let search = writer(t, "mem-1");
+    assert!(
+        read_by(t, search).contains(&FACT),
+        "{which}: the search reads memory unit mem-1: {:?}",
+        read_by(t, search)
+    );
+    assert!(
+        contains(&read_by(t, search), "name of the user's cat"),
+        "{which}"
+    );
+    let named = |v: &str| t.vars.iter().find(|x| x.value == v).map(|x| x.name.clone());
+    let answer = writer(t, &named("Your cat is named Mochi.").unwrap());
+    let answer_reads = read_by(t, answer);
+    assert!(contains(
+        &made_by(t, answer)
+            .iter()
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>(),
+        "Mochi"
+    ));
+    let doc = t.vars.iter().position(|v| v.name == "mem-1").unwrap();
+    assert!(
+        t.flow.op_inputs[answer.get()]
+            .iter()
+            .any(|v| v.get() == doc),
+        "{which}: the answer reads the found document: {answer_reads:?}"
+    );
+    assert_eq!(t.cases.len(), 1, "{which}: one failed question");
+    assert_eq!(t.cases[0].query, "What is the name of my cat?", "{which}");
+    assert!(t.cases[0].prediction.contains("Mochi"), "{which}");
+}
+
+#[test]
+fn openllmetry_tool_and_task_spans_carry_their_inputs_and_outputs() {
+    let loaded = load_ok(TRACELOOP_PB);
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let t = &loaded.trace;
+    memory_flow(t, "traceloop");
+    // Tool spans: two stores and the search, each reading its argument and writing its result.
+    let tools = ops_of(t, "tool");
+    assert_eq!(tools.len(), 3, "{:?}", t.ops);
+    for o in tools {
+        assert!(
+            !read_by(t, o).is_empty() && !made_by(t, o).is_empty(),
+            "{:?}",
+            t.ops[o.get()]
+        );
+    }
+    // The store tool reads the extraction call's reply, the fact inside it.
+    let store = writer(t, "memory-unit-mem-1");
+    assert!(
+        contains(&read_by(t, store), r#"{"facts": ["#),
+        "{:?}",
+        read_by(t, store)
+    );
+    // The judge task (a chain) reads the question, gold and answer it was called with.
+    let judge = ops_of(t, "chain");
+    assert_eq!(judge.len(), 1);
+    assert!(contains(&read_by(t, judge[0]), "Your cat is named Mochi."));
+}
+
+#[test]
+fn genai_memory_ops_are_memory_unit_versions_keyed_by_record_id() {
+    let loaded = load_ok(MEMORY_PB);
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let t = &loaded.trace;
+    memory_flow(t, "genai_memory");
+    let units: Vec<&str> = t
+        .vars
+        .iter()
+        .filter(|v| v.name.starts_with("memory-unit-"))
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(units, ["memory-unit-mem-1", "memory-unit-mem-2"]);
+    assert_eq!(
+        ops_of(t, "retrieval").len(),
+        1,
+        "search_memory is a retrieval"
+    );
+    // The store tool's arguments are what its memory write reads.
+    let store = writer(t, "memory-unit-mem-2");
+    assert!(contains(
+        &read_by(t, store),
+        r#"{"fact": "Works as a nurse in Leeds"}"#
+    ));
+}
+
+#[test]
+fn every_encoding_of_the_agent_exports_loads_to_one_graph() {
+    let graph = |b: &[u8]| {
+        let t = load_ok(b).trace;
+        String::from_utf8(memtrace::format::smartcomment::write(&t).unwrap()).unwrap()
+    };
+    let pb = graph(TRACELOOP_PB);
+    assert_eq!(pb, graph(TRACELOOP_JSON.as_bytes()));
+    assert_eq!(pb, graph(TRACELOOP_SNAKE.as_bytes()));
+    assert_eq!(pb, graph(TRACELOOP_GZ));
+    assert_eq!(graph(MEMORY_PB), graph(MEMORY_JSON.as_bytes()));
+    assert_eq!(graph(MEMORY_PB), graph(MEMORY_ZST));
+}
+
+#[test]
+fn conventions_name_openllmetry_and_the_genai_memory_ops() {
+    let tl = conventions(TRACELOOP_PB);
+    assert!(
+        tl.recognized.iter().any(|r| r.starts_with("OpenLLMetry")),
+        "{tl:?}"
+    );
+    assert_eq!(
+        (tl.llm_calls, tl.tool_calls, tl.tool_spans, tl.memory_ops),
+        (4, 1, 3, 0)
+    );
+    assert!(tl
+        .line()
+        .contains("4 LLM calls, 1 tool calls (3 tool spans), 0 memory ops"));
+    let gm = conventions(MEMORY_PB);
+    assert!(
+        gm.recognized.iter().any(|r| r == "GenAI semconv on spans"),
+        "{gm:?}"
+    );
+    // Two update_memory spans and one search_memory span; three execute_tool spans.
+    assert_eq!(
+        (gm.llm_calls, gm.tool_spans, gm.memory_ops),
+        (4, 3, 3),
+        "{gm:?}"
+    );
+}
+
+#[path = "common/otlp_build.rs"]
+mod build;
+
+/// Written here, not by a package: openinference-instrumentation-openai writes `llm.prompts.*`
+/// / `llm.choices.*` only for the completions API, which the local LLM server does not serve.
+#[test]
+fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
+    let t = build::trace(&[
+        build::span(
+            "render",
+            None,
+            (0, 5),
+            &[
+                ("openinference.span.kind", "PROMPT"),
+                ("input.value", "cat"),
+                ("output.value", "Q: name of the cat? A:"),
+            ],
+        ),
+        build::span(
+            "complete",
+            None,
+            (10, 20),
+            &[
+                ("openinference.span.kind", "LLM"),
+                ("llm.prompts.0.prompt.text", "Q: name of the cat? A:"),
+                ("llm.choices.0.completion.text", "Miso"),
+            ],
+        ),
+        build::span(
+            "update",
+            None,
+            (30, 31),
+            &[
+                ("gen_ai.operation.name", "update_memory"),
+                ("gen_ai.memory.id", "mem-9"),
+            ],
+        ),
+    ]);
+    let cat = |c: &str| ops_of(&t, c);
+    assert_eq!(
+        (cat("chain").len(), cat("llm").len()),
+        (1, 1),
+        "PROMPT is a chain"
+    );
+    let llm = cat("llm")[0];
+    assert_eq!(read_by(&t, llm), ["Q: name of the cat? A:"]);
+    assert!(made_by(&t, llm).iter().any(|(_, v)| v == "Miso"));
+    assert!(
+        read_by(&t, llm).len() == 1
+            && t.flow.op_inputs[llm.get()][0]
+                == t.flow.op_produced(cat("chain")[0]).next().unwrap(),
+        "the completion reads the rendered prompt"
+    );
+    assert!(
+        !t.vars.iter().any(|v| v.name.starts_with("memory-unit-")),
+        "an update without its (opt-in) content makes no version, and no deletion"
+    );
+}
