@@ -103,7 +103,7 @@ pub struct BenchReport {
 
 impl BenchReport {
     /// Counts a written file's cases and keeps it.
-    pub(super) fn add(&mut self, file: BenchFile) {
+    pub(crate) fn add(&mut self, file: BenchFile) {
         for (t, _, _) in &file.cases {
             *self.per_type.entry(*t).or_insert(0) += 1;
         }
@@ -390,7 +390,7 @@ pub(super) async fn write_file<L: Llm>(
 
 /// The session windows of `step` sessions each, as `(conversation index, first session, end)`,
 /// the first window of every conversation, then the second of each, and so on.
-pub(super) fn windows(conversations: &[Conversation], step: usize) -> Vec<(usize, usize, usize)> {
+pub(crate) fn windows(conversations: &[Conversation], step: usize) -> Vec<(usize, usize, usize)> {
     let step = step.max(1);
     let longest = conversations
         .iter()
