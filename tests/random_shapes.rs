@@ -57,6 +57,9 @@ struct Tally {
     ty: usize,
     op_no_ev: usize,
     ty_no_ev: usize,
+    /// Cases of the five memory error types (what `memtrace eval` scores) and their op-id hits.
+    memory: usize,
+    memory_op: usize,
     /// (expected kind, type) → (blamed kind, type) → count, with evidence.
     misses: BTreeMap<String, BTreeMap<String, usize>>,
 }
@@ -94,6 +97,10 @@ fn measure(seeds: Range<u64>, convs: &[Conversation]) -> Tally {
                 };
                 t.op += usize::from(got_op == want.op_id);
                 t.ty += usize::from(got_ty == want.error_type.to_string());
+                if want.error_type.is_memory_error() {
+                    t.memory += 1;
+                    t.memory_op += usize::from(got_op == want.op_id);
+                }
                 if got_op != want.op_id || got_ty != want.error_type.to_string() {
                     let name = |id: &str| {
                         trace
@@ -122,12 +129,15 @@ fn share(n: usize, d: usize) -> f64 {
 
 fn print(label: &str, t: &Tally) {
     println!(
-        "{label}: {} cases; with evidence ids op-id {:.3} type {:.3}; without op-id {:.3} type {:.3}",
+        "{label}: {} cases; with evidence ids op-id {:.3} type {:.3}; without op-id {:.3} type {:.3}; \
+         memory errors only ({} cases, judge errors out as in `memtrace eval`) op-id {:.3}",
         t.cases,
         share(t.op, t.cases),
         share(t.ty, t.cases),
         share(t.op_no_ev, t.cases),
-        share(t.ty_no_ev, t.cases)
+        share(t.ty_no_ev, t.cases),
+        t.memory,
+        share(t.memory_op, t.memory)
     );
 }
 

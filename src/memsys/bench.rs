@@ -374,18 +374,31 @@ pub(super) async fn write_file<L: Llm>(
         meta.insert("memtracebench_graph_filename".into(), json!(name));
         meta.insert("memtracebench_dataset_source".into(), json!(conv.dataset));
     }
+    finish_file(graph, annotations, name, cases).map(Some)
+}
+
+/// The smartcomment file of a recorded `graph` with its `annotations`, checked to load.
+///
+/// # Errors
+/// [`MemsysError::Input`] if the file does not load.
+pub(crate) fn finish_file(
+    mut graph: Value,
+    annotations: Vec<Value>,
+    name: &str,
+    cases: Vec<(ErrorType, String, String)>,
+) -> Result<BenchFile, MemsysError> {
     if let Some(data) = graph.get_mut("data").and_then(Value::as_object_mut) {
         data.insert("annotations".into(), Value::from(annotations));
     }
     let bytes = memtrace_record::to_json_bytes(&graph);
     crate::format::load(&bytes, crate::format::LoadOptions::default())
         .map_err(|e| MemsysError::Input(format!("the generated file {name} does not load: {e}")))?;
-    Ok(Some(BenchFile {
+    Ok(BenchFile {
         name: name.to_owned(),
         bytes,
         cases,
         sidecar: None,
-    }))
+    })
 }
 
 /// The session windows of `step` sessions each, as `(conversation index, first session, end)`,

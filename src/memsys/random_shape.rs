@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use crate::model::ErrorType;
 use crate::util::rng::SplitMix64;
 
-use super::bench::{windows, BenchFile, BenchReport};
+use super::bench::{finish_file, windows, BenchFile, BenchReport};
 use super::fault::holds_whole;
 use super::locomo::Conversation;
 use super::random_run::{simulate, Plan};
@@ -24,7 +24,7 @@ use super::{annotation_of, MemsysError};
 use std::sync::Arc;
 
 use memtrace_record::{GraphInfo, Recorder, SteppingClock};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// A stage between the messages and memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -435,19 +435,9 @@ pub fn run_file(
         plan.kind,
         &op_id,
     );
-    let Some(mut graph) = rec.export() else {
+    let Some(graph) = rec.export() else {
         return Ok(None);
     };
-    if let Some(data) = graph.get_mut("data").and_then(Value::as_object_mut) {
-        data.insert("annotations".into(), json!([ann]));
-    }
-    let bytes = memtrace_record::to_json_bytes(&graph);
-    crate::format::load(&bytes, crate::format::LoadOptions::default())
-        .map_err(|e| MemsysError::Input(format!("the generated file {name} does not load: {e}")))?;
-    Ok(Some(BenchFile {
-        name: name.to_owned(),
-        bytes,
-        cases: vec![(plan.kind, op_id, r.query_id.clone())],
-        sidecar: None,
-    }))
+    let cases = vec![(plan.kind, op_id, r.query_id.clone())];
+    finish_file(graph, vec![ann], name, cases).map(Some)
 }

@@ -145,16 +145,7 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let report = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts))
         .context("benchmark generation failed")?;
     write_files(&a.out, &report.files)?;
-    println!(
-        "{} files, {} annotated cases ({} faults planned) in {}",
-        report.files.len(),
-        report.kept,
-        report.planned,
-        a.out.display()
-    );
-    for (t, n) in &report.per_type {
-        println!("  {t}: {n}");
-    }
+    print_report(&report, &a.out);
     let kinds = system.error_types();
     let short = if a.faults > 1 {
         report.kept < a.per_type
@@ -186,6 +177,19 @@ pub fn run_demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn print_report(report: &memtrace::memsys::bench::BenchReport, out: &Path) {
+    println!(
+        "{} files, {} annotated cases ({} faults planned) in {}",
+        report.files.len(),
+        report.kept,
+        report.planned,
+        out.display()
+    );
+    for (t, n) in &report.per_type {
+        println!("  {t}: {n}");
+    }
+}
+
 fn write_files(out: &Path, files: &[memtrace::memsys::bench::BenchFile]) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     for f in files {
@@ -211,16 +215,7 @@ fn run_random(a: &GenArgs, convs: &[Conversation]) -> anyhow::Result<ExitCode> {
     let report = memtrace::memsys::random_shape::generate(convs, a.seed)
         .context("benchmark generation failed")?;
     write_files(&a.out, &report.files)?;
-    println!(
-        "{} files, {} annotated cases ({} faults planned) in {}",
-        report.files.len(),
-        report.kept,
-        report.planned,
-        a.out.display()
-    );
-    for (t, n) in &report.per_type {
-        println!("  {t}: {n}");
-    }
+    print_report(&report, &a.out);
     Ok(if report.files.is_empty() {
         ExitCode::FAILURE
     } else {
