@@ -103,7 +103,7 @@ pub struct BenchReport {
 
 impl BenchReport {
     /// Counts a written file's cases and keeps it.
-    pub(super) fn add(&mut self, file: BenchFile) {
+    pub(crate) fn add(&mut self, file: BenchFile) {
         for (t, _, _) in &file.cases {
             *self.per_type.entry(*t).or_insert(0) += 1;
         }
@@ -374,23 +374,36 @@ pub(super) async fn write_file<L: Llm>(
         meta.insert("memtracebench_graph_filename".into(), json!(name));
         meta.insert("memtracebench_dataset_source".into(), json!(conv.dataset));
     }
+    finish_file(graph, annotations, name, cases).map(Some)
+}
+
+/// The smartcomment file of a recorded `graph` with its `annotations`, checked to load.
+///
+/// # Errors
+/// [`MemsysError::Input`] if the file does not load.
+pub(crate) fn finish_file(
+    mut graph: Value,
+    annotations: Vec<Value>,
+    name: &str,
+    cases: Vec<(ErrorType, String, String)>,
+) -> Result<BenchFile, MemsysError> {
     if let Some(data) = graph.get_mut("data").and_then(Value::as_object_mut) {
         data.insert("annotations".into(), Value::from(annotations));
     }
     let bytes = memtrace_record::to_json_bytes(&graph);
     crate::format::load(&bytes, crate::format::LoadOptions::default())
         .map_err(|e| MemsysError::Input(format!("the generated file {name} does not load: {e}")))?;
-    Ok(Some(BenchFile {
+    Ok(BenchFile {
         name: name.to_owned(),
         bytes,
         cases,
         sidecar: None,
-    }))
+    })
 }
 
 /// The session windows of `step` sessions each, as `(conversation index, first session, end)`,
 /// the first window of every conversation, then the second of each, and so on.
-pub(super) fn windows(conversations: &[Conversation], step: usize) -> Vec<(usize, usize, usize)> {
+pub(crate) fn windows(conversations: &[Conversation], step: usize) -> Vec<(usize, usize, usize)> {
     let step = step.max(1);
     let longest = conversations
         .iter()

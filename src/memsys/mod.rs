@@ -30,6 +30,8 @@ mod naiverag;
 pub mod otlp;
 mod pipeline;
 pub mod prompts;
+pub mod random_run;
+pub mod random_shape;
 mod record;
 pub mod simulated;
 pub mod store;
@@ -342,15 +344,45 @@ pub fn annotation(
     fault: &Fault,
     op_id: &str,
 ) -> Value {
+    annotation_of(
+        (
+            &result.query_id,
+            query,
+            gold,
+            &result.golden_answers_id,
+            &result.prediction,
+            &result.prediction_id,
+        ),
+        &result.evidence_ids,
+        fault.error_type(),
+        op_id,
+    )
+}
+
+/// A MemTraceBench annotation from `(query id, query, gold, gold id, prediction, prediction
+/// id)`, the evidence message ids, the error type and the op.
+pub fn annotation_of(
+    (query_id, query, gold, gold_id, prediction, prediction_id): (
+        &str,
+        &str,
+        &str,
+        &str,
+        &str,
+        &str,
+    ),
+    evidence: &[String],
+    kind: ErrorType,
+    op_id: &str,
+) -> Value {
     json!({
-        "query_id": result.query_id,
+        "query_id": query_id,
         "query": query,
         "golden_answers": [gold],
-        "golden_answers_id": result.golden_answers_id,
-        "prediction": result.prediction,
-        "prediction_id": result.prediction_id,
-        "source_evidence_ids": result.evidence_ids,
-        "final_error_type": fault.error_type().as_str(),
+        "golden_answers_id": gold_id,
+        "prediction": prediction,
+        "prediction_id": prediction_id,
+        "source_evidence_ids": evidence,
+        "final_error_type": kind.as_str(),
         "final_op_id": op_id,
     })
 }

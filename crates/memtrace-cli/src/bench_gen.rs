@@ -44,9 +44,10 @@ pub struct GenArgs {
     /// instrumented app emits them, plus `<name>.annotations.json` ground truth).
     #[arg(long, default_value = "smartcomment", value_parser = parse_format)]
     format: BenchFormat,
-    /// Memory system: mem0, naiverag, evermemos or amem.
+    /// Memory system: mem0, naiverag, evermemos, amem, or random (a topology, names and
+    /// faults drawn from --seed; smartcomment only; one file per error type the shape has).
     #[arg(long, default_value = "mem0", value_parser = parse_system)]
-    system: System,
+    system: SystemArg,
     /// Faults per annotated case: 1, or 2–3 for multi-fault cases (mem0, smartcomment; then
     /// --per-type is the cases wanted in all and each annotation lists its set of ops).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
@@ -61,10 +62,20 @@ fn parse_format(s: &str) -> Result<BenchFormat, String> {
     }
 }
 
-fn parse_system(s: &str) -> Result<System, String> {
-    System::parse(s).ok_or_else(|| {
+/// A reference memory system, or a random shape drawn from the seed.
+#[derive(Clone, Copy)]
+enum SystemArg {
+    Fixed(System),
+    Random,
+}
+
+fn parse_system(s: &str) -> Result<SystemArg, String> {
+    if s.eq_ignore_ascii_case("random") {
+        return Ok(SystemArg::Random);
+    }
+    System::parse(s).map(SystemArg::Fixed).ok_or_else(|| {
         format!(
-            "unknown memory system {s:?}; use one of: {}",
+            "unknown memory system {s:?}; use one of: {}, random",
             System::ALL.map(System::name).join(", ")
         )
     })
@@ -112,11 +123,15 @@ fn read_conversations(dir: &Path) -> anyhow::Result<Vec<Conversation>> {
 pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let BenchCommand::Gen(a) = &args.command;
     let convs = read_conversations(&a.conversations)?;
+    let system = match a.system {
+        SystemArg::Fixed(s) => s,
+        SystemArg::Random => return run_random(a, &convs),
+    };
     let opts = BenchOptions {
         per_type: a.per_type,
         seed: a.seed,
         sessions_per_file: a.sessions_per_file,
-        system: a.system,
+        system,
         format: a.format,
         faults: usize::from(a.faults),
         source: "memtrace bench gen: reference memory system over LoCoMo with the SIMULATED provider (rule-based stand-in, not an LLM)".into(),
@@ -124,34 +139,14 @@ pub fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     eprintln!(
         "generating {} traces with the simulated provider (rule-based, not an LLM) over {} conversations…",
-        a.system.layer_type(),
+        system.layer_type(),
         convs.len()
     );
     let report = futures_executor::block_on(generate(&SimulatedLlm, &convs, &opts))
         .context("benchmark generation failed")?;
-    std::fs::create_dir_all(&a.out)
-        .with_context(|| format!("cannot create {}", a.out.display()))?;
-    for f in &report.files {
-        let path = a.out.join(&f.name);
-        std::fs::write(&path, &f.bytes)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        if let Some(sidecar) = &f.sidecar {
-            let path = a.out.join(memtrace::format::sidecar::sidecar_name(&f.name));
-            std::fs::write(&path, sidecar)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-    }
-    println!(
-        "{} files, {} annotated cases ({} faults planned) in {}",
-        report.files.len(),
-        report.kept,
-        report.planned,
-        a.out.display()
-    );
-    for (t, n) in &report.per_type {
-        println!("  {t}: {n}");
-    }
-    let kinds = a.system.error_types();
+    write_files(&a.out, &report.files)?;
+    print_report(&report, &a.out);
+    let kinds = system.error_types();
     let short = if a.faults > 1 {
         report.kept < a.per_type
     } else {
@@ -180,4 +175,50 @@ pub fn run_demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(report: &memtrace::memsys::bench::BenchReport, out: &Path) {
+    println!(
+        "{} files, {} annotated cases ({} faults planned) in {}",
+        report.files.len(),
+        report.kept,
+        report.planned,
+        out.display()
+    );
+    for (t, n) in &report.per_type {
+        println!("  {t}: {n}");
+    }
+}
+
+fn write_files(out: &Path, files: &[memtrace::memsys::bench::BenchFile]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    for f in files {
+        let path = out.join(&f.name);
+        std::fs::write(&path, &f.bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some(sidecar) = &f.sidecar {
+            let path = out.join(memtrace::format::sidecar::sidecar_name(&f.name));
+            std::fs::write(&path, sidecar)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `bench gen --system random`: one shape drawn from the seed, a file per error type it has.
+fn run_random(a: &GenArgs, convs: &[Conversation]) -> anyhow::Result<ExitCode> {
+    if a.format != BenchFormat::Smartcomment || a.faults != 1 {
+        bail!("--system random writes single-fault smartcomment files only");
+    }
+    let shape = memtrace::memsys::random_shape::Shape::draw(a.seed);
+    eprintln!("random shape of seed {}: {}", a.seed, shape.describe());
+    let report = memtrace::memsys::random_shape::generate(convs, a.seed)
+        .context("benchmark generation failed")?;
+    write_files(&a.out, &report.files)?;
+    print_report(&report, &a.out);
+    Ok(if report.files.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -29,6 +29,10 @@ pub struct Args {
     /// Per-case cache (JSON Lines): cases already in it are not attributed again, so a rerun resumes.
     #[arg(long)]
     cache: Option<PathBuf>,
+    /// Drop the annotations' evidence ids (users' traces rarely have them): the attributor
+    /// finds the gold-bearing messages itself.
+    #[arg(long)]
+    no_evidence: bool,
     /// Split name written into the run file.
     #[arg(long, default_value = "memtrace")]
     split: String,
@@ -114,6 +118,11 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             sidecar::attach(&mut trace, &bytes).with_context(|| side.display().to_string())?;
         }
         args.rules.apply(&mut trace, &[], &[])?;
+        if args.no_evidence {
+            for c in &mut trace.cases {
+                c.evidence_ids.clear();
+            }
+        }
         names.push(name.clone());
         let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
         let cases: Vec<FailureCase> = trace
