@@ -37,6 +37,8 @@ struct Var {
     filename: String,
     metadata: Map<String, Value>,
     patterns: Vec<u32>,
+    /// Made by a span (an output, a document, a memory write), not taken in by one.
+    produced: bool,
 }
 
 struct Ident {
@@ -102,6 +104,34 @@ fn atoms_of(text: &str) -> Vec<String> {
     out.into_iter().map(|a| squash(&a).into_owned()).collect()
 }
 
+/// How many distinct values may hold a one-word leaf before it counts as vocabulary.
+const VOCABULARY_VALUES: usize = 3;
+
+/// One-word JSON leaves (no whitespace) that recur in several distinct values, none of them the
+/// whole value, and that no document or memory write uses as its id: a model name, an enum
+/// value, a version. They say which API was called, not where data came from, so they link
+/// nothing (a request naming `text-embedding-3-small` does not read the last reply naming it).
+fn vocabulary<'t>(by_text: &'t [(&str, Vec<String>)], ids: &HashSet<&str>) -> HashSet<&'t str> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut whole: HashSet<&str> = HashSet::new();
+    for (_, atoms) in by_text {
+        let mut atoms = atoms.iter();
+        // The first atom is the whole text (texts too short to be one have no atoms at all).
+        whole.extend(atoms.next().map(String::as_str));
+        let distinct: HashSet<&str> = atoms
+            .map(String::as_str)
+            .filter(|a| !a.contains(char::is_whitespace))
+            .collect();
+        for a in distinct {
+            *seen.entry(a).or_default() += 1;
+        }
+    }
+    seen.into_iter()
+        .filter(|&(a, n)| n >= VOCABULARY_VALUES && !whole.contains(a) && !ids.contains(a))
+        .map(|(a, _)| a)
+        .collect()
+}
+
 /// `text` with every run of whitespace made one space: a prompt that lays a value out on one
 /// line still holds it.
 fn squash(text: &str) -> Cow<'_, str> {
@@ -153,9 +183,16 @@ impl<'a> Builder<'a> {
             list.push(a.to_owned());
             list.len() as u32 - 1
         };
+        let id_set: HashSet<&str> = ids.iter().copied().collect();
+        let vocabulary = vocabulary(&by_text, &id_set);
         let mut text_patterns = HashMap::new();
         for (text, found) in &by_text {
-            let ps: Vec<u32> = found.iter().map(|a| intern(a)).collect();
+            let ps: Vec<u32> = found
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| *i == 0 || !vocabulary.contains(a.as_str()))
+                .map(|(_, a)| intern(a))
+                .collect();
             text_patterns.insert((*text).to_owned(), ps);
         }
         for id in ids.into_iter().filter(|id| id.len() >= MIN_LINK_CHARS) {
@@ -239,7 +276,7 @@ impl<'a> Builder<'a> {
         text: String,
         span: &Span,
         session: &str,
-        created_ns: u64,
+        (created_ns, made): (u64, bool),
     ) -> usize {
         let mut patterns = self.text_patterns.get(&text).cloned().unwrap_or_default();
         let id = port.and_then(|p| p.doc_id.as_ref());
@@ -254,6 +291,7 @@ impl<'a> Builder<'a> {
             filename: span.filename.clone(),
             metadata: port.map(|p| p.metadata.clone()).unwrap_or_default(),
             patterns,
+            produced: made,
         });
         self.idents[ident].versions.push(v);
         v
@@ -289,7 +327,7 @@ impl<'a> Builder<'a> {
             port.text.clone(),
             span,
             session,
-            span.start_ns,
+            (span.start_ns, false),
         );
         self.commit(v);
         v
@@ -330,16 +368,17 @@ impl<'a> Builder<'a> {
     }
 
     /// The variable a matched pattern stands for: the latest visible one whose whole value it
-    /// is (where the value came from), else the latest one holding it as a JSON leaf (a list
-    /// that merely repeats it).
+    /// is (where the value came from), else the latest output holding it as a JSON leaf (a
+    /// reply listing facts; a request that repeats them, such as an embedding call's input,
+    /// took them from that reply), else the latest value holding it.
     fn owner(&self, p: usize) -> Option<usize> {
         let owners = self.owners.get(p)?;
-        let whole = owners
-            .iter()
-            .rev()
-            .take(OWNER_SCAN)
-            .find(|&&v| self.vars[v].patterns.first() == Some(&(p as u32)));
-        whole.or_else(|| owners.last()).copied()
+        let recent = || owners.iter().rev().take(OWNER_SCAN);
+        let whole = recent().find(|&&v| self.vars[v].patterns.first() == Some(&(p as u32)));
+        whole
+            .or_else(|| recent().find(|&&v| self.vars[v].produced))
+            .or_else(|| owners.last())
+            .copied()
     }
 
     /// The model reply a memory write carries out: the latest LLM output made after the unit's
@@ -398,7 +437,14 @@ impl<'a> Builder<'a> {
         let mut made = Vec::new();
         for port in &s.outputs {
             let ident = self.content_ident(port);
-            made.push(self.new_var(ident, Some(port), port.text.clone(), s, session, s.end_ns));
+            made.push(self.new_var(
+                ident,
+                Some(port),
+                port.text.clone(),
+                s,
+                session,
+                (s.end_ns, true),
+            ));
         }
         for port in &s.documents {
             let v = self.document(port, s, session, &inputs, op);
@@ -422,7 +468,7 @@ impl<'a> Builder<'a> {
             port.doc_id = Some(w.id.clone());
             port.metadata
                 .insert("event".into(), Value::String(w.event.clone()));
-            let v = self.new_var(ident, Some(&port), text, s, session, s.end_ns);
+            let v = self.new_var(ident, Some(&port), text, s, session, (s.end_ns, true));
             if let Some((d, link)) = prev.and_then(|p| self.decision_naming(p, s, &inputs)) {
                 self.edges.push(Edge {
                     from: d,
@@ -449,7 +495,14 @@ impl<'a> Builder<'a> {
                 Some("status"),
                 false,
             );
-            made.push(self.new_var(ident, Some(&port), s.status.clone(), s, session, s.end_ns));
+            made.push(self.new_var(
+                ident,
+                Some(&port),
+                s.status.clone(),
+                s,
+                session,
+                (s.end_ns, true),
+            ));
         }
         for &v in &made {
             for &(from, link) in &inputs {
@@ -507,7 +560,14 @@ impl<'a> Builder<'a> {
             ),
             None => self.content_ident(port),
         };
-        let v = self.new_var(ident, Some(port), port.text.clone(), s, session, s.end_ns);
+        let v = self.new_var(
+            ident,
+            Some(port),
+            port.text.clone(),
+            s,
+            session,
+            (s.end_ns, true),
+        );
         let unit = port
             .doc_id
             .as_ref()
@@ -565,7 +625,14 @@ impl<'a> Builder<'a> {
         }
         let ident = self.ident("sentinel".into(), "NONE".into(), Some("COMMENT"), true);
         let port = Port::new("COMMENT", "sentinel", "NONE".into());
-        let v = self.new_var(ident, Some(&port), "NONE".into(), s, "__none__", s.start_ns);
+        let v = self.new_var(
+            ident,
+            Some(&port),
+            "NONE".into(),
+            s,
+            "__none__",
+            (s.start_ns, false),
+        );
         self.vars[v].filename = "<sentinel>".into();
         self.sentinel = Some(v);
         v

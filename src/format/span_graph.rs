@@ -116,11 +116,13 @@ fn reports_verdict(s: &Span) -> bool {
 }
 
 /// The op made of a verdict-reporting scope: its inputs and outputs, no memory writes or
-/// documents (those repeat its children's).
+/// documents (those repeat its children's), dated at its end: it reports what its children
+/// did, after them (dated at its start, it would pass for the first step of the question).
 fn scope_op(s: &Span) -> Span {
     let mut op = s.clone();
     op.memory_writes.clear();
     op.documents.clear();
+    op.start_ns = s.end_ns;
     op
 }
 

@@ -43,15 +43,20 @@ pub(crate) fn memory_kinds_near(
             .iter()
             .any(|&o| o != answer_op && Some(o) != retrieval)
     };
-    let near: Vec<VarIx> = match retrieval {
-        Some(r) => t.flow.op_vars(r).map(|(v, _)| v).collect(),
-        None => t.flow.op_inputs[answer_op.get()].clone(),
+    let kinds = |near: Vec<VarIx>| -> BTreeSet<String> {
+        near.into_iter()
+            .filter(|&v| {
+                v != query && t.var(v).category != "prompt" && t.var(v).category != "sentinel"
+            })
+            .filter(|&v| written_elsewhere(v))
+            .map(|v| t.var(v).category.clone())
+            .collect()
     };
-    near.into_iter()
-        .filter(|&v| v != query && t.var(v).category != "prompt" && t.var(v).category != "sentinel")
-        .filter(|&v| written_elsewhere(v))
-        .map(|v| t.var(v).category.clone())
-        .collect()
+    let near = retrieval.map(|r| kinds(t.flow.op_vars(r).map(|(v, _)| v).collect()));
+    // A retrieval whose search is not traced (it embeds the query; the store's lookup is
+    // untraced) shows no memory: what the answer op read from other ops is.
+    near.filter(|k| !k.is_empty())
+        .unwrap_or_else(|| kinds(t.flow.op_inputs[answer_op.get()].clone()))
 }
 
 /// A memory version that says it is deleted or is empty.

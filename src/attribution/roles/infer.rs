@@ -313,11 +313,14 @@ impl Walk<'_> {
             return found(OpRole::Judge, "reads what a response op wrote".into());
         }
         let anchored = |set: &BTreeSet<OpIx>| set.iter().any(|&x| t.op(x).op_name == *name);
-        if anchored(&self.a.answers) || anchored(&self.a.judges) {
-            // Another question's answer or judge: its name's anchored ops decide.
+        let reads_query = self.reads_query(o);
+        if reads_query && (anchored(&self.a.answers) || anchored(&self.a.judges)) {
+            // Another question's answer or judge (it reads that question): its name's anchored
+            // ops decide. An op of the same name that reads no question (one LLM client making
+            // the extraction, answer and judge calls alike) is judged by what it reads below.
             return None;
         }
-        if self.reads_query(o) {
+        if reads_query {
             // Before memory writes: what a retrieval stage writes (candidates, reranked lists)
             // is not memory.
             let returns = t.flow.op_produced(o).next().is_some();
