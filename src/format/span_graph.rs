@@ -412,6 +412,82 @@ mod tests {
     }
 
     #[test]
+    fn a_fact_is_read_from_the_reply_that_made_it_not_a_request_repeating_it() {
+        let facts = r#"{"facts": ["Alice moved to Munich in May", "Bob likes tea"]}"#;
+        let request = r#"{"input": ["Alice moved to Munich in May", "Bob likes tea"]}"#;
+        let t = trace(vec![
+            span("extract", None, (0, 1), "chat: Alice says she moved", facts),
+            span("embed", None, (2, 3), request, "[0.1, 0.2]"),
+            span(
+                "answer",
+                None,
+                (4, 5),
+                "Memories: Alice moved to Munich in May",
+                "May",
+            ),
+        ]);
+        assert!(
+            reads(&t, "answer", "extract"),
+            "the reply listing the fact is its source"
+        );
+    }
+
+    #[test]
+    fn a_one_word_leaf_recurring_in_many_values_links_nothing() {
+        let call =
+            |i: u32| format!(r#"{{"model": "embed-3-small", "input": ["text number {i}"]}}"#);
+        let reply = r#"{"model": "embed-3-small", "data": [0.5]}"#;
+        let t = trace(vec![
+            span("e1", None, (0, 1), &call(1), reply),
+            span("e2", None, (2, 3), &call(2), "[0.25]"),
+            span("e3", None, (4, 5), &call(3), "[0.75]"),
+        ]);
+        assert!(
+            !reads(&t, "e2", "e1"),
+            "a model name says which API, not where data came from"
+        );
+        assert!(!reads(&t, "e3", "e1"));
+    }
+
+    #[test]
+    fn a_question_span_reporting_a_verdict_is_dated_at_its_end() {
+        // Milliseconds: op times are written at that resolution.
+        const MS: u64 = 1_000_000;
+        let verdict = r#"{"answer": "Paris", "label": "WRONG"}"#;
+        let t = trace(vec![
+            span(
+                "question",
+                None,
+                (0, 100 * MS),
+                "Where does Alice live?",
+                verdict,
+            ),
+            span(
+                "search",
+                Some("question"),
+                (MS, 10 * MS),
+                "Where does Alice live?",
+                "Alice lives in Rome",
+            ),
+            span(
+                "answer",
+                Some("question"),
+                (11 * MS, 20 * MS),
+                "Alice lives in Rome",
+                "Paris",
+            ),
+        ]);
+        let q = t
+            .op_by_id("op-question")
+            .expect("the question span is an op");
+        let a = t.op_by_id("op-answer").unwrap();
+        assert!(
+            t.op(q).created_at > t.op(a).created_at,
+            "it reports after its children"
+        );
+    }
+
+    #[test]
     fn an_input_is_not_the_source_of_its_own_parts() {
         let t = trace(vec![
             span(
