@@ -17,7 +17,8 @@ pub struct Props {
     pub state: LoopState,
 }
 
-fn selected(e: &Event) -> Option<usize> {
+/// The index a `<select>` of rounds or traces now shows.
+pub(super) fn selected(e: &Event) -> Option<usize> {
     e.target()
         .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
         .and_then(|s| s.value().parse().ok())
@@ -34,7 +35,8 @@ fn round_name(state: &LoopState, round: usize) -> String {
     out
 }
 
-fn cell(v: Option<&Verdict>) -> Html {
+/// One side's answer to a question: right or wrong, the error type and op, the prediction.
+pub(super) fn cell(v: Option<&Verdict>) -> Html {
     let Some(v) = v else {
         return html! { <td class="muted">{"—"}</td> };
     };

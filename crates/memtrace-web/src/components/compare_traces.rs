@@ -7,13 +7,12 @@
 use std::collections::BTreeMap;
 
 use memtrace::attribution::{OpRole, Roles};
-use memtrace::optimize::compare::{compare, Change, Verdict};
+use memtrace::optimize::compare::{compare, Change};
 use memtrace::optimize::trace_run::{align_by_text, run_of_trace};
 use memtrace::Trace;
-use wasm_bindgen::JsCast;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use super::compare::{cell, selected};
 use crate::components::Shared;
 
 /// One loaded trace: its name, the trace, the user's role overrides.
@@ -22,28 +21,6 @@ pub type Entry = (String, Shared<Trace>, BTreeMap<String, OpRole>);
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub traces: Vec<Entry>,
-}
-
-fn selected(e: &Event) -> Option<usize> {
-    e.target()
-        .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
-        .and_then(|s| s.value().parse().ok())
-}
-
-fn cell(v: Option<&Verdict>) -> Html {
-    let Some(v) = v else {
-        return html! { <td class="muted">{"—"}</td> };
-    };
-    let mark = if v.correct { "right" } else { "wrong" };
-    html! {
-        <td class={classes!("opt-answer", mark)}>
-            <strong>{ mark }</strong>
-            if let Some(t) = &v.error_type {
-                <span class="opt-type">{ format!(" {t}") }{ v.op_name.as_ref().map(|o| format!(" at {o}")).unwrap_or_default() }</span>
-            }
-            <div class="opt-prediction">{ v.prediction.clone() }</div>
-        </td>
-    }
 }
 
 #[function_component(CompareTraces)]
