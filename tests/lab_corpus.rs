@@ -38,9 +38,8 @@ fn corpus() -> Vec<(String, String, PathBuf)> {
             for f in std::fs::read_dir(&fmt).unwrap() {
                 let p = f.unwrap().path();
                 let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                let ext = p
-                    .extension()
-                    .map(|e| e.to_string_lossy().to_ascii_lowercase());
+                // `<c>.jsonl.gz` (the protobuf `<c>.pb.gz` beside it is not read here).
+                let ext = sidecar::trace_extension(&name);
                 let is_trace = matches!(ext.as_deref(), Some("json" | "jsonl"));
                 if is_trace && !sidecar::is_sidecar(&name) {
                     let conv = name.split('.').next().unwrap().to_owned();
@@ -82,6 +81,18 @@ fn annotated(path: &Path) -> BTreeSet<String> {
         .iter()
         .map(|a| a["query_id"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// Compressed traces are stored (`<c>.jsonl.gz`) with their sidecar named from the uncompressed
+/// name (`<c>.annotations.json`), which `memtrace eval` and the sidecar lookup find.
+#[test]
+fn lab_traces_are_compressed_with_plain_sidecars() {
+    for (group, conv, path) in corpus() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(name, format!("{conv}.jsonl.gz"), "{group}");
+        assert_eq!(sidecar::sidecar_name(&name), format!("{conv}.annotations.json"));
+        assert!(path.with_file_name(format!("{conv}.annotations.json")).is_file());
+    }
 }
 
 fn load_trace(path: &Path) -> Trace {
@@ -218,7 +229,7 @@ fn infoflow_meets_the_target_on_held_out() {
 fn an_extraction_call_sharing_its_name_with_the_judge_stays_an_extraction() {
     use memtrace::attribution::{OpRole, RoleConfig, Roles};
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lab/mem0ai/openinference/26.jsonl");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lab/mem0ai/openinference/26.jsonl.gz");
     let mut t = load_trace(&path);
     sidecar::attach(&mut t, &sidecar_of(&path)).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&sidecar_of(&path)).unwrap();
