@@ -1,6 +1,7 @@
 //! The lab corpus (`tests/data/lab/<library>/<format>/<conversation>.*`, see its README): traces
-//! REAL memory libraries wrote (mem0ai; LangMem on a LangGraph store), traced by the real
-//! OpenInference instrumentations (OpenAI; LangChain) and OTel SDK,
+//! REAL memory libraries wrote (mem0ai; LangMem on a LangGraph store; graphiti-core on Kuzu),
+//! traced by the real OpenInference instrumentations (OpenAI; LangChain; OpenAI plus graphiti's
+//! own spans) and OTel SDK,
 //! with faults injected in LLM replies and ground truth in `<trace>.annotations.json`. Every file
 //! must load with its ground truth; detection without a user rule and the info-flow accuracy per
 //! library × format × split are measured (the split was fixed before any result was looked at:
@@ -16,7 +17,7 @@ use memtrace::model::Trace;
 const TUNING: [&str; 3] = ["26", "30", "41"];
 const HELD_OUT: [&str; 4] = ["42", "43", "47", "49"];
 /// Every library the lab runs (`lab/libs/`), each with the seven conversations.
-const LIBRARIES: [&str; 2] = ["langmem", "mem0ai"];
+const LIBRARIES: [&str; 3] = ["graphiti", "langmem", "mem0ai"];
 /// The held-out op-id floor per `library/format` as (right, of): today's measured figures, kept so
 /// they cannot fall unnoticed (mem0ai 12 of 19, below the 0.90; langmem 12 of 12).
 const HELD_OUT_FLOOR: [(&str, usize, usize); 2] = [
