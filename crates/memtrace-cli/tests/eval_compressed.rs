@@ -9,7 +9,8 @@ use std::process::Command;
 
 #[test]
 fn eval_reads_a_compressed_trace_with_its_plain_sidecar() {
-    let lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/lab/langmem/openinference");
+    let lab =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/lab/langmem/openinference");
     let dir = std::env::temp_dir().join(format!("memtrace-eval-gz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for name in ["26.jsonl.gz", "26.pb.gz", "26.annotations.json"] {
