@@ -1,9 +1,9 @@
-"""Runs real memory libraries (lab/libs/: mem0ai, langmem) over LoCoMo conversations against the
+"""Runs real memory libraries (lab/libs/: mem0ai, langmem, graphiti) over LoCoMo conversations against the
 lab's local LLM server, traced by the real OpenInference instrumentations through the
 OpenTelemetry SDK's OTLP/HTTP exporter to lab/receiver.py, injects faults in LLM replies, keeps
 those that alone flip the judge, and writes the corpus under tests/data/lab/<library>/openinference/.
 
-  python lab/run.py [--library all|mem0ai|langmem] [--conversations 26,30] [--out tests/data/lab]
+  python lab/run.py [--library all|mem0ai|langmem|graphiti] [--conversations 26,30] [--out tests/data/lab]
                     [--sessions 4] [--questions 60] [--faults 5]
 """
 
@@ -23,7 +23,8 @@ sys.path.insert(0, HERE)
 WORK = tempfile.mkdtemp(prefix="memtrace-lab-")
 os.environ.update({"MEM0_TELEMETRY": "False", "MEM0_DIR": os.path.join(WORK, "mem0"),
                    "OPENAI_API_KEY": "lab-local", "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
-                   "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false"})
+                   "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false",
+                   "GRAPHITI_TELEMETRY_ENABLED": "false"})
 
 import receiver  # noqa: E402
 import server  # noqa: E402
@@ -33,7 +34,7 @@ from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: E402
 
-LIBRARIES = ["mem0ai", "langmem"]
+LIBRARIES = ["mem0ai", "langmem", "graphiti"]
 ERROR_TYPE = {"extraction": "ExtractionError", "answer": "ResponseError",
               "embedding": "RetrievalError"}
 
@@ -127,7 +128,7 @@ def main():
     ap.add_argument("--library", default="all", help="all or one of " + ", ".join(LIBRARIES))
     ap.add_argument("--conversations", default="26,30,41,42,43,47,49")
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "lab"))
-    ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3)")
+    ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3, graphiti 3)")
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--faults", type=int, default=6)
     args = ap.parse_args()

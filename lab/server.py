@@ -6,7 +6,8 @@ deterministically (lab/text.py), and corrupts one chosen reply when a fault is s
                              prompt ("Memories …" + "Question:") → the best-matching memory; a
                              judge prompt ("Gold answer:" + "Generated answer:") → {"label": …}
                              LangMem's memory manager (tools incl. "Memory", a <session_…>
-                             block) → one `Memory {"content"}` tool call per new memory
+                             block) → one `Memory {"content"}` tool call per new memory;
+                             graphiti-core's prompts (a JSON schema appended) → lab/graphiti_replies.py
   POST /v1/embeddings        text.embed (256 numbers per input; `dimensions` is honoured)
   POST /_fault               {"faults": [spec, …]} (replaces the set; [] = clean run)
   GET  /_fault               the specs and what each one changed: {"applied": [{"spec", "reply"}]}
@@ -23,6 +24,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import graphiti_replies
 import text as model
 
 NAMES = ["Jordan", "Priya", "Tomas", "Keiko", "Ravi"]
@@ -115,13 +117,14 @@ def record(spec, reply):
                               "reply": reply})
 
 
-def extract_turns(turns, speakers, date):
-    """Facts per turn [(said, role, facts)] for turns [(role, who, said)], and the one extraction
-    fault set for these turns applied: (memories [(fact, role)], fault, changed)."""
+def extract_turns(turns, speakers, date, with_speaker=False):
+    """Facts per turn for turns [(role, who, said)], and the one extraction fault set for these
+    turns applied: (memories [(fact, role)] — [(fact, who)] `with_speaker` —, fault, changed)."""
     per_turn = []
     for role, who, said in turns:
         other = next((s for s in speakers if s != who), "their friend")
-        per_turn.append((said, role, model.paraphrase_turn(said, who, other, date)))
+        per_turn.append((said, who if with_speaker else role,
+                         model.paraphrase_turn(said, who, other, date)))
     fault = take_fault("extraction", lambda f: any(f["turn"] in said for said, _, _ in per_turn))
     changed, memory = None, []
     for said, role, facts in per_turn:
@@ -222,7 +225,10 @@ def chat(body):
     user = [str(m.get("content") or "") for m in body.get("messages", []) if m.get("role") == "user"]
     tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
     calls = []
-    if "Memory" in tools and "<session_" in prompt:
+    graph = graphiti_replies.reply(user[-1], extract_turns, record) if user else None
+    if graph is not None:
+        content = graph
+    elif "Memory" in tools and "<session_" in prompt:
         calls = tool_extraction(prompt)
         content = "" if calls else "Nothing new to remember."
     elif "## New Messages" in prompt and user:

@@ -1,10 +1,12 @@
-"""Writes one run of the lab: the OTLP JSON Lines the receiver got, the raw protobuf bodies
+"""Writes one run of the lab: the OTLP JSON Lines the receiver got (gzip-compressed,
+`<c>.jsonl.gz`: memtrace decompresses it), the raw protobuf bodies
 as the exporter sent them (gzip members, concatenated: `gunzip` gives one protobuf stream, which
 parses as one ExportTraceServiceRequest, since protobuf merges concatenated messages) and the ground truth
 sidecar (`<trace>.annotations.json`, MemTraceBench annotations; the lab's own fault details under
 `lab_faults`, which memtrace ignores).
 """
 
+import gzip
 import json
 import os
 
@@ -42,9 +44,10 @@ def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, t
     """`lib`: the library's module (lab/libs/), which finds its faulty span and evidence prompts."""
     folder = os.path.join(out, lib.NAME, fmt)
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"{cid}.jsonl"), "w") as f:
-        for d in docs:
-            f.write(json.dumps(d, separators=(",", ":")) + "\n")
+    lines = "".join(json.dumps(d, separators=(",", ":")) + "\n" for d in docs)
+    # mtime=0: the same text gives the same bytes.
+    with open(os.path.join(folder, f"{cid}.jsonl.gz"), "wb") as f:
+        f.write(gzip.compress(lines.encode(), compresslevel=9, mtime=0))
     with open(os.path.join(folder, f"{cid}.pb.gz"), "wb") as f:
         f.write(b"".join(bodies))
     spans = list(spans_of(docs))

@@ -8,12 +8,31 @@ use serde_json::Value;
 use super::FormatError;
 use crate::model::{AnnotationRecord, Trace};
 
-/// The sidecar path's file name for a trace file name: `x.jsonl` → `x.annotations.json`.
+/// Compression suffixes a trace file name may end with (the loader decompresses the content).
+const COMPRESSED: [&str; 2] = [".gz", ".zst"];
+
+/// The file name without one compression suffix: `x.jsonl.gz` → `x.jsonl`.
+fn uncompressed_name(file_name: &str) -> &str {
+    COMPRESSED
+        .iter()
+        .find_map(|s| file_name.strip_suffix(s).filter(|n| !n.is_empty()))
+        .unwrap_or(file_name)
+}
+
+/// The sidecar path's file name for a trace file name: `x.jsonl` → `x.annotations.json`, and
+/// a compressed trace keeps a plain sidecar: `x.jsonl.gz` → `x.annotations.json`.
 pub fn sidecar_name(trace_file: &str) -> String {
-    let stem = trace_file
-        .rsplit_once('.')
-        .map_or(trace_file, |(stem, _)| stem);
+    let name = uncompressed_name(trace_file);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     format!("{stem}.annotations.json")
+}
+
+/// The extension of a trace file name once a compression suffix is set aside, lowercased:
+/// `x.jsonl.gz` → `jsonl`, `x.JSON` → `json`, `x` → none.
+pub fn trace_extension(file_name: &str) -> Option<String> {
+    let lower = file_name.to_ascii_lowercase();
+    let name = uncompressed_name(&lower);
+    name.rsplit_once('.').map(|(_, ext)| ext.to_owned())
 }
 
 /// True for a sidecar file name (so folder listings can skip it as a trace).
@@ -120,4 +139,23 @@ pub fn fits(trace: &Trace, records: &[AnnotationRecord]) -> bool {
     records
         .iter()
         .all(|r| trace.var_by_id(&r.query_id).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compressed_trace_keeps_a_plain_sidecar() {
+        assert_eq!(sidecar_name("26.jsonl"), "26.annotations.json");
+        assert_eq!(sidecar_name("26.jsonl.gz"), "26.annotations.json");
+        assert_eq!(sidecar_name("run.json.zst"), "run.annotations.json");
+        assert_eq!(sidecar_name("trace"), "trace.annotations.json");
+        assert_eq!(sidecar_name(".gz"), ".annotations.json");
+        assert_eq!(trace_extension("26.jsonl.gz").as_deref(), Some("jsonl"));
+        assert_eq!(trace_extension("A.JSON").as_deref(), Some("json"));
+        assert_eq!(trace_extension("26.pb.gz").as_deref(), Some("pb"));
+        assert_eq!(trace_extension("trace"), None);
+        assert!(is_sidecar(&sidecar_name("26.jsonl.gz")));
+    }
 }

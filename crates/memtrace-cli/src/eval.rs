@@ -1,5 +1,6 @@
 //! `memtrace eval DIR --method M [--limit N] [--json] [--cache FILE]`: accuracy against
-//! annotations (in the file, or in a `<name>.annotations.json` sidecar beside it), cost per case, and recall@k of the start points. `--method A,B` runs both on the
+//! annotations (in the file, or in a `<name>.annotations.json` sidecar beside it; traces may be
+//! `.json`/`.jsonl`, gzip- or zstd-compressed: `<name>.jsonl.gz`), cost per case, and recall@k of the start points. `--method A,B` runs both on the
 //! same cases and adds a per-case table of tokens and calls with the input-token ratio A / B.
 
 use std::collections::BTreeMap;
@@ -50,10 +51,12 @@ fn files_of(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
         .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| sidecar::is_sidecar(&n.to_string_lossy()))
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                let ext = sidecar::trace_extension(&n);
+                matches!(ext.as_deref(), Some("json" | "jsonl")) && !sidecar::is_sidecar(&n)
+            })
         })
         .collect();
     files.sort();

@@ -1,0 +1,40 @@
+// Traces from real memory libraries in the page (tests/data/lab/, issue #38): one compressed
+// OTLP file per library (tuning conversation 26, `26.jsonl.gz`) dropped alone, with no rule and
+// no ground truth: every injected failure its sidecar names is listed, and nothing else.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { launch, openPage, dropFiles } = require('./browser');
+
+const LAB = path.resolve(__dirname, '../data/lab');
+
+let browser;
+test.before(async () => { browser = await launch(); });
+test.after(async () => { if (browser) await browser.close(); });
+
+const libraries = fs.readdirSync(LAB, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+
+test('the lab corpus has libraries', () => {
+  assert.ok(libraries.length >= 3, `libraries under ${LAB}: ${libraries.join(', ')}`);
+});
+
+for (const lib of libraries) {
+  test(`${lib}: a dropped lab trace lists every injected failure`, async () => {
+    const dir = path.join(LAB, lib, 'openinference');
+    const bytes = fs.readFileSync(path.join(dir, '26.jsonl.gz'));
+    const truth = JSON.parse(fs.readFileSync(path.join(dir, '26.annotations.json'), 'utf8'));
+    const cases = truth.annotations.length;
+    assert.ok(cases > 0, `${lib} 26: no injected failure`);
+    const { page, context, problems } = await openPage(browser);
+    await page.waitForSelector('#summary', { timeout: 20000 });
+    await dropFiles(page, [{ name: `${lib}-26.jsonl.gz`, bytes }]);
+    // The tab is named after the decompressed file.
+    await page.waitForFunction((n) => document.querySelector('.tab.active .tab-name')?.textContent.trim() === n,
+      `${lib}-26.jsonl`, { timeout: 60000 });
+    await page.waitForFunction((n) => document.querySelectorAll('#failures .failure').length === n,
+      cases, { timeout: 30000 });
+    assert.deepStrictEqual(problems, []);
+    await context.close();
+  });
+}
