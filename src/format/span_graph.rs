@@ -100,6 +100,7 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         }
     }
     let mut parts = b.finish();
+    super::turns::mark(&mut parts);
     parts.sessions = sessions(&spans, &root, &parts, &meta);
     parts.meta = meta;
     Ok((parts, problems.into_list()))
