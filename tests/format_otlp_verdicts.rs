@@ -58,8 +58,10 @@ fn the_users_turn_is_a_message_and_the_question_is_not() {
             "{which}: {messages:?}"
         );
         assert!(
-            messages.iter().all(|m| !m.contains("What is the name of my cat?")
-                && !m.contains("Grade the answer")),
+            messages
+                .iter()
+                .all(|m| !m.contains("What is the name of my cat?")
+                    && !m.contains("Grade the answer")),
             "{which}: {messages:?}"
         );
     }
@@ -75,6 +77,10 @@ fn each_failure_gets_a_verdict_naming_the_answering_call() {
         case.golden_answers = vec!["Miso".into()];
         let got = InfoFlow::default().attribute(&t, &case).unwrap();
         assert_eq!(got.op_id, answer_op(&t), "{which}: {got:?}");
-        assert_eq!(got.error_type.to_string(), "ResponseError", "{which}: {got:?}");
+        assert_eq!(
+            got.error_type.to_string(),
+            "ResponseError",
+            "{which}: {got:?}"
+        );
     }
 }

@@ -92,9 +92,8 @@ pub(super) fn mark(parts: &mut Parts) {
         .filter(|(v, _)| !producer.contains_key(*v))
         .filter(|(v, _)| !category.get(*v).is_some_and(|c| NOT_TURNS.contains(c)))
         .filter(|(_, ops)| {
-            ops.iter().all(|&op| {
-                is_source(op) && feeds(op) && (!any_write || to_memory.contains(op))
-            })
+            ops.iter()
+                .all(|&op| is_source(op) && feeds(op) && (!any_write || to_memory.contains(op)))
         })
         .map(|(v, _)| (*v).to_owned())
         .collect();
