@@ -493,6 +493,7 @@ fn span(
         otlp_agents::attribute_results(&attrs)
     };
 
+    let tool_result = str_attr("output.value");
     let mut metadata: Map<String, Value> = attrs
         .into_iter()
         .filter(|(k, _)| {
@@ -516,6 +517,11 @@ fn span(
     }
     let status = status_text(raw.status.as_ref());
     metadata.insert("status".into(), Value::String(status.clone()));
+    // A tool's result read as records: kept as said, for a tool span with children (an op
+    // at its end whose result is what its caller reads).
+    if let (Kind::Tool, true, Some(text)) = (kind, outputs.is_empty(), tool_result) {
+        metadata.insert(spans::TOOL_RESULT.into(), Value::String(text));
+    }
     // Kept twin (duplicates): the Langfuse reader fills the same Span fields from its own.
     Ok(Span {
         id: hex_id(raw.span_id),
