@@ -225,7 +225,7 @@ pub(crate) fn mark_question(inputs: &mut [Port]) {
         .rev()
         .find(|p| p.metadata.get("role").and_then(Value::as_str) == Some("user"));
     if let Some(p) = user {
-        p.class = "query".to_owned();
+        "query".clone_into(&mut p.class);
         p.strong = true;
     }
 }

@@ -75,7 +75,7 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         .enumerate()
         .map(|(i, s)| {
             let tool = s.kind == Kind::Tool
-                && !(s.outputs.is_empty() && !s.metadata.contains_key(TOOL_RESULT));
+                && (!s.outputs.is_empty() || s.metadata.contains_key(TOOL_RESULT));
             (has_children[i] && !is_op[i] && (tool || reports_verdict(s))).then(|| scope_op(s))
         })
         .collect();

@@ -99,7 +99,7 @@ pub(super) fn mark(parts: &mut Parts) {
         .collect();
     for (n, id) in parts.nodes.iter_mut().zip(&ids) {
         if turns.contains(id) {
-            n.category = "message".to_owned();
+            "message".clone_into(&mut n.category);
         }
     }
 }
