@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,15 +11,18 @@ import memtrace
 from conftest import ROOT
 
 
-def test_mypy_strict_on_the_package_and_the_examples() -> None:
+# Dask, fsspec and pyarrow ship untyped functions or no stubs: calls into them are not checked.
+def test_mypy_strict_on_the_package_and_the_examples(tmp_path: Path) -> None:
     package = Path(memtrace.__file__).parent
+    # A copy, so mypy does not see the rest of site-packages as top-level modules.
+    shutil.copytree(package, tmp_path / "memtrace", ignore=shutil.ignore_patterns("__pycache__"))
     assert (package / "py.typed").is_file() and (package / "_native.pyi").is_file()
     examples = sorted(str(p) for p in (ROOT / "examples" / "python").glob("*.py"))
     assert examples
     r = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", "--no-incremental",
-         "-p", "memtrace", *examples],
-        capture_output=True, text=True, cwd=package.parent,
+        [sys.executable, "-m", "mypy", "--strict", "--allow-untyped-calls", "--ignore-missing-imports", "--no-incremental",
+         "memtrace", *examples],
+        capture_output=True, text=True, cwd=tmp_path,
     )
     assert r.returncode == 0, r.stdout + r.stderr
 

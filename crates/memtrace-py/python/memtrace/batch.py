@@ -21,7 +21,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set
 
 import fsspec
 
@@ -83,7 +83,7 @@ def attribute_file(
     return [{"file": name, **v.to_dict()} for v in verdicts]
 
 
-def _done(out: str) -> set:
+def _done(out: str) -> Set[str]:
     try:
         with open(out + ".done", encoding="utf-8") as f:
             return {line.rstrip("\n") for line in f if line.strip()}
