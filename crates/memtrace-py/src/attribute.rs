@@ -5,7 +5,9 @@
 use std::time::Instant;
 
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
-use memtrace::attribution::{attribute_case_with, Attribution, Method, MethodSettings, RoleConfig, Roles};
+use memtrace::attribution::{
+    attribute_case_with, Attribution, Method, MethodSettings, RoleConfig, Roles,
+};
 use memtrace::model::FailureCase;
 use memtrace::provider::{run_bounded, ApiKey, HttpLlm, Script, ScriptedLlm};
 use memtrace::Trace;
@@ -76,7 +78,10 @@ impl Runner {
         for spec in &o.roles {
             settings.roles.add_override(spec).map_err(Error::argument)?;
         }
-        for limits in [&mut settings.graphtrace.limits, &mut settings.obstrace.limits] {
+        for limits in [
+            &mut settings.graphtrace.limits,
+            &mut settings.obstrace.limits,
+        ] {
             limits.max_iterations = o.max_iterations;
             limits.history_budget_tokens = o.history_budget_tokens;
         }
@@ -97,7 +102,9 @@ impl Runner {
             replies_out: None,
         };
         // Checked here, with the GIL held, so a bad URL or model is a clear error up front.
-        provider.config(None).map_err(|e| Error::new("provider", e.to_string(), "check base_url and model"))?;
+        provider
+            .config(None)
+            .map_err(|e| Error::new("provider", e.to_string(), "check base_url and model"))?;
         let api_key = o
             .api_key
             .clone()
@@ -145,7 +152,8 @@ impl Runner {
             let result = attribute_case_with(self.method, &self.settings, roles, llm, trace, case)
                 .await
                 .map(|(mut a, _)| {
-                    a.cost.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    a.cost.wall_ms =
+                        u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                     a
                 })
                 .map_err(|e| e.to_string());

@@ -42,7 +42,6 @@ pub struct NativeTrace {
 }
 
 /// Reads a trace from bytes (what `memtrace info` and `memtrace attribute` read).
-#[allow(clippy::needless_pass_by_value, clippy::fn_params_excessive_bools)]
 fn load_native(
     data: &[u8],
     name: String,
@@ -52,7 +51,10 @@ fn load_native(
     failed_if: &[String],
     roles: &[String],
 ) -> Result<NativeTrace, Error> {
-    let format = format.map(Format::parse).transpose().map_err(Error::argument)?;
+    let format = format
+        .map(Format::parse)
+        .transpose()
+        .map_err(Error::argument)?;
     let opts = memtrace::LoadOptions {
         format,
         lenient,
@@ -65,11 +67,11 @@ fn load_native(
         None
     } else {
         trace.judge_threshold = judge_threshold.or(trace.judge_threshold);
-        let rules = failed_if
+        let parsed = failed_if
             .iter()
             .map(|r| r.parse::<FailRule>())
             .collect::<Result<Vec<_>, _>>()?;
-        Some(trace.apply_rules(&rules, &[])?)
+        Some(trace.apply_rules(&parsed, &[])?)
     };
     let mut role_config = RoleConfig::default();
     for spec in roles {
@@ -93,7 +95,8 @@ fn load_native(
 /// `load(data, *, name, format, lenient, judge_threshold, failed_if, roles)`.
 #[pyfunction]
 #[pyo3(signature = (data, *, name=None, format=None, lenient=false, judge_threshold=None, failed_if=Vec::new(), roles=Vec::new()))]
-#[allow(clippy::needless_pass_by_value)] // PyO3 passes arguments owned
+// PyO3 passes arguments owned; each keyword of `memtrace.load` is one argument.
+#[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)]
 fn load(
     py: Python<'_>,
     data: &[u8],
@@ -133,18 +136,11 @@ impl NativeTrace {
     }
 
     fn kept(&self) -> Verdicts {
-        self.verdicts
-            .lock()
-            .map(|v| v.clone())
-            .unwrap_or_default()
+        self.verdicts.lock().map(|v| v.clone()).unwrap_or_default()
     }
 
     fn report(&self) -> report::Report {
-        let attributions: Vec<_> = self
-            .kept()
-            .into_values()
-            .filter_map(Result::ok)
-            .collect();
+        let attributions: Vec<_> = self.kept().into_values().filter_map(Result::ok).collect();
         report::build(
             &format!("memtrace report: {}", self.name),
             report::cases_from(&self.name, &self.trace, &attributions),
@@ -227,7 +223,11 @@ impl NativeTrace {
         }
         let mut lines = Vec::with_capacity(outcomes.len());
         let mut kept = self.verdicts.lock().map_err(|_| {
-            Error::new("attribution", "a previous attribution panicked", "load the trace again")
+            Error::new(
+                "attribution",
+                "a previous attribution panicked",
+                "load the trace again",
+            )
         })?;
         for (case, result) in outcomes {
             let mut v: Value = match &result {
@@ -248,7 +248,9 @@ impl NativeTrace {
         let s = py.allow_threads(|| {
             let roles = self.roles_inferred();
             let g = GraphIndex::build(&self.trace).ok();
-            let verdict = InfoFlow::default().attribute_with(&self.trace, roles, c).ok();
+            let verdict = InfoFlow::default()
+                .attribute_with(&self.trace, roles, c)
+                .ok();
             memtrace::story::story_in(&self.trace, g.as_ref(), c, verdict.as_ref(), roles)
         });
         Ok(serde_json::to_string(&s).map_err(Error::from)?)
