@@ -9,6 +9,7 @@ import pydoc
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
@@ -138,3 +139,30 @@ def test_graphtrace_through_an_openai_compatible_server_equals_the_cli(llm_serve
     bad = memtrace.Provider(base_url=llm_server.replace("/v1", "/_fault/401/v1"), model="auto", max_retries=0)
     (v,) = memtrace.load(SMART).attribute("graphtrace", provider=bad)
     assert not v.ok and "401" in (v.error or "")
+
+
+def test_the_gil_is_released_during_load_and_attribute() -> None:
+    """While another thread loads and attributes a real trace, this thread keeps running: the
+    longest pause between its steps is far shorter than the native work."""
+    lab = ROOT / "tests" / "data" / "lab" / "mem0ai" / "openinference" / "26.pb.gz"
+    data = lab.read_bytes()
+    done = threading.Event()
+    spans: List[float] = []
+
+    def work() -> None:
+        t0 = time.perf_counter()
+        memtrace.load(data).attribute()  # two native calls of similar length
+        spans.append(time.perf_counter() - t0)
+        done.set()
+
+    worker = threading.Thread(target=work)
+    ticks = [time.perf_counter()]
+    worker.start()
+    while not done.is_set():
+        time.sleep(0.001)
+        ticks.append(time.perf_counter())
+    worker.join()
+    longest = max(b - a for a, b in zip(ticks, ticks[1:]))
+    assert spans[0] > 0.15, f"too little native work to tell ({spans[0]:.3f} s)"
+    # With the GIL held, this thread would wait out the longer call: over half the span.
+    assert longest < spans[0] / 4, f"this thread paused {longest:.3f} s of {spans[0]:.3f} s"
