@@ -22,6 +22,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--scheduler", help="address of a running Dask scheduler")
     ap.add_argument("--method", default="infoflow")
+    ap.add_argument("--sidecars", action="store_true", help="merge NAME.annotations.json beside each trace")
     args = ap.parse_args()
     if args.scheduler:
         client = Client(args.scheduler)
@@ -29,7 +30,9 @@ def main() -> None:
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
         client = Client(cluster)
     with client:
-        s = batch.attribute_folder(args.traces, args.out, client=client, method=args.method)
+        s = batch.attribute_folder(
+            args.traces, args.out, client=client, method=args.method, sidecars=args.sidecars
+        )
     rows = batch.to_parquet(args.out, args.out.rsplit(".", 1)[0] + ".parquet")
     print(f"{s.traces} traces attributed, {s.skipped} skipped (done before): "
           f"{s.verdicts} verdicts, {s.errors} error rows; {rows} rows in Parquet")

@@ -166,3 +166,14 @@ def test_the_gil_is_released_during_load_and_attribute() -> None:
     assert spans[0] > 0.15, f"too little native work to tell ({spans[0]:.3f} s)"
     # With the GIL held, this thread would wait out the longer call: over half the span.
     assert longest < spans[0] / 4, f"this thread paused {longest:.3f} s of {spans[0]:.3f} s"
+
+
+def test_annotations_merge_as_the_cli_does() -> None:
+    lab = ROOT / "tests" / "data" / "lab" / "mem0ai" / "openinference"
+    trace = memtrace.load(lab / "26.pb.gz", annotations=lab / "26.annotations.json")
+    want = run_cli("attribute", "--json", str(lab / "26.pb.gz"), "--annotations", str(lab / "26.annotations.json"))
+    assert want and without_wall_time([v.to_dict() for v in trace.attribute()]) == without_wall_time(want)
+    assert trace.info().annotations > 0 and any(c.annotation for c in trace.cases())
+    with pytest.raises(memtrace.MemtraceError) as e:
+        memtrace.load(SMART, annotations=lab / "26.annotations.json")
+    assert e.value.kind == "argument" and "annotations" in e.value.message

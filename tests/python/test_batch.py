@@ -68,3 +68,20 @@ def test_dask_example_two_workers(tmp_path: Path) -> None:
     table = pq.read_table(str(tmp_path / "verdicts.parquet"))
     assert table.num_rows == len(rows)
     assert {"file", "case_id", "op_id", "error_type", "question", "error", "error_kind"} <= set(table.column_names)
+
+
+def test_sidecar_annotations_are_merged(tmp_path: Path) -> None:
+    from dask.distributed import Client, LocalCluster
+
+    lab = ROOT / "tests" / "data" / "lab" / "mem0ai" / "openinference"
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    for name in ("26.pb.gz", "26.annotations.json"):
+        shutil.copy(lab / name, folder / name)
+    out = tmp_path / "rows.jsonl"
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+        s = batch.attribute_folder(str(folder), str(out), client=client, sidecars=True)
+    assert (s.traces, s.skipped, s.errors) == (1, 0, 0)
+    want = run_cli("attribute", "--json", str(lab / "26.pb.gz"), "--annotations", str(lab / "26.annotations.json"))
+    got = [{k: v for k, v in r.items() if k != "file"} for r in batch.read_rows(str(out))]
+    assert want and without_wall_time(got) == without_wall_time(want)

@@ -15,7 +15,7 @@ use memtrace::algo::GraphIndex;
 use memtrace::attribution::replay::decisive_set;
 use memtrace::attribution::results::{self, Labels, Verdicts};
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
-use memtrace::format::{smartcomment, Conventions, Format};
+use memtrace::format::{sidecar, smartcomment, Conventions, Format};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::{Detection, FailRule, FailureCase};
 use memtrace::report;
@@ -41,16 +41,26 @@ pub struct NativeTrace {
     verdicts: Mutex<Verdicts>,
 }
 
-/// Reads a trace from bytes (what `memtrace info` and `memtrace attribute` read).
-fn load_native(
-    data: &[u8],
-    name: String,
-    format: Option<&str>,
+/// The keywords of `load`, as the CLI's flags of the same names.
+struct LoadArgs<'a> {
+    annotations: Option<&'a [u8]>,
+    format: Option<&'a str>,
     lenient: bool,
     judge_threshold: Option<f64>,
-    failed_if: &[String],
-    roles: &[String],
-) -> Result<NativeTrace, Error> {
+    failed_if: &'a [String],
+    roles: &'a [String],
+}
+
+/// Reads a trace from bytes (what `memtrace info` and `memtrace attribute` read).
+fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrace, Error> {
+    let LoadArgs {
+        annotations,
+        format,
+        lenient,
+        judge_threshold,
+        failed_if,
+        roles,
+    } = *a;
     let format = format
         .map(Format::parse)
         .transpose()
@@ -62,6 +72,18 @@ fn load_native(
     };
     let loaded = memtrace::load(data, opts)?;
     let mut trace = loaded.trace;
+    // As the CLI's `--annotations FILE`: ground truth merged into the trace whose questions it names.
+    if let Some(bytes) = annotations {
+        let records = sidecar::parse(bytes)?;
+        if !sidecar::fits(&trace, &records) {
+            let first = records.first().map_or("", |r| r.query_id.as_str());
+            return Err(Error::argument(format!(
+                "the annotations name questions (e.g. {first:?}) that {name} does not have; \
+                 pass the trace the annotations were exported from"
+            )));
+        }
+        sidecar::merge(&mut trace, records)?;
+    }
     // As the CLI's `--failed-if` and `--judge-threshold`: cases found again only when given.
     let detection = if failed_if.is_empty() && judge_threshold.is_none() {
         None
@@ -92,14 +114,15 @@ fn load_native(
     })
 }
 
-/// `load(data, *, name, format, lenient, judge_threshold, failed_if, roles)`.
+/// `load(data, *, annotations, name, format, lenient, judge_threshold, failed_if, roles)`.
 #[pyfunction]
-#[pyo3(signature = (data, *, name=None, format=None, lenient=false, judge_threshold=None, failed_if=Vec::new(), roles=Vec::new()))]
+#[pyo3(signature = (data, *, annotations=None, name=None, format=None, lenient=false, judge_threshold=None, failed_if=Vec::new(), roles=Vec::new()))]
 // PyO3 passes arguments owned; each keyword of `memtrace.load` is one argument.
 #[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)]
 fn load(
     py: Python<'_>,
     data: &[u8],
+    annotations: Option<&[u8]>,
     name: Option<String>,
     format: Option<String>,
     lenient: bool,
@@ -109,15 +132,15 @@ fn load(
 ) -> PyResult<NativeTrace> {
     let name = name.unwrap_or_else(|| "trace.json".to_owned());
     Ok(py.allow_threads(|| {
-        load_native(
-            data,
-            name,
-            format.as_deref(),
+        let args = LoadArgs {
+            annotations,
+            format: format.as_deref(),
             lenient,
             judge_threshold,
-            &failed_if,
-            &roles,
-        )
+            failed_if: &failed_if,
+            roles: &roles,
+        };
+        load_native(data, name, &args)
     })?)
 }
 

@@ -19,6 +19,7 @@ class NativeTrace:
 def load(
     data: bytes,
     *,
+    annotations: Optional[bytes] = None,
     name: Optional[str] = None,
     format: Optional[str] = None,
     lenient: bool = False,

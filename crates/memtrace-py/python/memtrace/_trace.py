@@ -70,6 +70,7 @@ def _read(source: Source) -> "tuple[bytes, str]":
 def load(
     source: Source,
     *,
+    annotations: Optional[Source] = None,
     format: Optional[str] = None,
     lenient: bool = False,
     judge_threshold: Optional[float] = None,
@@ -81,6 +82,8 @@ def load(
     Langfuse; gzip or zstd compressed too.
 
     source: a path, the file's bytes, or a binary file object.
+    annotations: an annotation file (a ``.annotations.json`` sidecar, or one the page
+    exported), the same kinds of source: its ground truth is merged into the trace.
     format: ``smartcomment``, ``otlp`` or ``langfuse`` instead of detecting it.
     lenient: keep what is valid; ``Trace.problems()`` lists what was dropped.
     judge_threshold: a graded judge score below this fails the question (default 0.5).
@@ -95,6 +98,7 @@ def load(
     data, shown = _read(source)
     native = _native.load(
         data,
+        annotations=_read(annotations)[0] if annotations is not None else None,
         name=name or shown,
         format=format,
         lenient=lenient,

@@ -62,19 +62,33 @@ def list_traces(source: str, suffixes: Sequence[str] = SUFFIXES) -> List[str]:
     return sorted(out)
 
 
+def sidecar(path: str) -> str:
+    """Where the annotations of a trace are: ``26.pb.gz`` → ``26.annotations.json``."""
+    base = path
+    for ext in (".gz", ".zst", ".pb", ".jsonl", ".json"):
+        base = base[: -len(ext)] if base.endswith(ext) else base
+    return base + ".annotations.json"
+
+
 def attribute_file(
     path: str,
     name: str,
     method: str = "infoflow",
     provider: Optional[Provider] = None,
     options: Optional[Dict[str, Any]] = None,
+    sidecars: bool = False,
 ) -> List[Dict[str, Any]]:
     """One task: the rows of one trace file (its verdicts, or one error row), each with
-    ``file`` set to ``name``."""
+    ``file`` set to ``name``; with ``sidecars``, the trace's ``.annotations.json`` beside it
+    (see ``sidecar``) is merged when there is one."""
     try:
         with fsspec.open(path, "rb") as f:
             data = f.read()
-        trace = load(data, name=name)
+        annotations = None
+        fs, side = fsspec.core.url_to_fs(sidecar(path))
+        if sidecars and fs.exists(side):
+            annotations = fs.cat_file(side)
+        trace = load(data, name=name, annotations=annotations)
         verdicts = trace.attribute(method, provider=provider, **(options or {}))
     except MemtraceError as e:
         return [{"file": name, "error": e.message, "error_kind": e.kind}]
@@ -99,6 +113,7 @@ def attribute_folder(
     method: str = "infoflow",
     provider: Optional[Provider] = None,
     files: Optional[Iterable[str]] = None,
+    sidecars: bool = False,
     **options: Any,
 ) -> Summary:
     """Attributes every trace under ``source`` with ``method``, one Dask task per trace, and
@@ -107,6 +122,7 @@ def attribute_folder(
     client: a ``dask.distributed.Client`` (default: the current one, else a local cluster).
     provider: the LLM for graphtrace / obstrace / the baselines (``memtrace.Provider``).
     files: the trace paths to run (default: ``list_traces(source)``).
+    sidecars: merge each trace's ``NAME.annotations.json`` ground truth when it is there.
     options: more keyword arguments of ``Trace.attribute`` (``roles``, ``prior``, …).
     Traces listed in ``out + ".done"`` (finished by an earlier run) are skipped.
     """
@@ -133,6 +149,7 @@ def attribute_folder(
             method=method,
             provider=provider,
             options=options,
+            sidecars=sidecars,
             pure=False,
         )
         by_key = {f.key: names[p] for f, p in zip(futures, todo)}
