@@ -51,6 +51,13 @@ def test_decisive_set_equals_the_cli() -> None:
     assert sets and [trace.decisive_set(c.query_id).to_dict() for c in trace.cases()] == sets
 
 
+@pytest.mark.parametrize("path", [SMART, OTLP])
+def test_verify_equals_the_cli(path: Path) -> None:
+    got = [v.to_dict() for v in memtrace.load(path).attribute(verify=True)]
+    assert got and all("counterfactual" in v for v in got)
+    assert without_wall_time(got) == without_wall_time(run_cli("attribute", "--json", "--verify", str(path)) or [])
+
+
 def test_verdict_dataclass_round_trips_and_exports_use_it() -> None:
     trace = memtrace.load(SMART)
     (v,) = trace.attribute()

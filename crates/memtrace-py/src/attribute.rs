@@ -4,12 +4,14 @@
 
 use std::time::Instant;
 
+use memtrace::attribution::counterfactual::{check_with, Check, Outcome as CheckOutcome};
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
 use memtrace::attribution::{
     attribute_case_with, Attribution, Method, MethodSettings, RoleConfig, Roles,
 };
+use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::FailureCase;
-use memtrace::provider::{run_bounded, ApiKey, HttpLlm, Script, ScriptedLlm};
+use memtrace::provider::{run_bounded, ApiKey, HttpLlm, Script, ScriptedLlm, Usage};
 use memtrace::Trace;
 use memtrace_cli::http::{NativeTransport, ThreadSleep};
 use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice, KEY_ENV};
@@ -36,6 +38,31 @@ pub struct Options {
     timeout_ms: u64,
     max_retries: u32,
     max_tokens: Option<u32>,
+    verify: bool,
+}
+
+/// One case's outcome: the verdict or why not, and the counterfactual check when asked.
+pub type Outcome = (FailureCase, Result<Attribution, String>, Option<Check>);
+
+/// The counterfactual check of a verdict, as the CLI runs it: the simulated memory-system model
+/// replays when no LLM is configured (the echo stand-in cannot answer), else the LLM.
+async fn verify(
+    llm: &CliLlm,
+    trace: &Trace,
+    roles: &Roles,
+    case: &FailureCase,
+    op_id: &str,
+) -> Check {
+    match llm {
+        CliLlm::Simulated(_) => check_with(&SimulatedLlm, trace, roles, case, op_id).await,
+        llm @ CliLlm::Http(..) => check_with(llm, trace, roles, case, op_id).await,
+    }
+    .unwrap_or_else(|e| Check {
+        outcome: CheckOutcome::NotReplayable,
+        detail: format!("the replay failed: {e}"),
+        replayed_answer: None,
+        usage: Usage::default(),
+    })
 }
 
 /// A method ready to run, with its provider settings.
@@ -44,6 +71,7 @@ pub struct Runner {
     settings: MethodSettings,
     provider: ProviderArgs,
     api_key: Option<String>,
+    verify: bool,
 }
 
 impl Runner {
@@ -115,6 +143,7 @@ impl Runner {
             settings,
             provider,
             api_key,
+            verify: o.verify,
         })
     }
 
@@ -133,16 +162,22 @@ impl Runner {
     }
 
     /// Attributes `cases` of `trace` in order, calling `tick(done, total)` after each; a case
-    /// that gets no verdict carries why. Wall time per case is measured as the CLI does.
+    /// that gets no verdict carries why. Wall time per case is measured as the CLI does; with
+    /// `verify`, each verdict is checked by counterfactual replay as `attribute --verify` does.
     pub fn run(
         &self,
         trace: &Trace,
         cases: &[FailureCase],
         tick: impl Fn(usize, usize),
-    ) -> Vec<(FailureCase, Result<Attribution, String>)> {
+    ) -> Vec<Outcome> {
         let llm = match self.llm() {
             Ok(l) => l,
-            Err(e) => return cases.iter().map(|c| (c.clone(), Err(e.clone()))).collect(),
+            Err(e) => {
+                return cases
+                    .iter()
+                    .map(|c| (c.clone(), Err(e.clone()), None))
+                    .collect()
+            }
         };
         let roles = &Roles::infer(trace, &self.settings.roles);
         let done = std::cell::Cell::new(0);
@@ -157,9 +192,13 @@ impl Runner {
                     a
                 })
                 .map_err(|e| e.to_string());
+            let checked = match (&result, self.verify) {
+                (Ok(a), true) => Some(verify(llm, trace, roles, case, &a.op_id).await),
+                _ => None,
+            };
             done.set(done.get() + 1);
             tick(done.get(), cases.len());
-            (case.clone(), result)
+            (case.clone(), result, checked)
         });
         futures_executor::block_on(work)
     }

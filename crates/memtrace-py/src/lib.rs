@@ -252,13 +252,16 @@ impl NativeTrace {
                 "load the trace again",
             )
         })?;
-        for (case, result) in outcomes {
+        for (case, result, checked) in outcomes {
             let mut v: Value = match &result {
                 Ok(a) => serde_json::to_value(a).map_err(Error::from)?,
                 Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),
             };
             v["question"] = serde_json::to_value(memtrace::model::question_ref(&self.trace, &case))
                 .map_err(Error::from)?;
+            if let Some(c) = checked {
+                v["counterfactual"] = serde_json::to_value(c).map_err(Error::from)?;
+            }
             lines.push(v.to_string());
             kept.insert(case.query_id.clone(), result);
         }

@@ -141,6 +141,7 @@ class Trace:
         max_iterations: int = 40,
         history_budget_tokens: int = 60_000,
         roles: Sequence[str] = (),
+        verify: bool = False,
         progress: Optional[Progress] = None,
     ) -> List[Verdict]:
         """Attributes each failed case (or only ``case``) to its earliest decisive faulty op —
@@ -156,6 +157,8 @@ class Trace:
         max_iterations: agents call the LLM at most this many times per case.
         history_budget_tokens: agents summarize older turns past this many tokens.
         roles: ``"NAME=ROLE"`` overrides on top of those given to ``load``.
+        verify: check each verdict by counterfactual replay (``Verdict.counterfactual``:
+        verified / refuted / not-replayable), as ``memtrace attribute --verify``.
         progress: called as ``progress(done, total)`` after each case.
 
         A case without a verdict gets a ``Verdict`` whose ``error`` says why; a bad argument
@@ -177,6 +180,7 @@ class Trace:
             "timeout_ms": p.timeout_ms if p else 60_000,
             "max_retries": p.max_retries if p else 6,
             "max_tokens": p.max_tokens if p else None,
+            "verify": verify,
         }
         lines = self._native.attribute(case, options, progress)
         return [Verdict.from_dict(json.loads(line)) for line in lines]

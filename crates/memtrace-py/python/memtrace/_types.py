@@ -119,6 +119,9 @@ class Verdict(_Result):
     cost: Optional[Cost] = None
     method: Optional[str] = None
     error: Optional[str] = None
+    # With verify=True: the counterfactual check (outcome, detail, replayed_answer, usage).
+    counterfactual: Optional[Dict[str, Any]] = None
+    _omit_none = ("counterfactual",)
 
     @property
     def ok(self) -> bool:
