@@ -3,7 +3,7 @@
 use super::*;
 use crate::attribution::roles::OpRole;
 use crate::attribution::InfoFlow;
-use crate::format::bundle;
+use crate::format::{bundle, LoadOptions};
 use crate::model::{ErrorType, Mark};
 
 const DEMO: &[u8] = include_bytes!("../../www/demo.json");
@@ -24,7 +24,7 @@ fn demo() -> Project {
 #[test]
 fn a_trace_a_bundle_and_annotations_are_each_sorted() {
     assert!(matches!(
-        open("demo.json", DEMO, Default::default()).unwrap(),
+        open("demo.json", DEMO, LoadOptions::default()).unwrap(),
         Opened::Trace(_)
     ));
     let settings = serde_json::json!({"rules": ["output~never-matches-xyz"], "zoom": 2});
@@ -33,7 +33,7 @@ fn a_trace_a_bundle_and_annotations_are_each_sorted() {
         traces,
         settings: s,
         raw_settings,
-    } = open("p.memtrace", &b, Default::default()).unwrap()
+    } = open("p.memtrace", &b, LoadOptions::default()).unwrap()
     else {
         panic!("a bundle")
     };
@@ -43,21 +43,21 @@ fn a_trace_a_bundle_and_annotations_are_each_sorted() {
     assert_eq!(raw_settings["zoom"], 2);
     let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
     assert!(matches!(
-        open("a.annotations.json", ann, Default::default()).unwrap(),
+        open("a.annotations.json", ann, LoadOptions::default()).unwrap(),
         Opened::Annotations(r) if r.len() == 1
     ));
 }
 
 #[test]
 fn bad_files_give_errors_that_name_the_file() {
-    let e = open("x.json", b"{not json", Default::default()).unwrap_err();
+    let e = open("x.json", b"{not json", LoadOptions::default()).unwrap_err();
     assert!(matches!(e, SessionError::Format { .. }));
     assert!(e.to_string().starts_with("x.json: "), "{e}");
     let b = bundle::export(
         &[("a.json".to_owned(), DEMO)],
         &serde_json::json!({"rules": ["bogus=1"]}),
     );
-    let e = open("p.memtrace", &b, Default::default()).unwrap_err();
+    let e = open("p.memtrace", &b, LoadOptions::default()).unwrap_err();
     assert!(
         e.to_string().starts_with("p.memtrace: settings.rules[0]"),
         "{e}"
