@@ -12,7 +12,7 @@
 //!   outcome), [`cost_usd`]`(price, usage)`.
 //! - [`tally()`]`(trace, verdicts, labels, source) -> Tally` for one trace's report.
 //! - [`Setup::check`]: the optimize split (train / held-out overlap, missing conversations).
-//! - [`retry_case`], [`with_retries`], [`CASE_ATTEMPTS`]: the one retry policy per case.
+//! - [`retry_case`], [`with_retries`], [`with_retries_async`], [`CASE_ATTEMPTS`]: the one retry policy per case.
 //!
 //! Every error is a [`SessionError`] (or [`SetupError`]): typed, with a sentence saying what to do.
 
@@ -28,7 +28,7 @@ mod tests;
 
 pub use open::{open, parse_rules, BundleTrace, Opened, Settings};
 pub use project::{Added, Entry, Project};
-pub use retry::{retry_case, with_retries, CASE_ATTEMPTS};
+pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};
 pub use verdict::{cost_usd, Label, Verdict, VerdictCost};

@@ -18,8 +18,8 @@ pub fn retry_case(attempt: u32, error: &AttributionError) -> bool {
 }
 
 /// Runs `run` (given the 1-based attempt number) until it succeeds or [`retry_case`] says stop;
-/// the last error when none succeeded. For a host whose runs are synchronous (the CLI, the
-/// module's blocking calls); an async host loops over [`retry_case`] itself.
+/// the last error when none succeeded. For synchronous runs; [`with_retries_async`] for the
+/// LLM methods.
 ///
 /// # Errors
 /// The last attempt's error.
@@ -29,6 +29,25 @@ pub fn with_retries<T>(
     let mut attempt = 1;
     loop {
         match run(attempt) {
+            Ok(v) => return Ok(v),
+            Err(e) if retry_case(attempt, &e) => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// As [`with_retries`], for runs that are futures (the LLM methods in every host).
+///
+/// # Errors
+/// The last attempt's error.
+pub async fn with_retries_async<T, F, Fut>(mut run: F) -> Result<T, AttributionError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: std::future::Future<Output = Result<T, AttributionError>>,
+{
+    let mut attempt = 1;
+    loop {
+        match run(attempt).await {
             Ok(v) => return Ok(v),
             Err(e) if retry_case(attempt, &e) => attempt += 1,
             Err(e) => return Err(e),
@@ -68,6 +87,13 @@ mod tests {
             }
         });
         assert_eq!((ok, n), (Ok(2), 2));
+        let mut seen = Vec::new();
+        let r: Result<(), _> = futures_executor::block_on(with_retries_async(|n| {
+            seen.push(n);
+            std::future::ready(Err(transient()))
+        }));
+        assert!(r.is_err());
+        assert_eq!(seen, vec![1, 2, 3]);
     }
 
     #[test]
