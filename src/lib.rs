@@ -21,6 +21,7 @@ pub mod model;
 pub mod optimize;
 pub mod provider;
 pub mod report;
+pub mod session;
 pub mod story;
 pub mod text;
 pub mod util;

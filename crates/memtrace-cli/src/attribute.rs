@@ -15,6 +15,7 @@ use memtrace::attribution::{
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::{question_ref, FailureCase};
 use memtrace::provider::run_bounded;
+use memtrace::session::with_retries_async;
 use memtrace::Trace;
 use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
 
@@ -136,10 +137,12 @@ impl Runner {
         self.progress.add(cases.len());
         let work = run_bounded(cases, self.concurrency, |case| async move {
             let started = Instant::now();
-            let result =
+            // The session's one retry policy: a failed run is tried again unless that cannot help.
+            let result = with_retries_async(|_| {
                 attribute_case_with(self.method, &self.settings, roles, &self.llm, trace, case)
-                    .await
-                    .map(|(a, _)| a);
+            })
+            .await
+            .map(|(a, _)| a);
             let result = result.map(|mut a| {
                 a.cost.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 a

@@ -8,10 +8,10 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use memtrace::attribution::roles::OpRole;
-use memtrace::format::{bundle, load, sidecar, Format, Loaded};
-use memtrace::model::{AnnotationRecord, Detection, FailRule, Mark};
+use memtrace::format::{load, sidecar, Format, Loaded};
+use memtrace::model::{AnnotationRecord, Detection};
+use memtrace::session::{self, Opened, Settings};
 use memtrace::Trace;
-use serde::Deserialize;
 
 use crate::rules::{ReadArgs, RuleArgs};
 
@@ -44,64 +44,48 @@ impl Input {
     }
 }
 
-/// The part of the page's settings that changes analysis; the rest is the page's own.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Project {
-    current: Option<String>,
-    roles: BTreeMap<String, BTreeMap<String, OpRole>>,
-    rules: Vec<String>,
-    marks: BTreeMap<String, Vec<Mark>>,
-}
-
-/// Reads `path` (a trace in any readable format, or a bundle) into the traces it holds, with
-/// failure cases found by `rules` and annotations merged from `rules.annotations`.
+/// Reads `path` (a trace in any readable format, or a bundle: sorted by
+/// [`memtrace::session::open`]) into the traces it holds, with failure cases found by `rules`
+/// and annotations merged from `rules.annotations`.
 ///
 /// # Errors
-/// An unreadable file, a trace or bundle that does not load, a bad saved rule, or an annotation
-/// file that fits none of the traces.
+/// An unreadable file, a trace or bundle that does not load, a bad saved rule, an annotation
+/// file given as the trace, or an annotation file that fits none of the traces.
 pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
     let bytes = bytes(path)?;
     let records = match &rules.annotations {
         Some(file) => Some((file.as_path(), annotation_file(file)?)),
         None => None,
     };
-    let (files, settings) = if bundle::is_bundle(&bytes) {
-        let b = bundle::parse::<Project>(&bytes)
-            .with_context(|| format!("{}: not a readable memtrace bundle", path.display()))?;
-        let files: Vec<(String, Vec<u8>)> = b
-            .traces
-            .into_iter()
-            .map(|f| (f.name, f.content.into_bytes()))
-            .collect();
-        (files, b.settings)
+    let shown = if path.as_os_str() == "-" {
+        "<stdin>".to_owned()
     } else {
-        (vec![(String::new(), bytes)], Project::default())
+        path.display().to_string()
     };
-    let mut saved_rules = Vec::new();
-    for (i, text) in settings.rules.iter().enumerate() {
-        let rule: FailRule = text.parse().with_context(|| {
-            format!(
-                "{}: settings.rules[{i}] (a failure rule saved by the page)",
-                path.display()
-            )
-        })?;
-        saved_rules.push(rule);
-    }
+    let (files, settings) = match session::open(&shown, &bytes, rules.read.options())? {
+        Opened::Trace(loaded) => (vec![(String::new(), Ok(*loaded))], Settings::default()),
+        Opened::Bundle {
+            traces, settings, ..
+        } => (
+            traces.into_iter().map(|t| (t.name, t.loaded)).collect(),
+            settings,
+        ),
+        Opened::Annotations(_) => bail!(
+            "{shown} is an annotation file, not a trace: pass the trace, and this file with \
+             --annotations {shown}"
+        ),
+    };
+    let saved_rules = settings.parsed_rules(&shown)?;
     let mut out = Vec::with_capacity(files.len());
     let mut annotated = false;
-    for (file_name, content) in files {
-        let shown = if path.as_os_str() == "-" {
-            "<stdin>".to_owned()
-        } else {
-            path.display().to_string()
-        };
+    for (file_name, loaded) in files {
         let name = if file_name.is_empty() {
-            shown
+            shown.clone()
         } else {
             format!("{shown}:{file_name}")
         };
-        let loaded = load_reporting(&content, rules.read, &name)?;
+        let loaded = loaded.with_context(|| name.clone())?;
+        report_problems(&loaded, &name);
         let mut trace = loaded.trace;
         if let Some((file, records)) = &records {
             if sidecar::fits(&trace, records) {
@@ -166,10 +150,15 @@ pub fn bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
 /// A trace that does not load.
 pub fn load_reporting(content: &[u8], read: ReadArgs, name: &str) -> anyhow::Result<Loaded> {
     let loaded = load(content, read.options()).with_context(|| name.to_owned())?;
+    report_problems(&loaded, name);
+    Ok(loaded)
+}
+
+/// In lenient mode, each problem of `loaded` on stderr.
+fn report_problems(loaded: &Loaded, name: &str) {
     for p in &loaded.problems {
         eprintln!("warning: {name}: skipped: {p}");
     }
-    Ok(loaded)
 }
 
 fn annotation_file(file: &Path) -> anyhow::Result<Vec<AnnotationRecord>> {

@@ -7,6 +7,7 @@ use memtrace::attribution::counterfactual::check_with;
 use memtrace::attribution::{attribute_case_with, Method, MethodSettings};
 use memtrace::model::FailureCase;
 use memtrace::provider::{run_bounded, ApiKey, ApiKind, CancelToken, HttpLlm, ProviderConfig};
+use memtrace::session::with_retries_async;
 use memtrace_fetch::{FetchTransport, TimerSleep};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -199,10 +200,12 @@ async fn run(
         async move {
             let result = match llm {
                 _ if token.is_cancelled() => Err("cancelled".to_owned()),
-                Some(llm) => attribute_case_with(method, settings, roles, llm, &inner.trace, case)
-                    .await
-                    .map(|(a, _)| a)
-                    .map_err(|e| e.to_string()),
+                Some(llm) => with_retries_async(|_| {
+                    attribute_case_with(method, settings, roles, llm, &inner.trace, case)
+                })
+                .await
+                .map(|(a, _)| a)
+                .map_err(|e| e.to_string()),
                 None => {
                     let o = infoflow(inner, std::slice::from_ref(case));
                     o.into_iter()

@@ -86,9 +86,11 @@ impl ProviderSettings {
 
     /// What `usage` costs at these prices.
     pub fn cost_usd(&self, usage: Usage) -> f64 {
-        #[allow(clippy::cast_precision_loss)] // token counts are far below 2^52
-        let (i, o) = (usage.input_tokens as f64, usage.output_tokens as f64);
-        (i * self.input_usd_per_mtok + o * self.output_usd_per_mtok) / 1e6
+        let price = memtrace::provider::Price {
+            input_usd_per_mtok: self.input_usd_per_mtok,
+            output_usd_per_mtok: self.output_usd_per_mtok,
+        };
+        memtrace::session::cost_usd(price, usage)
     }
 }
 

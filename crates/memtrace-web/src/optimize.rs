@@ -9,6 +9,7 @@ use memtrace::optimize::closed_loop::{LoopConfig, LoopState, Phase, PromptVersio
 use memtrace::optimize::compare::{compare, Comparison};
 use memtrace::optimize::export;
 use memtrace::provider::{Price, PriceTable};
+use memtrace::session;
 use serde::{Deserialize, Serialize};
 
 use crate::llm_run::ProviderSettings;
@@ -145,37 +146,19 @@ pub fn parse_positions(text: &str) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
-/// Checks the split against `count` conversations.
+/// Checks the split against `count` conversations: the session's [`session::Setup::check`].
 ///
 /// # Errors
 /// A sentence saying what to change.
 pub fn check_setup(setup: &Setup, count: usize) -> Result<(), String> {
-    if setup.train.is_empty() {
-        return Err("choose at least one training conversation".into());
+    session::Setup {
+        rounds: setup.rounds,
+        train: setup.train.clone(),
+        heldout: setup.heldout.clone(),
+        top_k: setup.top_k,
     }
-    if let Some(n) = setup
-        .train
-        .iter()
-        .chain(&setup.heldout)
-        .find(|&&n| n >= count)
-    {
-        return Err(format!(
-            "conversation {n} does not exist: {count} are loaded (0 to {})",
-            count.saturating_sub(1)
-        ));
-    }
-    if let Some(n) = setup.train.iter().find(|n| setup.heldout.contains(n)) {
-        return Err(format!(
-            "conversation {n} is both train and held-out: pick one"
-        ));
-    }
-    if !(1..=10).contains(&setup.rounds) {
-        return Err("rounds: 1 to 10".into());
-    }
-    if !(1..=50).contains(&setup.top_k) {
-        return Err("top_k: 1 to 50".into());
-    }
-    Ok(())
+    .check(count)
+    .map_err(|e| e.to_string())
 }
 
 /// The loop's settings: the split, and the optimizer's model priced at the page's prices.

@@ -8,9 +8,7 @@ use std::rc::Rc;
 
 use memtrace::attribution::counterfactual::{self, Check};
 use memtrace::attribution::transcript::{reply_steps, Step};
-use memtrace::attribution::{
-    attribute_case_with, AttributionError, Method, MethodSettings, RoleConfig, Roles,
-};
+use memtrace::attribution::{attribute_case_with, Method, MethodSettings, RoleConfig, Roles};
 use memtrace::provider::{
     ApiKey, CancelToken, ChatMessage, ChatRequest, ChatResponse, ChatRole, HttpLlm, Llm,
     ProviderError, RetryPolicy, ToolCall, Usage,
@@ -22,10 +20,8 @@ use super::http::{FetchTransport, TimerSleep};
 use crate::llm_run::{verdict_of, ProviderSettings};
 use crate::state::Verdict;
 
-/// Attempts per case: a case whose run fails (after the provider's own retries) is tried again
-/// this many times in all before it is reported failed — unless the failure is permanent (a
-/// rejected key, a wrong URL or model), which ends the case at once.
-pub const CASE_ATTEMPTS: u32 = 3;
+/// Attempts per case: the session's one retry policy ([`memtrace::session::retry_case`]).
+pub const CASE_ATTEMPTS: u32 = memtrace::session::CASE_ATTEMPTS;
 
 /// What a running batch reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -214,7 +210,7 @@ pub async fn run_cases(
         });
         let mut last = String::new();
         let mut verdict = None;
-        for _ in 0..CASE_ATTEMPTS {
+        for attempt in 1..=CASE_ATTEMPTS {
             if stopper.stopped() {
                 break;
             }
@@ -226,9 +222,7 @@ pub async fn run_cases(
                 }
                 Err(e) => {
                     last = e.to_string();
-                    // A run that ended without a valid answer (the step cap, replies that stayed
-                    // malformed) is the model's answer: running it again would only pay twice.
-                    if e.is_permanent() || matches!(e, AttributionError::Unresolvable { .. }) {
+                    if !memtrace::session::retry_case(attempt, &e) {
                         break;
                     }
                 }

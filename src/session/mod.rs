@@ -1,0 +1,62 @@
+//! The session layer: what every host (the page, the CLI, the JS module, the Python package)
+//! does with a project, so that hosts hold no domain logic. Pure like the rest of the core.
+//!
+//! Public surface:
+//! - [`open`]`(name, bytes, options) -> Opened` sorts a file into a trace, a bundle (traces and
+//!   saved [`Settings`]) or annotations, decompressing it first.
+//! - [`Project`]: the open traces ([`Entry`]), [`Verdict`]s and [`Label`]s per trace and
+//!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
+//!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
+//!   [`Project::pending`], [`Project::tally`], [`Project::settings`].
+//! - [`Verdict`] (the core `Attribution` + [`VerdictCost`] + transcript + counterfactual
+//!   outcome), [`cost_usd`]`(price, usage)`.
+//! - [`tally()`]`(trace, verdicts, labels, source) -> Tally` for one trace's report.
+//! - [`Setup::check`]: the optimize split (train / held-out overlap, missing conversations).
+//! - [`retry_case`], [`with_retries`], [`with_retries_async`], [`CASE_ATTEMPTS`]: the one retry policy per case.
+//!
+//! Every error is a [`SessionError`] (or [`SetupError`]): typed, with a sentence saying what to do.
+
+mod open;
+mod project;
+mod retry;
+mod setup;
+mod tally;
+mod verdict;
+
+#[cfg(test)]
+mod tests;
+
+pub use open::{open, parse_rules, BundleTrace, Opened, Settings};
+pub use project::{Added, Entry, Project};
+pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
+pub use setup::{Setup, SetupError};
+pub use tally::{tally, Bar, Source, Tally};
+pub use verdict::{cost_usd, Label, Verdict, VerdictCost};
+
+use crate::format::FormatError;
+use crate::model::{GraphError, RuleError};
+
+/// Why a session operation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    /// A file that does not read.
+    #[error("{file}: {error}")]
+    Format { file: String, error: FormatError },
+    /// A failure rule that does not parse (`file` is empty for a typed rule).
+    #[error("{}rules[{index}]: {error}", if file.is_empty() { String::new() } else { format!("{file}: settings.") })]
+    Rule {
+        file: String,
+        index: usize,
+        error: RuleError,
+    },
+    #[error("no open trace is named {0:?}")]
+    NoTrace(String),
+    #[error("{trace}: no op has id {op_id:?}")]
+    NoOp { trace: String, op_id: String },
+    #[error("{trace}: {query_id:?} is not a question of this trace")]
+    NoQuestion { trace: String, query_id: String },
+    #[error("{trace}: finding the failure cases: {error}")]
+    Detect { trace: String, error: GraphError },
+    #[error("{file}: its annotations name questions (e.g. {first:?}) that no open trace has; open the trace they were exported from first")]
+    Unfitting { file: String, first: String },
+}

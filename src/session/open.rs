@@ -1,0 +1,134 @@
+//! A file given to memtrace, sorted once for every host: a trace, a project bundle (traces with
+//! the settings the page saved) or an annotation file (ground truth for an open trace).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::SessionError;
+use crate::attribution::roles::OpRole;
+use crate::format::{self, bundle, sidecar, FormatError, LoadOptions, Loaded};
+use crate::model::{AnnotationRecord, FailRule, Mark};
+
+/// The part of a project's saved settings that changes analysis (a host keeps the rest, e.g.
+/// the page's panels, from [`Opened::Bundle`]'s `raw_settings`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// The trace on screen when the project was saved.
+    pub current: Option<String>,
+    /// Role overrides per trace name, op id.
+    pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
+    /// Failure rules as typed (`span=NAME output~REGEX`).
+    pub rules: Vec<String>,
+    /// Questions marked failed, per trace name.
+    pub marks: BTreeMap<String, Vec<Mark>>,
+}
+
+impl Settings {
+    /// The saved failure rules, parsed.
+    ///
+    /// # Errors
+    /// [`SessionError::Rule`] naming the first rule that does not parse.
+    pub fn parsed_rules(&self, file: &str) -> Result<Vec<FailRule>, SessionError> {
+        parse_rules(&self.rules, file)
+    }
+}
+
+/// Parses failure rules typed or saved in `file` (`""` when typed).
+///
+/// # Errors
+/// [`SessionError::Rule`] naming the first rule that does not parse.
+pub fn parse_rules(rules: &[String], file: &str) -> Result<Vec<FailRule>, SessionError> {
+    rules
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            text.parse().map_err(|error| SessionError::Rule {
+                file: file.to_owned(),
+                index,
+                error,
+            })
+        })
+        .collect()
+}
+
+/// One trace of a bundle: its name, and the trace or why it did not load.
+#[derive(Debug)]
+pub struct BundleTrace {
+    pub name: String,
+    /// The file's text, kept for saving the project again.
+    pub bytes: Vec<u8>,
+    pub loaded: Result<Loaded, FormatError>,
+}
+
+/// What a file turned out to be.
+#[derive(Debug)]
+pub enum Opened {
+    /// A trace file.
+    Trace(Box<Loaded>),
+    /// A project bundle: each trace (loaded or not), and its settings.
+    Bundle {
+        traces: Vec<BundleTrace>,
+        settings: Settings,
+        /// All saved settings, for a host's own fields.
+        raw_settings: serde_json::Value,
+    },
+    /// An annotation file: ground truth for the open trace whose questions it names.
+    Annotations(Vec<AnnotationRecord>),
+}
+
+/// Sorts `bytes` (decompressed first when gzip or zstd) into a trace, a bundle or an annotation
+/// file, and reads it. `name` only names the file in errors.
+///
+/// # Errors
+/// [`SessionError::Format`] for a file that does not decompress, a trace that does not load, a
+/// bundle or annotation file that is not valid; [`SessionError::Rule`] for a bad saved rule.
+pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, SessionError> {
+    let located = |error| SessionError::Format {
+        file: name.to_owned(),
+        error,
+    };
+    let bytes = format::decompressed(bytes).map_err(located)?;
+    let bytes: &[u8] = &bytes;
+    if bundle::is_bundle(bytes) {
+        let b = bundle::parse::<serde_json::Value>(bytes).map_err(located)?;
+        let settings: Settings = if b.settings.is_null() {
+            Settings::default()
+        } else {
+            serde_json::from_value(b.settings.clone()).map_err(|e| {
+                located(FormatError::Field {
+                    path: "settings".into(),
+                    message: e.to_string(),
+                })
+            })?
+        };
+        settings.parsed_rules(name)?;
+        let traces = b
+            .traces
+            .into_iter()
+            .map(|f| {
+                let bytes = f.content.into_bytes();
+                let loaded = format::load(&bytes, options);
+                BundleTrace {
+                    name: f.name,
+                    bytes,
+                    loaded,
+                }
+            })
+            .collect();
+        return Ok(Opened::Bundle {
+            traces,
+            settings,
+            raw_settings: b.settings,
+        });
+    }
+    if sidecar::is_annotation_file(bytes) {
+        return sidecar::parse(bytes)
+            .map(Opened::Annotations)
+            .map_err(located);
+    }
+    format::load(bytes, options)
+        .map(|l| Opened::Trace(Box::new(l)))
+        .map_err(located)
+}

@@ -1,0 +1,301 @@
+//! A typed project: the open traces and everything a person or a method added to them.
+
+use std::collections::BTreeMap;
+
+use super::open::{open, parse_rules, Opened, Settings};
+use super::tally::{tally, Source, Tally};
+use super::verdict::{Label, Verdict};
+use super::SessionError;
+use crate::attribution::roles::OpRole;
+use crate::format::{sidecar, Format, LoadOptions};
+use crate::model::{Detection, FailRule, Mark, Trace};
+
+/// One open trace.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub name: String,
+    pub trace: Trace,
+    pub format: Format,
+    /// The file's bytes (decompressed), kept for saving the project.
+    pub bytes: Vec<u8>,
+}
+
+/// What [`Project::open`] did with a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// Traces added, by index into [`Project::traces`]; `errors` for the bundle's traces that did
+    /// not load (file name, message).
+    Traces {
+        added: Vec<usize>,
+        errors: Vec<(String, String)>,
+    },
+    /// Annotations merged into this trace.
+    Annotations { trace: usize, records: usize },
+}
+
+/// The open traces, verdicts, labels, role overrides, failure rules, marks and settings.
+/// Verdicts, labels, roles and marks are keyed by trace name, then by question (`query_id`) or
+/// op id.
+#[derive(Debug, Clone, Default)]
+pub struct Project {
+    pub traces: Vec<Entry>,
+    pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
+    pub labels: BTreeMap<String, BTreeMap<String, Label>>,
+    pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
+    pub rules: Vec<FailRule>,
+    pub marks: BTreeMap<String, Vec<Mark>>,
+    /// The trace on screen (a host's choice, saved with the project).
+    pub current: Option<String>,
+    /// How traces are read.
+    pub options: LoadOptions,
+}
+
+impl Project {
+    /// The index of the trace named `name`.
+    ///
+    /// # Errors
+    /// [`SessionError::NoTrace`].
+    pub fn find(&self, name: &str) -> Result<usize, SessionError> {
+        self.traces
+            .iter()
+            .position(|e| e.name == name)
+            .ok_or_else(|| SessionError::NoTrace(name.to_owned()))
+    }
+
+    /// Opens a file: a trace is added, a bundle's traces and settings are added (its rules are
+    /// added to the project's), an annotation file is merged into the open trace whose questions
+    /// it names (the current one first). A trace of the same name replaces the old one.
+    ///
+    /// # Errors
+    /// As [`open`]; [`SessionError::Unfitting`] for annotations no open trace fits; a
+    /// [`SessionError::Format`] for annotations that name unknown ops or types.
+    pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<Added, SessionError> {
+        match open(name, bytes, self.options)? {
+            Opened::Trace(loaded) => {
+                let i = self.add(name, loaded.trace, loaded.format, bytes.to_vec());
+                self.redetect(i)?;
+                Ok(Added::Traces {
+                    added: vec![i],
+                    errors: Vec::new(),
+                })
+            }
+            Opened::Bundle {
+                traces, settings, ..
+            } => self.open_bundle(name, traces, settings),
+            Opened::Annotations(records) => {
+                let current = self.current.as_deref().and_then(|c| self.find(c).ok());
+                let fits = |i: &usize| sidecar::fits(&self.traces[*i].trace, &records);
+                let Some(i) = current
+                    .filter(fits)
+                    .or_else(|| (0..self.traces.len()).find(fits))
+                else {
+                    let first = records.first().map_or("", |r| r.query_id.as_str());
+                    return Err(SessionError::Unfitting {
+                        file: name.to_owned(),
+                        first: first.to_owned(),
+                    });
+                };
+                let n = records.len();
+                sidecar::merge(&mut self.traces[i].trace, records).map_err(|error| {
+                    SessionError::Format {
+                        file: name.to_owned(),
+                        error,
+                    }
+                })?;
+                self.redetect(i)?;
+                Ok(Added::Annotations {
+                    trace: i,
+                    records: n,
+                })
+            }
+        }
+    }
+
+    fn open_bundle(
+        &mut self,
+        file: &str,
+        traces: Vec<super::open::BundleTrace>,
+        settings: Settings,
+    ) -> Result<Added, SessionError> {
+        let rules = settings.parsed_rules(file)?;
+        for r in rules {
+            if !self.rules.contains(&r) {
+                self.rules.push(r);
+            }
+        }
+        self.roles.extend(settings.roles);
+        self.marks.extend(settings.marks);
+        if settings.current.is_some() {
+            self.current = settings.current;
+        }
+        let (mut added, mut errors) = (Vec::new(), Vec::new());
+        for t in traces {
+            match t.loaded {
+                Ok(l) => added.push(self.add(&t.name, l.trace, l.format, t.bytes)),
+                Err(e) => errors.push((t.name, e.to_string())),
+            }
+        }
+        for &i in &added {
+            self.redetect(i)?;
+        }
+        Ok(Added::Traces { added, errors })
+    }
+
+    fn add(&mut self, name: &str, trace: Trace, format: Format, bytes: Vec<u8>) -> usize {
+        let entry = Entry {
+            name: name.to_owned(),
+            trace,
+            format,
+            bytes,
+        };
+        if let Ok(i) = self.find(name) {
+            self.traces[i] = entry;
+            self.verdicts.remove(name);
+            return i;
+        }
+        self.traces.push(entry);
+        self.traces.len() - 1
+    }
+
+    /// Finds trace `i`'s failure cases again with the project's rules and the trace's marks;
+    /// without either, the cases loading found stand.
+    fn redetect(&mut self, i: usize) -> Result<Option<Detection>, SessionError> {
+        let e = &mut self.traces[i];
+        let marks = self.marks.get(&e.name).map_or(&[][..], Vec::as_slice);
+        if self.rules.is_empty() && marks.is_empty() {
+            return Ok(None);
+        }
+        let d = e
+            .trace
+            .apply_rules(&self.rules, marks)
+            .map_err(|error| SessionError::Detect {
+                trace: e.name.clone(),
+                error,
+            })?;
+        Ok(Some(d))
+    }
+
+    /// Overrides (or, with `None`, clears the override of) the role of op `op_id` in `trace`.
+    /// The trace's verdicts were given under the old roles, so they are dropped; their
+    /// `query_id`s are returned.
+    ///
+    /// # Errors
+    /// [`SessionError::NoTrace`], [`SessionError::NoOp`].
+    pub fn set_role(
+        &mut self,
+        trace: &str,
+        op_id: &str,
+        role: Option<OpRole>,
+    ) -> Result<Vec<String>, SessionError> {
+        let i = self.find(trace)?;
+        if self.traces[i].trace.op_by_id(op_id).is_none() {
+            return Err(SessionError::NoOp {
+                trace: trace.to_owned(),
+                op_id: op_id.to_owned(),
+            });
+        }
+        let roles = self.roles.entry(trace.to_owned()).or_default();
+        match role {
+            Some(r) => roles.insert(op_id.to_owned(), r),
+            None => roles.remove(op_id),
+        };
+        let dropped = self.verdicts.remove(trace).unwrap_or_default();
+        Ok(dropped.into_keys().collect())
+    }
+
+    /// Replaces the failure rules by `rules` (as typed) and finds every trace's cases again. A
+    /// bad rule changes nothing.
+    ///
+    /// # Errors
+    /// [`SessionError::Rule`] for the first rule that does not parse; [`SessionError::Detect`].
+    pub fn set_rules(&mut self, rules: &[String]) -> Result<(), SessionError> {
+        self.rules = parse_rules(rules, "")?;
+        for i in 0..self.traces.len() {
+            self.redetect(i)?;
+        }
+        Ok(())
+    }
+
+    /// Marks a question of `trace` failed (with the gold answer when known) and finds the
+    /// trace's cases again.
+    ///
+    /// # Errors
+    /// [`SessionError::NoTrace`]; [`SessionError::NoQuestion`] when `mark.query_id` is not a
+    /// question of the trace.
+    pub fn mark(&mut self, trace: &str, mark: Mark) -> Result<(), SessionError> {
+        let i = self.find(trace)?;
+        let t = &self.traces[i].trace;
+        let is_question = t
+            .var_by_id(&mark.query_id)
+            .is_some_and(|v| t.questions().contains(&v));
+        if !is_question {
+            return Err(SessionError::NoQuestion {
+                trace: trace.to_owned(),
+                query_id: mark.query_id,
+            });
+        }
+        let marks = self.marks.entry(trace.to_owned()).or_default();
+        marks.retain(|m| m.query_id != mark.query_id);
+        marks.push(mark);
+        self.redetect(i)?;
+        Ok(())
+    }
+
+    /// Records `verdict` for question `query_id` of `trace`.
+    ///
+    /// # Errors
+    /// [`SessionError::NoTrace`].
+    pub fn set_verdict(
+        &mut self,
+        trace: &str,
+        query_id: &str,
+        verdict: Verdict,
+    ) -> Result<(), SessionError> {
+        self.find(trace)?;
+        self.verdicts
+            .entry(trace.to_owned())
+            .or_default()
+            .insert(query_id.to_owned(), verdict);
+        Ok(())
+    }
+
+    /// The failure cases of `trace` (indices into its `cases`) that have no verdict yet.
+    ///
+    /// # Errors
+    /// [`SessionError::NoTrace`].
+    pub fn pending(&self, trace: &str) -> Result<Vec<usize>, SessionError> {
+        let t = &self.traces[self.find(trace)?].trace;
+        let done = self.verdicts.get(trace);
+        Ok(t.cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| done.is_none_or(|v| !v.contains_key(&c.query_id)))
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    /// The report's counts for `trace`.
+    ///
+    /// # Errors
+    /// [`SessionError::NoTrace`].
+    pub fn tally(&self, trace: &str, source: Source) -> Result<Tally, SessionError> {
+        let t = &self.traces[self.find(trace)?].trace;
+        let (no_verdicts, no_labels) = (BTreeMap::new(), BTreeMap::new());
+        Ok(tally(
+            t,
+            self.verdicts.get(trace).unwrap_or(&no_verdicts),
+            self.labels.get(trace).unwrap_or(&no_labels),
+            source,
+        ))
+    }
+
+    /// The analysis settings to save with the project.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            current: self.current.clone(),
+            roles: self.roles.clone(),
+            rules: self.rules.iter().map(ToString::to_string).collect(),
+            marks: self.marks.clone(),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Each session operation over the demo trace, and bad input giving a clear error.
+
+use super::*;
+use crate::attribution::roles::OpRole;
+use crate::attribution::InfoFlow;
+use crate::format::{bundle, LoadOptions};
+use crate::model::{ErrorType, Mark};
+
+const DEMO: &[u8] = include_bytes!("../../www/demo.json");
+
+fn demo() -> Project {
+    let mut p = Project::default();
+    let added = p.open("demo.json", DEMO).unwrap();
+    assert_eq!(
+        added,
+        Added::Traces {
+            added: vec![0],
+            errors: vec![]
+        }
+    );
+    p
+}
+
+#[test]
+fn a_trace_a_bundle_and_annotations_are_each_sorted() {
+    assert!(matches!(
+        open("demo.json", DEMO, LoadOptions::default()).unwrap(),
+        Opened::Trace(_)
+    ));
+    let settings = serde_json::json!({"rules": ["output~never-matches-xyz"], "zoom": 2});
+    let b = bundle::export(&[("a.json".to_owned(), DEMO)], &settings);
+    let Opened::Bundle {
+        traces,
+        settings: s,
+        raw_settings,
+    } = open("p.memtrace", &b, LoadOptions::default()).unwrap()
+    else {
+        panic!("a bundle")
+    };
+    assert_eq!((traces.len(), traces[0].name.as_str()), (1, "a.json"));
+    assert!(traces[0].loaded.is_ok());
+    assert_eq!(s.rules, vec!["output~never-matches-xyz".to_owned()]);
+    assert_eq!(raw_settings["zoom"], 2);
+    let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
+    assert!(matches!(
+        open("a.annotations.json", ann, LoadOptions::default()).unwrap(),
+        Opened::Annotations(r) if r.len() == 1
+    ));
+}
+
+#[test]
+fn bad_files_give_errors_that_name_the_file() {
+    let e = open("x.json", b"{not json", LoadOptions::default()).unwrap_err();
+    assert!(matches!(e, SessionError::Format { .. }));
+    assert!(e.to_string().starts_with("x.json: "), "{e}");
+    let b = bundle::export(
+        &[("a.json".to_owned(), DEMO)],
+        &serde_json::json!({"rules": ["bogus=1"]}),
+    );
+    let e = open("p.memtrace", &b, LoadOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("p.memtrace: settings.rules[0]"),
+        "{e}"
+    );
+    let mut p = demo();
+    let first_query = p.traces[0].trace.cases[0].query_id.clone();
+    let ann = format!(
+        r#"[{{"query_id": "{first_query}x", "final_error_type": "UpdateError", "op_id": "o"}}]"#
+    );
+    let e = p.open("a.annotations.json", ann.as_bytes()).unwrap_err();
+    assert!(matches!(e, SessionError::Unfitting { .. }), "{e}");
+}
+
+#[test]
+fn a_bundle_adds_its_traces_with_their_saved_analysis() {
+    let mut p = Project::default();
+    let b = bundle::export(
+        &[("a.json".to_owned(), DEMO), ("bad.json".to_owned(), b"{")],
+        &serde_json::json!({"current": "a.json"}),
+    );
+    let Added::Traces { added, errors } = p.open("p.memtrace", &b).unwrap() else {
+        panic!("traces")
+    };
+    assert_eq!(added, vec![0]);
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].0, "bad.json");
+    assert_eq!(p.current.as_deref(), Some("a.json"));
+    assert_eq!(p.settings().current.as_deref(), Some("a.json"));
+}
+
+#[test]
+fn verdicts_fill_pending_and_the_tally() {
+    let mut p = demo();
+    let t = p.traces[0].trace.clone();
+    let n = t.cases.len();
+    assert!(n > 0);
+    assert_eq!(p.pending("demo.json").unwrap(), (0..n).collect::<Vec<_>>());
+    let a = InfoFlow::default().attribute(&t, &t.cases[0]).unwrap();
+    p.set_verdict("demo.json", &t.cases[0].query_id, Verdict::from(&a))
+        .unwrap();
+    assert_eq!(p.pending("demo.json").unwrap(), (1..n).collect::<Vec<_>>());
+    let tally = p.tally("demo.json", Source::Verdicts).unwrap();
+    assert_eq!((tally.judged, tally.cases), (1, n));
+    assert_eq!(tally.by_type.len(), ErrorType::MEMORY.len());
+    assert_eq!(
+        tally.bar("type", a.error_type.as_str()).unwrap().cases,
+        vec![0]
+    );
+    assert_eq!(tally.by_op[0].key, a.op_name);
+    p.labels.entry("demo.json".into()).or_default().insert(
+        t.cases[0].query_id.clone(),
+        Label {
+            error_type: ErrorType::AnnotationError,
+            op_id: "nowhere".into(),
+        },
+    );
+    let l = p.tally("demo.json", Source::LabelsOverVerdicts).unwrap();
+    assert_eq!(l.by_type.last().unwrap().key, "AnnotationError");
+    assert_eq!(l.bar("op", "nowhere").unwrap().cases, vec![0]);
+    assert!(matches!(p.pending("nope"), Err(SessionError::NoTrace(_))));
+}
+
+#[test]
+fn a_role_change_drops_the_verdicts_given_under_the_old_roles() {
+    let mut p = demo();
+    let t = p.traces[0].trace.clone();
+    let a = InfoFlow::default().attribute(&t, &t.cases[0]).unwrap();
+    p.set_verdict("demo.json", &t.cases[0].query_id, Verdict::from(&a))
+        .unwrap();
+    let dropped = p
+        .set_role("demo.json", &a.op_id, Some(OpRole::Response))
+        .unwrap();
+    assert_eq!(dropped, vec![t.cases[0].query_id.clone()]);
+    assert_eq!(p.roles["demo.json"][&a.op_id], OpRole::Response);
+    p.set_role("demo.json", &a.op_id, None).unwrap();
+    assert!(p.roles["demo.json"].is_empty());
+    let e = p.set_role("demo.json", "no-such-op", None).unwrap_err();
+    assert!(e.to_string().contains("no-such-op"), "{e}");
+}
+
+#[test]
+fn rules_and_marks_find_the_cases_again() {
+    let mut p = demo();
+    let before = p.traces[0].trace.cases.len();
+    let e = p.set_rules(&["bogus=1".into()]).unwrap_err();
+    assert!(e.to_string().starts_with("rules[0]: "), "{e}");
+    assert!(p.rules.is_empty(), "a bad rule changes nothing");
+    p.set_rules(&["output~.".into()]).unwrap();
+    assert!(p.traces[0].trace.cases.len() >= before);
+    assert_eq!(p.settings().rules, vec!["output~.".to_owned()]);
+    let e = p
+        .mark(
+            "demo.json",
+            Mark {
+                query_id: "nope".into(),
+                gold: None,
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(e, SessionError::NoQuestion { .. }), "{e}");
+    p.set_rules(&[]).unwrap();
+    let t = &p.traces[0].trace;
+    let q = t.questions();
+    let unfailed = q
+        .iter()
+        .map(|&v| t.var(v).full_node_id.clone())
+        .find(|id| t.cases.iter().all(|c| &c.query_id != id))
+        .expect("the demo has a question that did not fail");
+    p.mark(
+        "demo.json",
+        Mark {
+            query_id: unfailed.clone(),
+            gold: Some("x".into()),
+        },
+    )
+    .unwrap();
+    assert!(p.traces[0]
+        .trace
+        .cases
+        .iter()
+        .any(|c| c.query_id == unfailed));
+}

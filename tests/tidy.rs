@@ -1,0 +1,500 @@
+//! Style checks of the whole workspace, run as a test (in the manner of rust-analyzer's tidy):
+//! layering across crates, no import circles inside a folder, the 600-line file bound and the
+//! 150-line function bound. The allow-lists name what was already there; they may only shrink
+//! (a listed item that is fixed fails the test until it is taken off the list). Native only:
+//! it reads the source tree. `cargo test --workspace` (scripts/test) runs it.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const MAX_FILE_LINES: usize = 600;
+const MAX_FN_LINES: usize = 150;
+
+/// Files over [`MAX_FILE_LINES`] when the check was written.
+const LONG_FILES: &[&str] = &[
+    "crates/memtrace-web/src/state.rs",
+    "src/attribution/infoflow/mod.rs",
+    "src/attribution/text.rs",
+    "src/format/inference.rs",
+    "src/layout/mod.rs",
+    "src/memsys/simulated.rs",
+];
+
+/// Functions (`file:name`) over [`MAX_FN_LINES`] when the check was written.
+const LONG_FNS: &[&str] = &[
+    "crates/memtrace-cli/tests/optimize_cli.rs:the_loop_runs_resumes_and_exports_with_every_request_checked",
+    "crates/memtrace-web/src/app.rs:app",
+    "crates/memtrace-web/src/components/draw.rs:draw",
+    "crates/memtrace-web/src/components/graph.rs:graph",
+    "crates/memtrace-web/src/components/llm_run.rs:run_panel",
+    "crates/memtrace-web/src/components/optimize.rs:optimize_view",
+    "crates/memtrace-web/src/components/provider.rs:provider_form",
+    "crates/memtrace-web/src/state.rs:reduce",
+    "src/attribution/infoflow/mod.rs:follow",
+    "src/format/validate.rs:validate",
+    "src/layout/mod.rs:layout",
+    "src/memsys/amem/mod.rs:construct",
+    "src/memsys/evaluate.rs:evaluate",
+    "src/memsys/evermemos/mod.rs:segment",
+    "src/memsys/evermemos/profile.rs:update_profiles",
+    "src/memsys/pipeline.rs:step",
+    "src/memsys/random_run.rs:construct",
+    "tests/algo_checks/graphs.rs:memory",
+];
+
+/// Import circles among the files of one folder when the check was written (sorted members).
+const CIRCLES: &[&str] = &[
+    "crates/memtrace-web/src/components: draw, overview",
+    "crates/memtrace-web/src: fail_rules, llm_run, roles, state",
+    "src/format: limits, smartcomment, stepwise",
+    "src/memsys: bench, bench_multi",
+    "src/memsys: evaluate, naiverag",
+    "src/memsys: random_run, random_shape",
+    "src/model: judged, structure",
+];
+
+/// Crates of the workspace by their Rust name, and the crates each may not use.
+const LAYERS: &[(&str, &str, &[&str])] = &[
+    (
+        "memtrace",
+        "src",
+        &[
+            "memtrace_web",
+            "memtrace_cli",
+            "memtrace_wasm",
+            "memtrace_py",
+        ],
+    ),
+    (
+        "memtrace_web",
+        "crates/memtrace-web/src",
+        &["memtrace_cli", "memtrace_wasm", "memtrace_py"],
+    ),
+    (
+        "memtrace_cli",
+        "crates/memtrace-cli/src",
+        &["memtrace_web", "memtrace_wasm", "memtrace_py"],
+    ),
+    (
+        "memtrace_wasm",
+        "crates/memtrace-wasm/src",
+        &["memtrace_web", "memtrace_cli", "memtrace_py"],
+    ),
+    (
+        "memtrace_py",
+        "crates/memtrace-py/src",
+        &["memtrace_web", "memtrace_cli", "memtrace_wasm"],
+    ),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.rs` files under `dir`, relative to the workspace root, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p.strip_prefix(root()).unwrap_or(&p).to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every source file of the workspace's crates (not generated, fuzz or vendored code).
+fn all_files() -> Vec<PathBuf> {
+    let mut out = rust_files(&root().join("src"));
+    out.extend(rust_files(&root().join("tests")));
+    let Ok(crates) = fs::read_dir(root().join("crates")) else {
+        return out;
+    };
+    let mut dirs: Vec<PathBuf> = crates.flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    for c in dirs {
+        out.extend(rust_files(&c.join("src")));
+        out.extend(rust_files(&c.join("tests")));
+    }
+    out
+}
+
+fn read(p: &Path) -> String {
+    fs::read_to_string(root().join(p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `text` with comments, string and char literals blanked (lines kept), so braces and `use`
+/// paths are read from code only.
+fn code_only(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let keep_newlines = |s: &[char], out: &mut String| {
+        for &c in s {
+            out.push(if c == '\n' { '\n' } else { ' ' });
+        }
+    };
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            let end = b[i..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(b.len(), |n| i + n);
+            keep_newlines(&b[i..end], &mut out);
+            i = end;
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            let mut j = i;
+            while j < b.len() {
+                if b[j] == '/' && b.get(j + 1) == Some(&'*') {
+                    depth += 1;
+                    j += 2;
+                } else if b[j] == '*' && b.get(j + 1) == Some(&'/') {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            keep_newlines(&b[i..j.min(b.len())], &mut out);
+            i = j;
+        } else if c == 'r'
+            && (next == Some('#') || next == Some('"'))
+            && !ident(b.get(i.wrapping_sub(1)))
+        {
+            let hashes = b[i + 1..].iter().take_while(|&&c| c == '#').count();
+            if b.get(i + 1 + hashes) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            let close: String = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let body_start = i + 2 + hashes;
+            let rest: String = b[body_start..].iter().collect();
+            let end = rest.find(&close).map_or(b.len(), |n| {
+                body_start + rest[..n].chars().count() + close.len()
+            });
+            keep_newlines(&b[i..end], &mut out);
+            i = end;
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != '"' {
+                j += if b[j] == '\\' { 2 } else { 1 };
+            }
+            keep_newlines(&b[i..(j + 1).min(b.len())], &mut out);
+            i = j + 1;
+        } else if c == '\'' {
+            // A char literal ('x', '\n', '\u{..}'), else a lifetime.
+            let lit = if next == Some('\\') {
+                b[i + 2..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map(|n| i + 3 + n)
+            } else if b.get(i + 2) == Some(&'\'') {
+                Some(i + 3)
+            } else {
+                None
+            };
+            if let Some(end) = lit {
+                keep_newlines(&b[i..end], &mut out);
+                i = end;
+            } else {
+                out.push(c);
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn ident(c: Option<&char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || *c == '_')
+}
+
+/// The functions of `code` longer than [`MAX_FN_LINES`]: (name, lines).
+fn long_functions(code: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let Some(at) = line.find("fn ") else {
+            continue;
+        };
+        if at > 0 && ident(line[..at].chars().last().as_ref()) {
+            continue;
+        }
+        let name: String = line[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: from the first `{` after the signature (a `;` first means no body).
+        let (mut depth, mut opened, mut end) = (0i32, false, None);
+        'scan: for (m, l) in lines.iter().enumerate().skip(n) {
+            let from = if m == n { at } else { 0 };
+            for c in l[from..].chars() {
+                match c {
+                    ';' if !opened && depth == 0 => break 'scan,
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => {
+                        depth -= 1;
+                        if opened && depth == 0 {
+                            end = Some(m);
+                            break 'scan;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some(end) = end {
+            let len = end - n + 1;
+            if len > MAX_FN_LINES {
+                out.push((name, len));
+            }
+        }
+    }
+    out
+}
+
+/// The sibling modules (files of the same folder) that `file` imports.
+fn sibling_imports(file: &Path, code: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
+    let module = module_path(file);
+    let parent = module.rsplit_once("::").map_or("", |(p, _)| p).to_owned();
+    let own = module.rsplit("::").next().unwrap_or_default().to_owned();
+    let mut out = BTreeSet::new();
+    let words: Vec<&str> = code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .collect();
+    for w in words {
+        let path = if let Some(rest) = w.strip_prefix("super::") {
+            // `super` of a mod.rs file is the folder's parent; of a sibling file, the folder.
+            if file.ends_with("mod.rs") || file.ends_with("lib.rs") {
+                continue;
+            }
+            rest.to_owned()
+        } else if let Some(rest) = w.strip_prefix("crate::") {
+            match rest.strip_prefix(&format!("{parent}::")) {
+                Some(r) if !parent.is_empty() => r.to_owned(),
+                _ if parent.is_empty() => rest.to_owned(),
+                _ => continue,
+            }
+        } else {
+            continue;
+        };
+        let first = path.split("::").next().unwrap_or_default();
+        if first != own && siblings.contains(first) {
+            out.insert(first.to_owned());
+        }
+    }
+    out
+}
+
+/// `a::b` for `src/a/b.rs` or `src/a/b/mod.rs` (relative to the crate's `src`).
+fn module_path(file: &Path) -> String {
+    let parts: Vec<String> = file
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .skip_while(|p| p != "src")
+        .skip(1)
+        .collect();
+    let mut parts = parts;
+    if let Some(last) = parts.last_mut() {
+        *last = last.trim_end_matches(".rs").to_owned();
+    }
+    if parts
+        .last()
+        .is_some_and(|l| l == "mod" || l == "lib" || l == "main")
+    {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The import circles among the files of each folder of each crate's `src`: strongly
+/// connected groups of more than one file, as `folder: a, b, c`.
+fn circles() -> Vec<String> {
+    let mut folders: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for f in all_files() {
+        if f.iter().any(|p| p == "src") {
+            folders
+                .entry(f.parent().unwrap_or(Path::new("")).to_path_buf())
+                .or_default()
+                .push(f);
+        }
+    }
+    let mut out = Vec::new();
+    for (dir, files) in folders {
+        let name_of = |f: &Path| {
+            module_path(f)
+                .rsplit("::")
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        // A folder's own mod.rs is its parent module, not a sibling.
+        let members: Vec<&PathBuf> = files
+            .iter()
+            .filter(|f| !f.ends_with("mod.rs") && !f.ends_with("lib.rs") && !f.ends_with("main.rs"))
+            .collect();
+        let names: BTreeSet<String> = members.iter().map(|f| name_of(f)).collect();
+        let edges: BTreeMap<String, BTreeSet<String>> = members
+            .iter()
+            .map(|f| (name_of(f), sibling_imports(f, &code_only(&read(f)), &names)))
+            .collect();
+        for group in strongly_connected(&edges) {
+            if group.len() > 1 {
+                out.push(format!("{}: {}", dir.display(), group.join(", ")));
+            }
+        }
+    }
+    out
+}
+
+/// Strongly connected groups of `edges` (each sorted), by repeated reachability: fine for the
+/// few files of a folder.
+fn strongly_connected(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_owned()];
+        while let Some(n) = stack.pop() {
+            for m in edges.get(&n).into_iter().flatten() {
+                if seen.insert(m.clone()) {
+                    stack.push(m.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|k| (k, reach(k))).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for k in edges.keys() {
+        if done.contains(k) {
+            continue;
+        }
+        let group: Vec<String> = edges
+            .keys()
+            .filter(|m| *m == k || (reaches[k].contains(*m) && reaches[*m].contains(k)))
+            .cloned()
+            .collect();
+        done.extend(group.iter().cloned());
+        out.push(group);
+    }
+    out
+}
+
+/// Fails with what is new and what was fixed but is still listed.
+fn against(found: &[String], allowed: &[&str], what: &str) {
+    let found: BTreeSet<&str> = found.iter().map(String::as_str).collect();
+    let allowed: BTreeSet<&str> = allowed.iter().copied().collect();
+    let new: Vec<&&str> = found.difference(&allowed).collect();
+    let fixed: Vec<&&str> = allowed.difference(&found).collect();
+    assert!(
+        new.is_empty() && fixed.is_empty(),
+        "{what}:\n  new (fix them): {new:#?}\n  fixed (take them off the list): {fixed:#?}"
+    );
+}
+
+#[test]
+fn files_stay_under_the_line_bound() {
+    let long: Vec<String> = all_files()
+        .into_iter()
+        .filter(|f| read(f).lines().count() > MAX_FILE_LINES)
+        .map(|f| f.display().to_string())
+        .collect();
+    against(&long, LONG_FILES, "files over 600 lines");
+}
+
+#[test]
+fn functions_stay_under_the_line_bound() {
+    let mut long = Vec::new();
+    for f in all_files() {
+        for (name, _) in long_functions(&code_only(&read(&f))) {
+            long.push(format!("{}:{name}", f.display()));
+        }
+    }
+    long.sort();
+    long.dedup();
+    against(&long, LONG_FNS, "functions over 150 lines");
+}
+
+#[test]
+fn no_import_circles_inside_a_folder() {
+    against(
+        &circles(),
+        CIRCLES,
+        "import circles among the files of a folder",
+    );
+}
+
+#[test]
+fn crates_use_only_the_layers_below_them() {
+    let mut bad = Vec::new();
+    for (krate, dir, banned) in LAYERS {
+        for f in rust_files(&root().join(dir)) {
+            let code = code_only(&read(&f));
+            for b in *banned {
+                if code.contains(&format!("{b}::")) || code.contains(&format!("use {b}")) {
+                    bad.push(format!("{} ({krate}) uses {b}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a crate uses a crate above it or a sibling host: {bad:#?}"
+    );
+}
+
+#[test]
+fn the_checks_see_what_they_check() {
+    assert!(all_files().len() > 100, "the workspace's files are found");
+    let code = code_only("fn a() {\n let s = \"}\"; // }\n let c = '}';\n}\n");
+    assert!(
+        !code.contains('}') || code.matches('}').count() == 1,
+        "{code}"
+    );
+    let long = format!("fn big() {{\n{}}}\n", "x;\n".repeat(MAX_FN_LINES));
+    assert_eq!(
+        long_functions(&long),
+        vec![("big".to_owned(), MAX_FN_LINES + 2)]
+    );
+    let edges = BTreeMap::from([
+        ("a".to_owned(), BTreeSet::from(["b".to_owned()])),
+        ("b".to_owned(), BTreeSet::from(["a".to_owned()])),
+        ("c".to_owned(), BTreeSet::from(["a".to_owned()])),
+    ]);
+    assert_eq!(
+        strongly_connected(&edges),
+        vec![vec!["a".to_owned(), "b".to_owned()], vec!["c".to_owned()]]
+    );
+}
