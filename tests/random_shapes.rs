@@ -120,7 +120,8 @@ fn measure(seeds: Range<u64>, convs: &[Conversation]) -> Tally {
                     let bin = (a.confidence * 10.0).floor().clamp(0.0, 10.0) as u32;
                     let e = t.bins.entry(bin).or_default();
                     e.0 += 1;
-                    e.1 += usize::from(got_op == want.op_id && got_ty == want.error_type.to_string());
+                    e.1 +=
+                        usize::from(got_op == want.op_id && got_ty == want.error_type.to_string());
                 }
                 if want.error_type.is_memory_error() {
                     t.memory += 1;
@@ -263,7 +264,10 @@ fn random_shapes_accuracy_tuning_and_held_out() {
         "renamed traces lose more than {OBFUSCATED_GAP}"
     );
     let (n, right) = sure(&held);
-    println!("held-out verdicts with confidence >= {SURE}: {n}, right {:.3}", share(right, n));
+    println!(
+        "held-out verdicts with confidence >= {SURE}: {n}, right {:.3}",
+        share(right, n)
+    );
     assert!(
         share(right, n) >= SURE_RIGHT,
         "confidence >= {SURE} right only {:.3}",
@@ -277,15 +281,43 @@ fn random_shapes_accuracy_tuning_and_held_out() {
 fn each_structural_rule_is_right_on_a_tuning_shape_that_needs_it() {
     let convs = conversations(&TUNING_CONVERSATIONS);
     let cases: [(u64, &str, &str); 9] = [
-        (1000, "LLMAsAJudgeError", "the prediction states the gold: the judge erred"),
-        (1000, "ResponseError", "a draft a reflection step revised lost the answer"),
-        (1001, "RetrievalError", "the search stage never returned the unit"),
-        (1002, "ResponseError", "a reranker's input hits are not memory"),
-        (1001, "DeletionError", "a link-only marker names the unit's id"),
+        (
+            1000,
+            "LLMAsAJudgeError",
+            "the prediction states the gold: the judge erred",
+        ),
+        (
+            1000,
+            "ResponseError",
+            "a draft a reflection step revised lost the answer",
+        ),
+        (
+            1001,
+            "RetrievalError",
+            "the search stage never returned the unit",
+        ),
+        (
+            1002,
+            "ResponseError",
+            "a reranker's input hits are not memory",
+        ),
+        (
+            1001,
+            "DeletionError",
+            "a link-only marker names the unit's id",
+        ),
         (1007, "DeletionError", "a list version without the item"),
         (1002, "UpdateError", "an edit of a raw unit is an update"),
-        (1002, "ExtractionError", "a boundary step that only decides stores nothing"),
-        (1009, "DeletionError", "a record emptied to one-word fields is a tombstone"),
+        (
+            1002,
+            "ExtractionError",
+            "a boundary step that only decides stores nothing",
+        ),
+        (
+            1009,
+            "DeletionError",
+            "a record emptied to one-word fields is a tombstone",
+        ),
     ];
     let infoflow = InfoFlow::default();
     for (seed, kind, rule) in cases {
@@ -299,7 +331,9 @@ fn each_structural_rule_is_right_on_a_tuning_shape_that_needs_it() {
         let roles = Roles::infer(&trace, &RoleConfig::default());
         let c = &trace.cases[0];
         let want = c.annotation.as_ref().expect("annotated");
-        let got = infoflow.attribute_with(&trace, &roles, c).expect("a verdict");
+        let got = infoflow
+            .attribute_with(&trace, &roles, c)
+            .expect("a verdict");
         assert_eq!(
             (got.op_id.as_str(), got.error_type),
             (want.op_id.as_str(), want.error_type),
@@ -338,5 +372,8 @@ fn without_evidence_ids_the_messages_are_found_by_structure() {
             }
         }
     }
-    assert!(right * 10 >= n * 8, "{right} of {n} right without evidence ids");
+    assert!(
+        right * 10 >= n * 8,
+        "{right} of {n} right without evidence ids"
+    );
 }
