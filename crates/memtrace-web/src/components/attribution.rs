@@ -200,6 +200,9 @@ pub fn attribution_panel(props: &Props) -> Html {
     }
 }
 
+/// Info-flow verdicts below this confidence suggest an LLM method.
+const LOW_CONFIDENCE: f64 = 0.7;
+
 fn verdict_view(props: &Props, c: &FailureCase) -> Html {
     let t = &props.trace.0;
     let Some(v) = props.verdicts.get(&c.query_id) else {
@@ -233,6 +236,12 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
                     disabled={t.op_by_id(&v.op_id).is_none()}>{"jump to op"}</button>
             </div>
             <p class="verdict-reason">{ v.reason.clone() }</p>
+            if v.method == "infoflow" && v.confidence < LOW_CONFIDENCE {
+                <p id="verdict-low" class="muted verdict-low">
+                    {"Low confidence: the data flow leaves this verdict open (often because the trace names no evidence). \
+                      Run an LLM method (graphtrace) on this case from the LLM panel for a second opinion."}
+                </p>
+            }
             if let Some(c) = &v.cost {
                 <p class="muted verdict-cost" data-calls={c.llm_calls.to_string()}>
                     { format!("cost: {} LLM calls · {} in / {} out tokens · ${:.4}", c.llm_calls, c.input_tokens, c.output_tokens, c.cost_usd) }
