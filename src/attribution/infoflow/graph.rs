@@ -92,9 +92,20 @@ pub(crate) fn memory_kinds_near(
 /// the query led to (its search, reranking, drafts of the answer).
 pub(crate) fn question_pipeline(t: &Trace, query: VarIx, answer_op: OpIx) -> Vec<OpIx> {
     let (_, upstream) = ancestors(t, answer_op);
+    // What the query led to: what its readers created, not memory a search re-emitted (a
+    // profile update reading that memory is not the question's).
     let mut from_query = vec![false; t.vars.len()];
-    for v in descendants(t, &[query]) {
-        from_query[v.get()] = true;
+    from_query[query.get()] = true;
+    let mut queue = vec![query];
+    while let Some(v) = queue.pop() {
+        for &o in &t.flow.consumers[v.get()] {
+            for w in t.flow.op_produced(o) {
+                let created = crate::attribution::roles::first_producer(t, w) == Some(o);
+                if created && !std::mem::replace(&mut from_query[w.get()], true) {
+                    queue.push(w);
+                }
+            }
+        }
     }
     upstream
         .into_iter()

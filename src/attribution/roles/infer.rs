@@ -256,7 +256,12 @@ pub(crate) fn edits(t: &Trace, prev: VarIx, next: VarIx) -> bool {
         var_leaves(t, v)
             .iter()
             .filter(|s| s.len() >= 20)
-            .flat_map(|s| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .flat_map(|s| {
+                s.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
             .collect()
     };
     let (old, new) = (words(prev), words(next));
@@ -265,7 +270,9 @@ pub(crate) fn edits(t: &Trace, prev: VarIx, next: VarIx) -> bool {
     }
     let had: BTreeSet<&String> = old.iter().collect();
     let kept = new.iter().filter(|w| had.contains(w)).count();
-    kept * 10 >= new.len() * 7
+    // A cut (every word kept, such as a unit dropping its raw messages) changes nothing.
+    kept < new.len()
+        && kept * 10 >= new.len() * 7
         && new.len() * 10 >= old.len() * 6
         && new.len() * 10 <= old.len() * 15
 }
