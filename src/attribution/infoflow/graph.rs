@@ -21,6 +21,7 @@ pub(crate) fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option
             o != answer_op
                 && t.op(o).created_at <= t.op(answer_op).created_at
                 && !t.flow.op_produced(o).any(|v| downstream.contains(&v))
+                && !drafts_for(t, o, answer_op, &|v| v == query)
         })
     };
     let latest = |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
@@ -30,18 +31,38 @@ pub(crate) fn find_retrieval(t: &Trace, query: VarIx, answer_op: OpIx) -> Option
         .or_else(|| readers().max_by(latest))
 }
 
-/// Categories of the variables `retrieval` reads or returns (or, with no retrieval, the answer op
-/// reads) that some other op wrote: what memory looks like in this system.
+/// True when `answer` reads what `o` wrote together with a produced input of `o`'s that is no
+/// query (the retrieved context): `o` wrote a draft answer that `answer` revised.
+pub(crate) fn drafts_for(
+    t: &Trace,
+    o: OpIx,
+    answer: OpIx,
+    is_query: &dyn Fn(VarIx) -> bool,
+) -> bool {
+    let read = &t.flow.op_inputs[answer.get()];
+    answer != o
+        && t.flow.op_produced(o).any(|w| read.contains(&w))
+        && t.flow.op_inputs[o.get()]
+            .iter()
+            .any(|&v| read.contains(&v) && !is_query(v) && !t.flow.producers[v.get()].is_empty())
+}
+
+/// Categories of the variables `retrieval` reads or returns (or, with no retrieval, the ops
+/// between the query and the answer read) that some op outside the question's pipeline wrote:
+/// what memory looks like in this system. The question's pipeline is the ops upstream of the
+/// answer that read what the query led to: a first search stage's hits, read by a reranker, are
+/// the question's own data, not memory.
 pub(crate) fn memory_kinds_near(
     t: &Trace,
     query: VarIx,
     answer_op: OpIx,
     retrieval: Option<OpIx>,
 ) -> BTreeSet<String> {
+    let pipeline = question_pipeline(t, query, answer_op);
     let written_elsewhere = |v: VarIx| {
         t.flow.producers[v.get()]
             .iter()
-            .any(|&o| o != answer_op && Some(o) != retrieval)
+            .any(|&o| o != answer_op && Some(o) != retrieval && !pipeline.contains(&o))
     };
     let kinds = |near: Vec<VarIx>| -> BTreeSet<String> {
         near.into_iter()
@@ -54,9 +75,46 @@ pub(crate) fn memory_kinds_near(
     };
     let near = retrieval.map(|r| kinds(t.flow.op_vars(r).map(|(v, _)| v).collect()));
     // A retrieval whose search is not traced (it embeds the query; the store's lookup is
-    // untraced) shows no memory: what the answer op read from other ops is.
-    near.filter(|k| !k.is_empty())
-        .unwrap_or_else(|| kinds(t.flow.op_inputs[answer_op.get()].clone()))
+    // untraced) shows no memory, nor does a reranker reading the first stage's hits: what the
+    // pipeline's ops read from other ops is.
+    near.filter(|k| !k.is_empty()).unwrap_or_else(|| {
+        kinds(
+            pipeline
+                .iter()
+                .chain([&answer_op])
+                .flat_map(|&o| t.flow.op_inputs[o.get()].iter().copied())
+                .collect(),
+        )
+    })
+}
+
+/// The question's pipeline: the ops upstream of the answer op (itself included) that read what
+/// the query led to (its search, reranking, drafts of the answer).
+pub(crate) fn question_pipeline(t: &Trace, query: VarIx, answer_op: OpIx) -> Vec<OpIx> {
+    let (_, upstream) = ancestors(t, answer_op);
+    // What the query led to: what its readers created, not memory a search re-emitted (a
+    // profile update reading that memory is not the question's).
+    let mut from_query = vec![false; t.vars.len()];
+    from_query[query.get()] = true;
+    let mut queue = vec![query];
+    while let Some(v) = queue.pop() {
+        for &o in &t.flow.consumers[v.get()] {
+            for w in t.flow.op_produced(o) {
+                let created = crate::attribution::roles::first_producer(t, w) == Some(o);
+                if created && !std::mem::replace(&mut from_query[w.get()], true) {
+                    queue.push(w);
+                }
+            }
+        }
+    }
+    upstream
+        .into_iter()
+        .filter(|&o| {
+            t.flow.op_inputs[o.get()]
+                .iter()
+                .any(|v| from_query[v.get()])
+        })
+        .collect()
 }
 
 /// A memory version that says it is deleted or is empty.
@@ -64,8 +122,15 @@ pub(crate) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
     let json = crate::model::pyrepr::to_json(&t.var(v).value);
     match &json {
         serde_json::Value::Object(m) => {
+            // A text field emptied and nothing but one-word fields (an id, a status) left.
+            let emptied = m.values().any(|x| x.is_null() || x.as_str() == Some(""));
+            let words_only = m
+                .values()
+                .filter_map(serde_json::Value::as_str)
+                .all(|s| !s.trim().contains(' '));
             m.get("deleted").and_then(serde_json::Value::as_bool) == Some(true)
                 || m.get("memory").is_some_and(serde_json::Value::is_null)
+                || (emptied && words_only)
         }
         serde_json::Value::Null => true,
         serde_json::Value::String(s) => s.trim().is_empty(),
@@ -132,7 +197,7 @@ fn reads_what_wrote(t: &Trace, v: VarIx, writer: OpIx, reader: OpIx) -> bool {
 ///
 /// # Complexity
 /// O(V + E) over the reachable part.
-fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
+pub(crate) fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
     let mut seen_v = vec![false; t.vars.len()];
     let mut seen_o = vec![false; t.ops.len()];
     let mut queue: VecDeque<VarIx> = from.iter().copied().collect();
@@ -160,7 +225,7 @@ fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
 ///
 /// # Complexity
 /// O(V + E) over the reachable part.
-fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
+pub(crate) fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
     let mut seen_v = vec![false; t.vars.len()];
     let mut seen_o = vec![false; t.ops.len()];
     let mut ops = vec![op];
@@ -198,6 +263,30 @@ fn says_delete(t: &Trace, v: VarIx) -> bool {
     ["delete", "remove", "forget"]
         .iter()
         .any(|w| value.contains(w))
+}
+
+/// Whether `next` is `prev`, a list, with items removed: a store deleting from a list.
+pub(crate) fn shrank(t: &Trace, prev: VarIx, next: VarIx) -> bool {
+    let len = |v: VarIx| match crate::model::pyrepr::to_json(&t.var(v).value) {
+        serde_json::Value::Array(xs) => Some(xs.len()),
+        _ => None,
+    };
+    matches!((len(prev), len(next)), (Some(a), Some(b)) if b < a)
+}
+
+/// Whether `marker` speaks of deleting `unit` by its id: its value speaks of a deletion and
+/// holds one of `unit`'s identifiers (a one-word string with a digit, such as `fact-12`).
+pub(crate) fn marks_deleted(t: &Trace, marker: VarIx, unit: VarIx) -> bool {
+    if !says_delete(t, marker) {
+        return false;
+    }
+    let mut ids = Vec::new();
+    crate::attribution::roles::string_leaves(t, unit, &mut ids);
+    let mut said = Vec::new();
+    crate::attribution::roles::string_leaves(t, marker, &mut said);
+    ids.iter()
+        .filter(|s| !s.contains(' ') && s.chars().any(|c| c.is_ascii_digit()))
+        .any(|id| said.iter().any(|x| x == id))
 }
 
 /// The model call whose decision `writer` applied when it replaced `prev` by `next`: `writer`

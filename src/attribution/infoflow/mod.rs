@@ -28,11 +28,12 @@
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
 pub(crate) mod graph;
+mod pipeline;
 mod quoted;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near};
+use graph::{decider, find_retrieval, is_tombstone, lineage, memory_kinds_near, question_pipeline};
 
 use super::roles::{
     holds_verbatim, is_verbatim_cut, verbatim_text, Basis, OpRole, RoleConfig, Roles,
@@ -47,7 +48,10 @@ use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 /// that can be at fault, gives the type (a fault at an op they call an update is an
 /// `UpdateError`).
 fn user_typed(t: &Trace, roles: &Roles, f: &Finding) -> (ErrorType, String) {
-    let found = f.role.error_type().unwrap_or(ErrorType::ResponseError);
+    let found = match f.role {
+        OpRole::Judge => ErrorType::LlmAsAJudgeError,
+        r => r.error_type().unwrap_or(ErrorType::ResponseError),
+    };
     let user = roles
         .get(f.op)
         .filter(|a| a.basis == Basis::User)
@@ -107,6 +111,8 @@ struct Stage {
     memory_kinds: BTreeSet<String>,
     /// Memory versions created after this time are not visible to the question.
     cutoff: String,
+    /// The question's own ops ([`question_pipeline`]).
+    pipeline: Vec<OpIx>,
 }
 
 impl InfoFlow {
@@ -136,7 +142,10 @@ impl InfoFlow {
         case: &FailureCase,
     ) -> Result<Attribution, AttributionError> {
         let stage = Self::stage(t, case)?;
-        let (mut evidence, from_start_points) = self.evidence(t, case, stage.query);
+        if let Some(f) = pipeline::judge_erred(t, roles, &stage, case) {
+            return Ok(Self::verdict(t, roles, case, &f, Vec::new(), 1.0));
+        }
+        let (mut evidence, from_start_points) = self.evidence(t, case, &stage);
         evidence.extend(self.gold_sources(t, case, &stage, &evidence));
         let ev_ids: Vec<String> = evidence
             .iter()
@@ -197,25 +206,33 @@ impl InfoFlow {
                 reason: "the case has no evidence messages and none match its question".into(),
             });
         };
-        let mut evidence_path = ev_ids;
+        let scale = if from_start_points { 0.7 } else { 1.0 };
+        Ok(Self::verdict(t, roles, case, f, ev_ids, scale))
+    }
+
+    /// The attribution of a finding: the evidence ids, then the finding's path and op.
+    fn verdict(
+        t: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+        f: &Finding,
+        mut evidence_path: Vec<String>,
+        scale: f64,
+    ) -> Attribution {
         evidence_path.extend(f.path.iter().map(|&v| t.var(v).full_node_id.clone()));
         evidence_path.push(t.op(f.op).op_id.clone());
         let (error_type, reason) = user_typed(t, roles, f);
-        Ok(Attribution {
+        Attribution {
             case_id: case.query_id.clone(),
             op_id: t.op(f.op).op_id.clone(),
             op_name: t.op(f.op).op_name.clone(),
             error_type,
             reason,
             evidence_path,
-            confidence: if from_start_points {
-                f.confidence * 0.7
-            } else {
-                f.confidence
-            },
+            confidence: f.confidence * scale,
             cost: Cost::default(),
             method: "infoflow".into(),
-        })
+        }
     }
 
     /// Follows one piece of evidence to the first op that loses its key (or to the answer op,
@@ -355,6 +372,7 @@ impl InfoFlow {
             let writer = decider(t, writer, visible[last_good], next).unwrap_or(writer);
             let role = match roles.role(writer) {
                 _ if is_tombstone(t, next) => OpRole::Deletion,
+                _ if graph::shrank(t, visible[last_good], next) => OpRole::Deletion,
                 r @ (OpRole::Deletion | OpRole::Extraction) => r,
                 _ => OpRole::Update,
             };
@@ -476,6 +494,14 @@ impl InfoFlow {
             if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies_read) {
                 return Ok(found);
             }
+            if let Some(d) = pipeline::lossy_draft(t, roles, &stage, key, v, bar) {
+                let reason = format!(
+                    "{} read {} which holds the answer-bearing information, yet its draft lost it.",
+                    t.op(d).op_name,
+                    t.var(v).full_node_id
+                );
+                return Ok(result(d, OpRole::Response, vec![v], reason, 0.8));
+            }
             return Ok(answered_anyway(v, "the answer-bearing information", 0.85));
         }
 
@@ -520,12 +546,23 @@ impl InfoFlow {
             if losses.is_empty() {
                 // Retrieval is not at fault when the answer op had the answer all the same.
                 if let Some(v) = self.answer_holds_gold(t, &stage, key) {
+                    if let Some(d) = pipeline::lossy_draft(t, roles, &stage, key, v, bar) {
+                        let reason = format!(
+                            "{} read {} which holds the gold answer, yet its draft lost it.",
+                            t.op(d).op_name,
+                            t.var(v).full_node_id
+                        );
+                        return Ok(result(d, OpRole::Response, vec![v], reason, 0.75));
+                    }
                     return Ok(answered_anyway(v, "the gold answer", 0.75));
                 }
-                let op = stage.retrieval_op.unwrap_or(stage.answer_op);
+                let op = pipeline::retrieval_loss(t, &stage, current, &carries)
+                    .or(stage.retrieval_op)
+                    .unwrap_or(stage.answer_op);
                 let reason = format!(
-                    "{} still held the information when the question was asked, but retrieval did not pass it to the answer.",
-                    t.var(current).full_node_id
+                    "{} still held the information when the question was asked, but {} did not pass it on to the answer.",
+                    t.var(current).full_node_id,
+                    t.op(op).op_name
                 );
                 return Ok(result(op, OpRole::Retrieval, vec![current], reason, 0.8));
             }
@@ -563,12 +600,31 @@ impl InfoFlow {
                 }
             }
         }
-        let dropped_at = facts
+        // The op that should have stored a fact is one whose outputs flow into memory, not a
+        // reader that only decides (a boundary step), when some reader's outputs do.
+        let consumers: Vec<(OpIx, VarIx)> = facts
             .iter()
             .flat_map(|&(_, f)| t.flow.consumers[f.get()].iter().map(move |&o| (o, f)))
             .filter(|&(o, _)| o != stage.answer_op && Some(o) != stage.retrieval_op)
             .filter(|&(o, _)| !passes_on(o))
-            .min_by(|a, b| earliest(&a.0, &b.0));
+            .collect();
+        let stores = |o: OpIx| {
+            graph::descendants(t, &t.flow.op_produced(o).collect::<Vec<_>>())
+                .into_iter()
+                .any(is_memory)
+        };
+        let storing: Vec<(OpIx, VarIx)> = consumers
+            .iter()
+            .copied()
+            .filter(|&(o, _)| stores(o))
+            .collect();
+        let dropped_at = if storing.is_empty() {
+            consumers
+        } else {
+            storing
+        }
+        .into_iter()
+        .min_by(|a, b| earliest(&a.0, &b.0));
         if let Some((op, fact)) = dropped_at {
             let role = match roles.role(op) {
                 r @ (OpRole::Deletion | OpRole::Extraction) => r,
@@ -633,11 +689,13 @@ impl InfoFlow {
             retrieval_op,
             memory_kinds,
             cutoff: t.op(cutoff_op).created_at.clone(),
+            pipeline: question_pipeline(t, query, answer_op),
         })
     }
 
     /// The case's evidence messages, or the best-matching messages when it names none.
-    fn evidence(&self, t: &Trace, case: &FailureCase, query: VarIx) -> (Vec<VarIx>, bool) {
+    fn evidence(&self, t: &Trace, case: &FailureCase, stage: &Stage) -> (Vec<VarIx>, bool) {
+        let query = stage.query;
         let named: Vec<VarIx> = case
             .evidence_ids
             .iter()
@@ -647,9 +705,10 @@ impl InfoFlow {
             return (named, false);
         }
         let want = content_tokens(&format!("{} {}", case.query, case.golden_answers.join(" ")));
+        let kinds = pipeline::message_kinds(t, stage);
         let mut scored: Vec<(usize, VarIx)> = (0..t.vars.len() as u32)
             .map(VarIx)
-            .filter(|&v| v != query && t.var(v).category == "message")
+            .filter(|&v| v != query && kinds.contains(&t.var(v).category))
             .map(|v| {
                 (
                     content_tokens(&var_text(t.var(v)))
@@ -734,7 +793,9 @@ impl InfoFlow {
                     let r = t.var(out);
                     let hay = format!("{} {}", r.full_name, r.category).to_ascii_lowercase();
                     r.full_name != t.var(v).full_name
-                        && (hay.contains("delete") || r.category == "marker")
+                        && (hay.contains("delete")
+                            || r.category == "marker"
+                            || graph::marks_deleted(t, out, v))
                 })
                 && !t
                     .flow

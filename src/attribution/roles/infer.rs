@@ -21,7 +21,9 @@ use serde_json::Value;
 
 use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
 use crate::algo::answer_op;
-use crate::attribution::infoflow::graph::{find_retrieval, is_tombstone, memory_kinds_near};
+use crate::attribution::infoflow::graph::{
+    drafts_for, find_retrieval, is_tombstone, memory_kinds_near,
+};
 use crate::model::{pyrepr, OpIx, Trace, VarIx};
 
 /// What the failed cases say about the pipeline.
@@ -149,6 +151,11 @@ fn leaves(value: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Every string in `v`'s value, whitespace-collapsed and lowercased, appended to `out`.
+pub(crate) fn string_leaves(t: &Trace, v: VarIx, out: &mut Vec<String>) {
+    leaves(&pyrepr::to_json(&t.var(v).value), out);
+}
+
 fn var_leaves(t: &Trace, v: VarIx) -> Vec<String> {
     let mut out = Vec::new();
     leaves(&pyrepr::to_json(&t.var(v).value), &mut out);
@@ -242,6 +249,34 @@ fn verbatim_copies(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<VarIx> {
         .collect()
 }
 
+/// True when `next` is an edit of `prev`: most (70 %) of its words, in its long strings, were
+/// already in `prev`'s, and it is about as long (a detail changed, not a restatement).
+pub(crate) fn edits(t: &Trace, prev: VarIx, next: VarIx) -> bool {
+    let words = |v: VarIx| -> Vec<String> {
+        var_leaves(t, v)
+            .iter()
+            .filter(|s| s.len() >= 20)
+            .flat_map(|s| {
+                s.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let (old, new) = (words(prev), words(next));
+    if old.is_empty() || new.is_empty() {
+        return false;
+    }
+    let had: BTreeSet<&String> = old.iter().collect();
+    let kept = new.iter().filter(|w| had.contains(w)).count();
+    // A cut (every word kept, such as a unit dropping its raw messages) changes nothing.
+    kept < new.len()
+        && kept * 10 >= new.len() * 7
+        && new.len() * 10 >= old.len() * 6
+        && new.len() * 10 <= old.len() * 15
+}
+
 /// The earliest op that produced `v`.
 pub(crate) fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
     t.flow.producers[v.get()]
@@ -284,6 +319,15 @@ impl Walk<'_> {
             .any(|v| self.a.query_like.contains(v))
     }
 
+    /// True when an answer op revised a draft `o` wrote ([`drafts_for`]).
+    fn drafts_answer(&self, o: OpIx) -> bool {
+        let is_query = |v: VarIx| self.a.query_like.contains(&v);
+        self.a
+            .answers
+            .iter()
+            .any(|&a| drafts_for(self.t, o, a, &is_query))
+    }
+
     /// The structural role of `o`, if structure says one.
     fn structure(&mut self, o: OpIx) -> Option<Found> {
         let t = self.t;
@@ -319,6 +363,14 @@ impl Walk<'_> {
             // ops decide. An op of the same name that reads no question (one LLM client making
             // the extraction, answer and judge calls alike) is judged by what it reads below.
             return None;
+        }
+        if reads_query && self.drafts_answer(o) {
+            self.responses[o.get()] = true;
+            return found(
+                OpRole::Response,
+                "drafts an answer: the answer op reads what it wrote and the context it read"
+                    .into(),
+            );
         }
         if reads_query {
             // Before memory writes: what a retrieval stage writes (candidates, reranked lists)
@@ -361,13 +413,15 @@ impl Walk<'_> {
                     ),
                 );
             }
+            // A raw unit restated (not an edit of its text: a revision keeping most of its
+            // words is an update).
             let raw_before = |v: &VarIx| {
                 let name = &t.var(*v).full_name;
                 t.flow.versions.get(name).is_some_and(|vs| {
                     vs.iter()
                         .take_while(|&&x| x != *v)
                         .last()
-                        .is_some_and(|&p| self.message_like[p.get()])
+                        .is_some_and(|&p| self.message_like[p.get()] && !edits(t, p, *v))
                 })
             };
             if let Some(&v) = written.iter().filter(later).find(|v| raw_before(v)) {

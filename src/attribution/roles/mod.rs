@@ -8,7 +8,7 @@
 mod infer;
 
 pub(crate) use infer::{
-    first_producer, holds_verbatim, is_verbatim_cut, spells_out, verbatim_text,
+    first_producer, holds_verbatim, is_verbatim_cut, spells_out, string_leaves, verbatim_text,
 };
 
 use std::collections::BTreeMap;
