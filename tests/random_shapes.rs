@@ -118,6 +118,8 @@ fn measure(seeds: Range<u64>, convs: &[Conversation]) -> Tally {
                 t.op += usize::from(got_op == want.op_id);
                 t.ty += usize::from(got_ty == want.error_type.to_string());
                 if let Ok(a) = infoflow.attribute_with(&trace, &roles, c) {
+                    #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
+                    // clamped to 0..=10
                     let bin = (a.confidence * 10.0).floor().clamp(0.0, 10.0) as u32;
                     let e = t.bins.entry(bin).or_default();
                     e.0 += 1;

@@ -119,18 +119,45 @@ pub(crate) fn question_pipeline(t: &Trace, query: VarIx, answer_op: OpIx) -> Vec
 
 /// A memory version that says it is deleted or is empty.
 pub(crate) fn is_tombstone(t: &Trace, v: VarIx) -> bool {
-    let json = crate::model::pyrepr::to_json(&t.var(v).value);
-    match &json {
+    use serde_json::Value;
+    if marked_deleted(t, v) {
+        return true;
+    }
+    let Value::Object(m) = crate::model::pyrepr::to_json(&t.var(v).value) else {
+        return false;
+    };
+    let Some(Value::Object(before)) =
+        previous_version(t, v).map(|p| crate::model::pyrepr::to_json(&t.var(p).value))
+    else {
+        return false;
+    };
+    // A field that held text blanked, and nothing but one-word fields (an id, a status) left.
+    let blanked = m.iter().any(|(k, x)| {
+        (x.is_null() || x.as_str() == Some(""))
+            && before
+                .get(k)
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.trim().contains(' '))
+    });
+    blanked
+        && m.values()
+            .filter_map(Value::as_str)
+            .all(|s| !s.trim().contains(' '))
+}
+
+/// The version of `v`'s unit just before `v`.
+fn previous_version(t: &Trace, v: VarIx) -> Option<VarIx> {
+    let versions = t.flow.versions.get(&t.var(v).full_name)?;
+    versions.iter().copied().take_while(|&x| x != v).last()
+}
+
+/// A memory version that says outright it is deleted (`"deleted": true`, a null memory) or is
+/// nothing at all.
+pub(crate) fn marked_deleted(t: &Trace, v: VarIx) -> bool {
+    match crate::model::pyrepr::to_json(&t.var(v).value) {
         serde_json::Value::Object(m) => {
-            // A text field emptied and nothing but one-word fields (an id, a status) left.
-            let emptied = m.values().any(|x| x.is_null() || x.as_str() == Some(""));
-            let words_only = m
-                .values()
-                .filter_map(serde_json::Value::as_str)
-                .all(|s| !s.trim().contains(' '));
             m.get("deleted").and_then(serde_json::Value::as_bool) == Some(true)
                 || m.get("memory").is_some_and(serde_json::Value::is_null)
-                || (emptied && words_only)
         }
         serde_json::Value::Null => true,
         serde_json::Value::String(s) => s.trim().is_empty(),
@@ -260,9 +287,7 @@ fn calls_model(t: &Trace, op: OpIx) -> bool {
 /// of new facts.
 fn says_delete(t: &Trace, v: VarIx) -> bool {
     let value = t.var(v).value.to_ascii_lowercase();
-    ["delete", "remove", "forget"]
-        .iter()
-        .any(|w| value.contains(w))
+    DELETE_WORDS.iter().any(|w| value.contains(w))
 }
 
 /// Whether `next` is `prev`, a list, with items removed: a store deleting from a list.
@@ -274,19 +299,64 @@ pub(crate) fn shrank(t: &Trace, prev: VarIx, next: VarIx) -> bool {
     matches!((len(prev), len(next)), (Some(a), Some(b)) if b < a)
 }
 
-/// Whether `marker` speaks of deleting `unit` by its id: its value speaks of a deletion and
-/// holds one of `unit`'s identifiers (a one-word string with a digit, such as `fact-12`).
+/// Whether `marker` speaks of deleting `unit` by its id: one record of its value (an object, or
+/// a string) speaks of a deletion and holds one of `unit`'s identifiers (a one-word string with
+/// a digit, such as `fact-12`). A decision list deleting another unit does not mark this one.
 pub(crate) fn marks_deleted(t: &Trace, marker: VarIx, unit: VarIx) -> bool {
     if !says_delete(t, marker) {
         return false;
     }
     let mut ids = Vec::new();
     crate::attribution::roles::string_leaves(t, unit, &mut ids);
-    let mut said = Vec::new();
-    crate::attribution::roles::string_leaves(t, marker, &mut said);
-    ids.iter()
-        .filter(|s| !s.contains(' ') && s.chars().any(|c| c.is_ascii_digit()))
-        .any(|id| said.iter().any(|x| x == id))
+    ids.retain(|s| is_identifier(s));
+    let marker = crate::model::pyrepr::to_json(&t.var(marker).value);
+    record_marks(&marker, &ids)
+}
+
+/// A one-word string with a digit and a letter outside a date's `t` and `z` (`fact-12`, a
+/// uuid): not a timestamp, which many units share.
+fn is_identifier(s: &str) -> bool {
+    !s.contains(' ')
+        && s.chars().any(|c| c.is_ascii_digit())
+        && s.chars().any(|c| c.is_alphabetic() && c != 't' && c != 'z')
+}
+
+const DELETE_WORDS: [&str; 3] = ["delete", "remove", "forget"];
+
+/// Whether a record in `value` (an object with a short field such as `"event": "DELETE"`, or a
+/// short string) speaks of a deletion and names one of `ids`.
+fn record_marks(value: &serde_json::Value, ids: &[String]) -> bool {
+    use serde_json::Value;
+    let deletes = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        DELETE_WORDS.iter().any(|w| s.contains(w))
+    };
+    let names = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        s.split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .any(|w| ids.iter().any(|id| w == id))
+    };
+    match value {
+        // A reply holding JSON is read as JSON; a prose string marks only when short (a note
+        // such as "deleted fact-12", not a prompt listing the units and the actions it allows).
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(inner @ (Value::Object(_) | Value::Array(_))) => record_marks(&inner, ids),
+            _ => deletes(s) && names(s) && s.split_whitespace().count() <= 12,
+        },
+        Value::Array(xs) => xs.iter().any(|x| record_marks(x, ids)),
+        Value::Object(m) => {
+            let own: Vec<&str> = m
+                .iter()
+                .flat_map(|(k, v)| [Some(k.as_str()), v.as_str()])
+                .flatten()
+                .collect();
+            let short = |s: &str| s.split_whitespace().count() <= 3;
+            (own.iter().any(|s| short(s) && deletes(s)) && own.iter().any(|s| names(s)))
+                || m.values().any(|x| record_marks(x, ids))
+        }
+        _ => false,
+    }
 }
 
 /// The model call whose decision `writer` applied when it replaced `prev` by `next`: `writer`
@@ -321,4 +391,47 @@ pub(crate) fn decider(t: &Trace, writer: OpIx, prev: VarIx, next: VarIx) -> Opti
                 .then(t.op(*a).created_at.cmp(&t.op(*b).created_at))
                 .then(a.cmp(b))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_identifier, record_marks};
+    use serde_json::json;
+
+    fn marks(value: &serde_json::Value) -> bool {
+        record_marks(value, &["fact-12".to_owned()])
+    }
+
+    #[test]
+    fn a_delete_record_naming_the_unit_marks_it() {
+        assert!(marks(&json!({ "event": "DELETE", "target": "fact-12" })));
+        assert!(marks(&json!("Deleted fact-12.")));
+        assert!(marks(&json!(r#"[{"id": "fact-12", "event": "DELETE"}]"#)));
+    }
+
+    #[test]
+    fn a_record_deleting_another_unit_or_prose_does_not() {
+        // A decision list deleting fact-13 keeps fact-12.
+        assert!(!marks(&json!([
+            { "id": "fact-12", "event": "NONE" },
+            { "id": "fact-13", "event": "DELETE" }
+        ])));
+        // A memory's text that speaks of forgetting is no deletion.
+        assert!(!marks(
+            &json!({ "id": "fact-12", "memory": "a day I will never forget" })
+        ));
+        // A prompt listing the units and the actions it allows marks nothing.
+        assert!(!marks(&json!(
+            "You may ADD, UPDATE or DELETE memories. Existing memories: fact-12 Rosa hikes, fact-13 Rosa paints."
+        )));
+    }
+
+    #[test]
+    fn a_timestamp_is_no_identifier() {
+        assert!(is_identifier("fact-12"));
+        assert!(is_identifier("1750f123-f760-7f8a-4d5e-1fdc9b255c64"));
+        assert!(!is_identifier("2023-07-20t20:56:00"));
+        assert!(!is_identifier("2023-07-20"));
+        assert!(!is_identifier("fact twelve"));
+    }
 }

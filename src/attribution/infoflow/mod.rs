@@ -371,6 +371,8 @@ impl InfoFlow {
             // A store that applied a model's decision: the decision lost the information.
             let writer = decider(t, writer, visible[last_good], next).unwrap_or(writer);
             let role = match roles.role(writer) {
+                // An extraction that left a raw unit empty extracted nothing; it deleted nothing.
+                OpRole::Extraction if !graph::marked_deleted(t, next) => OpRole::Extraction,
                 _ if is_tombstone(t, next) => OpRole::Deletion,
                 _ if graph::shrank(t, visible[last_good], next) => OpRole::Deletion,
                 r @ (OpRole::Deletion | OpRole::Extraction) => r,

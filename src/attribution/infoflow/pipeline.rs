@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::{Finding, Stage};
 use crate::attribution::roles::{OpRole, Roles};
-use crate::attribution::text::{terms, Key};
+use crate::attribution::text::{tokens, Key};
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
 
 /// The judge erred: the prediction states the whole gold answer (every content word, no changed
@@ -22,9 +22,10 @@ pub(super) fn judge_erred(
     if key.gold.is_empty() || key.gold_carry(&case.prediction) < 1.0 {
         return None;
     }
-    // A prediction that adds a "not" the gold lacks says the opposite.
-    let said = terms(&case.prediction);
-    let gold_words: Vec<String> = case.golden_answers.iter().flat_map(|g| terms(g)).collect();
+    // A prediction that adds a "not" the gold lacks says the opposite (all words: `terms` drops
+    // negations as stopwords).
+    let said: BTreeSet<String> = tokens(&case.prediction).collect();
+    let gold_words: Vec<String> = case.golden_answers.iter().flat_map(|g| tokens(g)).collect();
     let negated = ["not", "never", "no"]
         .iter()
         .any(|w| said.contains(*w) && !gold_words.iter().any(|g| g == w));
@@ -113,8 +114,8 @@ pub(super) fn retrieval_loss(
 }
 
 /// A draft of the answer that already lost what the context held: an input of the answer op
-/// written by another response op (a first answer a reflection step revised) that read the
-/// context `held` too and holds less of the key than the context.
+/// written by another response op of the question's pipeline (a first answer a reflection step
+/// revised) that read the context `held` too and holds less of the key than the context.
 pub(super) fn lossy_draft(
     t: &Trace,
     roles: &Roles,
@@ -126,7 +127,9 @@ pub(super) fn lossy_draft(
     t.flow.op_inputs[stage.answer_op.get()]
         .iter()
         .flat_map(|&d| t.flow.producers[d.get()].iter().map(move |&p| (p, d)))
-        .filter(|&(p, _)| p != stage.answer_op && roles.role(p) == OpRole::Response)
+        // A draft for this question (an earlier question's answer quoted in the prompt is none).
+        .filter(|&(p, _)| p != stage.answer_op && stage.pipeline.contains(&p))
+        .filter(|&(p, _)| roles.role(p) == OpRole::Response)
         .filter(|&(p, _)| t.flow.op_inputs[p.get()].contains(&held))
         .filter(|&(_, d)| key.carry_var(t.var(d)) < bar)
         .map(|(p, _)| p)

@@ -17,14 +17,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
-
+use super::verbatim::{edits, passes_on_verbatim, verbatim_copies};
 use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
 use crate::algo::answer_op;
 use crate::attribution::infoflow::graph::{
     drafts_for, find_retrieval, is_tombstone, memory_kinds_near,
 };
-use crate::model::{pyrepr, OpIx, Trace, VarIx};
+use crate::model::{OpIx, Trace, VarIx};
 
 /// What the failed cases say about the pipeline.
 #[derive(Default)]
@@ -134,147 +133,6 @@ fn query_like(t: &Trace, a: &Anchors) -> BTreeSet<VarIx> {
                         .any(|&o| readers.contains(t.op(o).op_name.as_str())))
         })
         .collect()
-}
-
-/// Every string in a value, whitespace-collapsed and lowercased.
-fn leaves(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::String(s) => out.push(
-            s.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase(),
-        ),
-        Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
-        Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
-        _ => {}
-    }
-}
-
-/// Every string in `v`'s value, whitespace-collapsed and lowercased, appended to `out`.
-pub(crate) fn string_leaves(t: &Trace, v: VarIx, out: &mut Vec<String>) {
-    leaves(&pyrepr::to_json(&t.var(v).value), out);
-}
-
-fn var_leaves(t: &Trace, v: VarIx) -> Vec<String> {
-    let mut out = Vec::new();
-    leaves(&pyrepr::to_json(&t.var(v).value), &mut out);
-    out
-}
-
-/// The text of a message-like variable that a verbatim copy keeps: its longest string (the
-/// content, not its speaker or timestamp), normalized; `None` when shorter than 20 chars.
-pub(crate) fn verbatim_text(t: &Trace, v: VarIx) -> Option<String> {
-    var_leaves(t, v)
-        .into_iter()
-        .max_by_key(String::len)
-        .filter(|s| s.len() >= 20)
-}
-
-/// True when `text` (from [`verbatim_text`]) appears verbatim in one of `v`'s strings.
-pub(crate) fn holds_verbatim(t: &Trace, text: &str, v: VarIx) -> bool {
-    var_leaves(t, v).iter().any(|l| l.contains(text))
-}
-
-/// True when every string of `w` long enough to say anything appears verbatim in one of
-/// `op`'s inputs: `w` is a cut of what `op` read (a segment, a buffer keeping its newest
-/// message), nothing derived.
-pub(crate) fn is_verbatim_cut(t: &Trace, op: OpIx, w: VarIx) -> bool {
-    let long: Vec<String> = var_leaves(t, w)
-        .into_iter()
-        .filter(|s| s.len() >= 20)
-        .collect();
-    let read: Vec<String> = t.flow.op_inputs[op.get()]
-        .iter()
-        .flat_map(|&v| var_leaves(t, v))
-        .collect();
-    !long.is_empty()
-        && long
-            .iter()
-            .all(|l| read.iter().any(|x| x.contains(l.as_str())))
-}
-
-/// True when `v`'s strings of 20 chars or more, put together, make up most (80 %) of `next`'s
-/// text: a store that joined the items of a decision (a profile saved as one text).
-pub(crate) fn spells_out(t: &Trace, next: VarIx, v: VarIx) -> bool {
-    let whole = var_leaves(t, next).join(" ");
-    let covered: usize = var_leaves(t, v)
-        .iter()
-        .filter(|l| l.len() >= 20 && whole.contains(l.as_str()))
-        .map(String::len)
-        .sum();
-    !whole.is_empty() && covered * 5 >= whole.len() * 4
-}
-
-/// The message texts of `op`'s message-like inputs: a message's content; each message of a
-/// buffer another op made.
-fn message_texts(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<String> {
-    let mut out = Vec::new();
-    for &v in &t.flow.op_inputs[op.get()] {
-        if !message_like[v.get()] {
-            continue;
-        }
-        if t.flow.producers[v.get()].is_empty() {
-            out.extend(verbatim_text(t, v));
-        } else {
-            out.extend(var_leaves(t, v).into_iter().filter(|s| s.len() >= 20));
-        }
-    }
-    out
-}
-
-/// True when every message-like input's text reappears verbatim in what `op` produced.
-fn passes_on_verbatim(t: &Trace, op: OpIx, message_like: &[bool]) -> bool {
-    let produced: Vec<VarIx> = t.flow.op_produced(op).collect();
-    let texts = message_texts(t, op, message_like);
-    !texts.is_empty()
-        && texts
-            .iter()
-            .all(|text| produced.iter().any(|&p| holds_verbatim(t, text, p)))
-}
-
-/// What `op` produced that is a verbatim copy of some of its messages (a segment cut from a
-/// buffer): every string of it long enough to say anything is part of a message text.
-fn verbatim_copies(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<VarIx> {
-    let texts = message_texts(t, op, message_like);
-    t.flow
-        .op_produced(op)
-        .filter(|&w| {
-            let long: Vec<String> = var_leaves(t, w)
-                .into_iter()
-                .filter(|s| s.len() >= 20)
-                .collect();
-            !long.is_empty() && long.iter().all(|l| texts.iter().any(|x| x.contains(l)))
-        })
-        .collect()
-}
-
-/// True when `next` is an edit of `prev`: most (70 %) of its words, in its long strings, were
-/// already in `prev`'s, and it is about as long (a detail changed, not a restatement).
-pub(crate) fn edits(t: &Trace, prev: VarIx, next: VarIx) -> bool {
-    let words = |v: VarIx| -> Vec<String> {
-        var_leaves(t, v)
-            .iter()
-            .filter(|s| s.len() >= 20)
-            .flat_map(|s| {
-                s.split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    let (old, new) = (words(prev), words(next));
-    if old.is_empty() || new.is_empty() {
-        return false;
-    }
-    let had: BTreeSet<&String> = old.iter().collect();
-    let kept = new.iter().filter(|w| had.contains(w)).count();
-    // A cut (every word kept, such as a unit dropping its raw messages) changes nothing.
-    kept < new.len()
-        && kept * 10 >= new.len() * 7
-        && new.len() * 10 >= old.len() * 6
-        && new.len() * 10 <= old.len() * 15
 }
 
 /// The earliest op that produced `v`.
@@ -397,70 +255,7 @@ impl Walk<'_> {
             }
         }
         if !written.is_empty() {
-            let later = |v: &&VarIx| t.var(**v).version > 1;
-            let tombs = written
-                .iter()
-                .filter(later)
-                .filter(|v| is_tombstone(t, **v))
-                .count();
-            let changed = written.iter().filter(later).count() - tombs;
-            if tombs == written.len() {
-                return found(
-                    OpRole::Deletion,
-                    format!(
-                        "tombstones {tombs} memory unit(s) ({})",
-                        t.var(written[0]).full_name
-                    ),
-                );
-            }
-            // A raw unit restated (not an edit of its text: a revision keeping most of its
-            // words is an update).
-            let raw_before = |v: &VarIx| {
-                let name = &t.var(*v).full_name;
-                t.flow.versions.get(name).is_some_and(|vs| {
-                    vs.iter()
-                        .take_while(|&&x| x != *v)
-                        .last()
-                        .is_some_and(|&p| self.message_like[p.get()] && !edits(t, p, *v))
-                })
-            };
-            if let Some(&v) = written.iter().filter(later).find(|v| raw_before(v)) {
-                return found(
-                    OpRole::Extraction,
-                    format!(
-                        "turns a memory unit that held messages verbatim into extracted memory ({})",
-                        t.var(v).full_node_id
-                    ),
-                );
-            }
-            if changed > 0 {
-                let v = written.iter().find(later).copied().unwrap_or(written[0]);
-                return found(
-                    OpRole::Update,
-                    format!(
-                        "writes a new version of an existing memory unit ({})",
-                        t.var(v).full_node_id
-                    ),
-                );
-            }
-            let kind = &t.var(written[0]).category;
-            if reads_messages && passes_on_verbatim(t, o, &self.message_like) {
-                // A raw unit: the op that later rewrites it decides what is kept.
-                for &v in &written {
-                    self.message_like[v.get()] = true;
-                }
-            }
-            return if reads_messages {
-                found(
-                    OpRole::Extraction,
-                    format!("creates the first version of memory units ({kind}) from messages"),
-                )
-            } else {
-                found(
-                    OpRole::Update,
-                    format!("creates memory units ({kind}) from content another op derived, not from messages"),
-                )
-            };
+            return self.memory_write(o, &written, reads_messages);
         }
         if reads_messages {
             if passes_on_verbatim(t, o, &self.message_like) {
@@ -479,6 +274,76 @@ impl Walk<'_> {
             });
         }
         None
+    }
+
+    /// The role of `o`, which wrote the first version of `written` memory units' versions
+    /// (tombstones, a raw unit turned into memory, an edit, new units).
+    fn memory_write(&mut self, o: OpIx, written: &[VarIx], reads_messages: bool) -> Option<Found> {
+        let t = self.t;
+        let later = |v: &&VarIx| t.var(**v).version > 1;
+        let tombs = written
+            .iter()
+            .filter(later)
+            .filter(|v| is_tombstone(t, **v))
+            .count();
+        let changed = written.iter().filter(later).count() - tombs;
+        if tombs == written.len() {
+            return found(
+                OpRole::Deletion,
+                format!(
+                    "tombstones {tombs} memory unit(s) ({})",
+                    t.var(written[0]).full_name
+                ),
+            );
+        }
+        // A raw unit restated (not an edit of its text: a revision keeping most of its
+        // words is an update).
+        let raw_before = |v: &VarIx| {
+            let name = &t.var(*v).full_name;
+            t.flow.versions.get(name).is_some_and(|vs| {
+                vs.iter()
+                    .take_while(|&&x| x != *v)
+                    .last()
+                    .is_some_and(|&p| self.message_like[p.get()] && !edits(t, p, *v))
+            })
+        };
+        if let Some(&v) = written.iter().filter(later).find(|v| raw_before(v)) {
+            return found(
+                OpRole::Extraction,
+                format!(
+                    "turns a memory unit that held messages verbatim into extracted memory ({})",
+                    t.var(v).full_node_id
+                ),
+            );
+        }
+        if changed > 0 {
+            let v = written.iter().find(later).copied().unwrap_or(written[0]);
+            return found(
+                OpRole::Update,
+                format!(
+                    "writes a new version of an existing memory unit ({})",
+                    t.var(v).full_node_id
+                ),
+            );
+        }
+        let kind = &t.var(written[0]).category;
+        if reads_messages && passes_on_verbatim(t, o, &self.message_like) {
+            // A raw unit: the op that later rewrites it decides what is kept.
+            for &v in written {
+                self.message_like[v.get()] = true;
+            }
+        }
+        if reads_messages {
+            found(
+                OpRole::Extraction,
+                format!("creates the first version of memory units ({kind}) from messages"),
+            )
+        } else {
+            found(
+                OpRole::Update,
+                format!("creates memory units ({kind}) from content another op derived, not from messages"),
+            )
+        }
     }
 }
 

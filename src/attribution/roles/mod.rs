@@ -6,9 +6,11 @@
 //! [`Roles`] is what it gives for one trace, computed once and passed to every method.
 
 mod infer;
+mod verbatim;
 
-pub(crate) use infer::{
-    first_producer, holds_verbatim, is_verbatim_cut, spells_out, string_leaves, verbatim_text,
+pub(crate) use infer::first_producer;
+pub(crate) use verbatim::{
+    holds_verbatim, is_verbatim_cut, spells_out, string_leaves, verbatim_text,
 };
 
 use std::collections::BTreeMap;
