@@ -13,9 +13,9 @@ pub use memtrace::attribution::results::op_name;
 
 use crate::state::{Label, Verdict};
 
-/// The verdict as a core [`Attribution`], or why it cannot be one (an unknown error type).
-fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Result<Attribution, String> {
-    Ok(Attribution {
+/// The verdict as a core [`Attribution`].
+fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Attribution {
+    Attribution {
         case_id: case_id.to_owned(),
         op_id: v.op_id.clone(),
         op_name: op_name(t, &v.op_id),
@@ -30,14 +30,14 @@ fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Result<Attribution, Str
             ..Cost::default()
         }),
         method: v.method.clone(),
-    })
+    }
 }
 
 /// The page's verdicts as the core's.
 fn core_verdicts(t: &Trace, verdicts: &BTreeMap<String, Verdict>) -> Verdicts {
     verdicts
         .iter()
-        .map(|(k, v)| (k.clone(), attribution(t, k, v)))
+        .map(|(k, v)| (k.clone(), Ok(attribution(t, k, v))))
         .collect()
 }
 
