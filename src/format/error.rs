@@ -64,6 +64,115 @@ impl FormatError {
     }
 }
 
+/// What went wrong in one word, the same for every host (`MemtraceError.kind` in JavaScript and
+/// Python). [`FormatErrorKind::as_str`] is the stable name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FormatErrorKind {
+    Json,
+    Field,
+    UnknownFormat,
+    Dangling,
+    DuplicateId,
+    Cycle,
+    BadTimestamp,
+    TooLarge,
+}
+
+impl FormatErrorKind {
+    /// The stable name: `json`, `field`, `unknown_format`, `dangling`, `duplicate_id`, `cycle`,
+    /// `bad_timestamp`, `too_large`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FormatErrorKind::Json => "json",
+            FormatErrorKind::Field => "field",
+            FormatErrorKind::UnknownFormat => "unknown_format",
+            FormatErrorKind::Dangling => "dangling",
+            FormatErrorKind::DuplicateId => "duplicate_id",
+            FormatErrorKind::Cycle => "cycle",
+            FormatErrorKind::BadTimestamp => "bad_timestamp",
+            FormatErrorKind::TooLarge => "too_large",
+        }
+    }
+}
+
+/// A load option a hint may suggest; each host spells it its own way (`{lenient: true}` in
+/// JavaScript, `lenient=True` in Python).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadOption {
+    /// Keep what is valid and list the problems.
+    Lenient,
+    /// Name the format instead of detecting it (smartcomment, otlp or langfuse).
+    Format,
+}
+
+impl FormatError {
+    /// The error's kind.
+    pub fn kind(&self) -> FormatErrorKind {
+        match self {
+            FormatError::Json { .. } => FormatErrorKind::Json,
+            FormatError::Field { .. } => FormatErrorKind::Field,
+            FormatError::Unknown { .. } => FormatErrorKind::UnknownFormat,
+            FormatError::Dangling { .. } => FormatErrorKind::Dangling,
+            FormatError::DuplicateId { .. } => FormatErrorKind::DuplicateId,
+            FormatError::Cycle { .. } => FormatErrorKind::Cycle,
+            FormatError::BadTimestamp { .. } => FormatErrorKind::BadTimestamp,
+            FormatError::TooLarge { .. } => FormatErrorKind::TooLarge,
+        }
+    }
+
+    /// The JSON path into the file, when the error has a non-empty one.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            FormatError::Field { path, .. }
+            | FormatError::Dangling { path, .. }
+            | FormatError::DuplicateId { path, .. }
+            | FormatError::Cycle { path, .. }
+            | FormatError::BadTimestamp { path, .. } => {
+                Some(path.as_str()).filter(|p| !p.is_empty())
+            }
+            FormatError::Json { .. }
+            | FormatError::Unknown { .. }
+            | FormatError::TooLarge { .. } => None,
+        }
+    }
+
+    /// 1-based line and column of bad JSON.
+    pub fn line_column(&self) -> Option<(usize, usize)> {
+        match self {
+            FormatError::Json { line, column, .. } => Some((*line, *column)),
+            _ => None,
+        }
+    }
+
+    /// What to do about it, one sentence; `spell` writes a load option as the host takes it.
+    pub fn hint(&self, spell: impl Fn(LoadOption) -> String) -> String {
+        match self.kind() {
+            FormatErrorKind::Json => "the file may be truncated or not JSON; export it again".into(),
+            FormatErrorKind::Field => format!(
+                "fix the field at this path, or load with {} to keep what is valid",
+                spell(LoadOption::Lenient)
+            ),
+            FormatErrorKind::UnknownFormat => format!(
+                "pass {} if the detection is wrong",
+                spell(LoadOption::Format)
+            ),
+            FormatErrorKind::Dangling => format!(
+                "every reference must name a record of the same file; load with {} to drop it",
+                spell(LoadOption::Lenient)
+            ),
+            FormatErrorKind::DuplicateId => {
+                "ids must be unique: were two traces concatenated?".into()
+            }
+            FormatErrorKind::Cycle => format!(
+                "an execution graph flows one way; load with {} to cut the cycle",
+                spell(LoadOption::Lenient)
+            ),
+            FormatErrorKind::BadTimestamp => "write `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds (OTLP) or ISO 8601 (Langfuse)".into(),
+            FormatErrorKind::TooLarge => "split the trace into one file per conversation".into(),
+        }
+    }
+}
+
 /// The graph's own errors, as the reader reports them (same variants, same JSON shape).
 impl From<GraphError> for FormatError {
     fn from(e: GraphError) -> FormatError {
@@ -126,5 +235,32 @@ pub(crate) fn from_json(e: &serde_json::Error) -> FormatError {
         line: e.line(),
         column: e.column(),
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_path_and_hint_come_from_the_error() {
+        let e = FormatError::Dangling {
+            path: "data.edges[3]".into(),
+            id: "n9".into(),
+            kind: "node".into(),
+        };
+        assert_eq!(e.kind().as_str(), "dangling");
+        assert_eq!(e.path(), Some("data.edges[3]"));
+        let hint = e.hint(|o| format!("<{o:?}>"));
+        assert!(hint.contains("<Lenient>"), "{hint}");
+        let json = FormatError::Json {
+            line: 2,
+            column: 5,
+            message: "eof".into(),
+        };
+        assert_eq!((json.path(), json.line_column()), (None, Some((2, 5))));
+        let unknown = FormatError::Unknown { reason: "x".into() };
+        assert_eq!(unknown.kind().as_str(), "unknown_format");
+        assert!(unknown.hint(|o| format!("<{o:?}>")).contains("<Format>"));
     }
 }

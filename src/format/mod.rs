@@ -29,7 +29,7 @@ mod validate;
 
 pub use body::Encoding;
 pub use conventions::{conventions, Conventions};
-pub use error::FormatError;
+pub use error::{FormatError, FormatErrorKind, LoadOption};
 pub use limits::Limits;
 pub use validate::validate;
 

@@ -2,8 +2,9 @@
 //! does with a project, so that hosts hold no domain logic. Pure like the rest of the core.
 //!
 //! Public surface:
-//! - [`open`]`(name, bytes, options) -> Opened` sorts a file into a trace, a bundle (traces and
-//!   saved [`Settings`]) or annotations, decompressing it first.
+//! - [`open`]`(name, bytes, options) -> Opened` sorts a file into a trace, a bundle (traces,
+//!   their annotation files and saved [`Settings`]) or annotations, decompressing it first;
+//!   [`kind_of`] only sorts.
 //! - [`Project`]: the open traces ([`Entry`]), [`Verdict`]s and [`Label`]s per trace and
 //!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
 //!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
@@ -26,7 +27,9 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use open::{open, parse_rules, BundleTrace, Opened, Settings};
+pub use open::{
+    kind_of, open, parse_rules, BundleAnnotations, BundleTrace, FileKind, Opened, Settings,
+};
 pub use project::{Added, Entry, Project};
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use setup::{Setup, SetupError};

@@ -62,6 +62,15 @@ pub struct BundleTrace {
     pub loaded: Result<Loaded, FormatError>,
 }
 
+/// An annotation file kept in a bundle (the page saves them next to their trace).
+#[derive(Debug)]
+pub struct BundleAnnotations {
+    pub name: String,
+    /// The file's text, kept for saving the project again.
+    pub bytes: Vec<u8>,
+    pub records: Result<Vec<AnnotationRecord>, FormatError>,
+}
+
 /// What a file turned out to be.
 #[derive(Debug)]
 pub enum Opened {
@@ -70,12 +79,34 @@ pub enum Opened {
     /// A project bundle: each trace (loaded or not), and its settings.
     Bundle {
         traces: Vec<BundleTrace>,
+        /// Its annotation files, in order, to merge once `traces` are open.
+        annotations: Vec<BundleAnnotations>,
         settings: Settings,
         /// All saved settings, for a host's own fields.
         raw_settings: serde_json::Value,
     },
     /// An annotation file: ground truth for the open trace whose questions it names.
     Annotations(Vec<AnnotationRecord>),
+}
+
+/// What kind of file `bytes` (already decompressed) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Trace,
+    Bundle,
+    Annotations,
+}
+
+/// Sorts decompressed `bytes` by kind, without reading them further: what [`open`] decides
+/// first (a host that parses traces in steps asks this before).
+pub fn kind_of(bytes: &[u8]) -> FileKind {
+    if bundle::is_bundle(bytes) {
+        FileKind::Bundle
+    } else if sidecar::is_annotation_file(bytes) {
+        FileKind::Annotations
+    } else {
+        FileKind::Trace
+    }
 }
 
 /// Sorts `bytes` (decompressed first when gzip or zstd) into a trace, a bundle or an annotation
@@ -91,7 +122,8 @@ pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, Se
     };
     let bytes = format::decompressed(bytes).map_err(located)?;
     let bytes: &[u8] = &bytes;
-    if bundle::is_bundle(bytes) {
+    let kind = kind_of(bytes);
+    if kind == FileKind::Bundle {
         let b = bundle::parse::<serde_json::Value>(bytes).map_err(located)?;
         let settings: Settings = if b.settings.is_null() {
             Settings::default()
@@ -104,26 +136,33 @@ pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, Se
             })?
         };
         settings.parsed_rules(name)?;
-        let traces = b
-            .traces
-            .into_iter()
-            .map(|f| {
-                let bytes = f.content.into_bytes();
+        let (mut traces, mut annotations) = (Vec::new(), Vec::new());
+        for f in b.traces {
+            let bytes = f.content.into_bytes();
+            if sidecar::is_annotation_file(&bytes) {
+                let records = sidecar::parse(&bytes);
+                annotations.push(BundleAnnotations {
+                    name: f.name,
+                    bytes,
+                    records,
+                });
+            } else {
                 let loaded = format::load(&bytes, options);
-                BundleTrace {
+                traces.push(BundleTrace {
                     name: f.name,
                     bytes,
                     loaded,
-                }
-            })
-            .collect();
+                });
+            }
+        }
         return Ok(Opened::Bundle {
             traces,
+            annotations,
             settings,
             raw_settings: b.settings,
         });
     }
-    if sidecar::is_annotation_file(bytes) {
+    if kind == FileKind::Annotations {
         return sidecar::parse(bytes)
             .map(Opened::Annotations)
             .map_err(located);

@@ -8,7 +8,7 @@ use super::verdict::{Label, Verdict};
 use super::SessionError;
 use crate::attribution::roles::OpRole;
 use crate::format::{sidecar, Format, LoadOptions};
-use crate::model::{Detection, FailRule, Mark, Trace};
+use crate::model::{AnnotationRecord, Detection, FailRule, Mark, Trace};
 
 /// One open trace.
 #[derive(Debug, Clone)]
@@ -80,28 +80,14 @@ impl Project {
                 })
             }
             Opened::Bundle {
-                traces, settings, ..
-            } => self.open_bundle(name, traces, settings),
+                traces,
+                annotations,
+                settings,
+                ..
+            } => self.open_bundle(name, traces, annotations, settings),
             Opened::Annotations(records) => {
-                let current = self.current.as_deref().and_then(|c| self.find(c).ok());
-                let fits = |i: &usize| sidecar::fits(&self.traces[*i].trace, &records);
-                let Some(i) = current
-                    .filter(fits)
-                    .or_else(|| (0..self.traces.len()).find(fits))
-                else {
-                    let first = records.first().map_or("", |r| r.query_id.as_str());
-                    return Err(SessionError::Unfitting {
-                        file: name.to_owned(),
-                        first: first.to_owned(),
-                    });
-                };
                 let n = records.len();
-                sidecar::merge(&mut self.traces[i].trace, records).map_err(|error| {
-                    SessionError::Format {
-                        file: name.to_owned(),
-                        error,
-                    }
-                })?;
+                let i = self.merge_records(name, records)?;
                 self.redetect(i)?;
                 Ok(Added::Annotations {
                     trace: i,
@@ -111,10 +97,39 @@ impl Project {
         }
     }
 
+    /// Merges annotation `records` of file `name` into the open trace whose questions they
+    /// name (the current one first); returns its index.
+    fn merge_records(
+        &mut self,
+        name: &str,
+        records: Vec<AnnotationRecord>,
+    ) -> Result<usize, SessionError> {
+        let current = self.current.as_deref().and_then(|c| self.find(c).ok());
+        let fits = |i: &usize| sidecar::fits(&self.traces[*i].trace, &records);
+        let Some(i) = current
+            .filter(fits)
+            .or_else(|| (0..self.traces.len()).find(fits))
+        else {
+            let first = records.first().map_or("", |r| r.query_id.as_str());
+            return Err(SessionError::Unfitting {
+                file: name.to_owned(),
+                first: first.to_owned(),
+            });
+        };
+        sidecar::merge(&mut self.traces[i].trace, records).map_err(|error| {
+            SessionError::Format {
+                file: name.to_owned(),
+                error,
+            }
+        })?;
+        Ok(i)
+    }
+
     fn open_bundle(
         &mut self,
         file: &str,
         traces: Vec<super::open::BundleTrace>,
+        annotations: Vec<super::open::BundleAnnotations>,
         settings: Settings,
     ) -> Result<Added, SessionError> {
         let rules = settings.parsed_rules(file)?;
@@ -133,6 +148,15 @@ impl Project {
             match t.loaded {
                 Ok(l) => added.push(self.add(&t.name, l.trace, l.format, t.bytes)),
                 Err(e) => errors.push((t.name, e.to_string())),
+            }
+        }
+        for a in annotations {
+            let merged = a.records.map_err(|error| SessionError::Format {
+                file: a.name.clone(),
+                error,
+            });
+            if let Err(e) = merged.and_then(|r| self.merge_records(&a.name, r)) {
+                errors.push((a.name, e.to_string()));
             }
         }
         for &i in &added {

@@ -28,9 +28,17 @@ fn a_trace_a_bundle_and_annotations_are_each_sorted() {
         Opened::Trace(_)
     ));
     let settings = serde_json::json!({"rules": ["output~never-matches-xyz"], "zoom": 2});
-    let b = bundle::export(&[("a.json".to_owned(), DEMO)], &settings);
+    let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
+    let b = bundle::export(
+        &[
+            ("a.json".to_owned(), DEMO),
+            ("a.annotations.json".to_owned(), &ann[..]),
+        ],
+        &settings,
+    );
     let Opened::Bundle {
         traces,
+        annotations,
         settings: s,
         raw_settings,
     } = open("p.memtrace", &b, LoadOptions::default()).unwrap()
@@ -39,9 +47,12 @@ fn a_trace_a_bundle_and_annotations_are_each_sorted() {
     };
     assert_eq!((traces.len(), traces[0].name.as_str()), (1, "a.json"));
     assert!(traces[0].loaded.is_ok());
+    // The page saves annotation files next to their trace: sorted apart, not read as traces.
+    assert_eq!(annotations.len(), 1);
+    assert_eq!(annotations[0].name, "a.annotations.json");
+    assert_eq!(annotations[0].records.as_ref().map(Vec::len), Ok(1));
     assert_eq!(s.rules, vec!["output~never-matches-xyz".to_owned()]);
     assert_eq!(raw_settings["zoom"], 2);
-    let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
     assert!(matches!(
         open("a.annotations.json", ann, LoadOptions::default()).unwrap(),
         Opened::Annotations(r) if r.len() == 1

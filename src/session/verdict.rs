@@ -28,8 +28,29 @@ pub struct Verdict {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Step>,
     /// The counterfactual check, once run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "outcome_as_saved"
+    )]
     pub counterfactual: Option<Outcome>,
+}
+
+/// An outcome as saved: its name (`not-replayable`) or the text shown (`not replayable`, what
+/// projects saved by the page before this type held).
+fn outcome_as_saved<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Outcome>, D::Error> {
+    let Some(text) = Option::<String>::deserialize(d)? else {
+        return Ok(None);
+    };
+    [Outcome::Verified, Outcome::Refuted, Outcome::NotReplayable]
+        .into_iter()
+        .find(|o| o.as_str() == text || o.as_str().replace(' ', "-") == text)
+        .map(Some)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown counterfactual outcome {text:?}; expected verified, refuted or not-replayable"
+            ))
+        })
 }
 
 impl From<&Attribution> for Verdict {
@@ -118,5 +139,14 @@ mod tests {
         .unwrap();
         assert_eq!(ok.error_type, ErrorType::UpdateError);
         assert_eq!(ok.counterfactual, Some(Outcome::NotReplayable));
+        let shown: Verdict = serde_json::from_str(
+            r#"{"error_type": "UpdateError", "op_id": "o", "reason": "r", "counterfactual": "not replayable"}"#,
+        )
+        .unwrap();
+        assert_eq!(shown.counterfactual, Some(Outcome::NotReplayable));
+        let back: Verdict = serde_json::from_str(&serde_json::to_string(&shown).unwrap()).unwrap();
+        assert_eq!(back, shown);
+        let bad = r#"{"error_type": "UpdateError", "op_id": "o", "reason": "r", "counterfactual": "maybe"}"#;
+        assert!(serde_json::from_str::<Verdict>(bad).is_err());
     }
 }

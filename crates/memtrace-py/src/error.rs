@@ -4,7 +4,7 @@
 //! `provider`, `optimize`, `cancelled`), where it happened (`path`, or `line` and `column`) and
 //! a `hint` saying what to do.
 
-use memtrace::format::FormatError;
+use memtrace::format::{FormatError, LoadOption};
 use memtrace::model::{GraphError, RuleError};
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -60,53 +60,18 @@ impl Error {
 
 impl From<FormatError> for Error {
     fn from(e: FormatError) -> Self {
-        let message = e.to_string();
-        match &e {
-            FormatError::Json { line, column, .. } => Error {
-                line: Some(*line),
-                column: Some(*column),
-                ..Self::new("json", message, "the file may be truncated or not JSON; export it again")
-            },
-            FormatError::Field { path, .. } => Self::new(
-                "field",
-                message,
-                "fix the field at this path, or load with lenient=True to keep what is valid",
-            )
-            .at(path),
-            FormatError::Unknown { .. } => Self::new(
-                "unknown_format",
-                message,
-                "pass format=\"smartcomment\" | \"otlp\" | \"langfuse\" if the detection is wrong",
-            ),
-            FormatError::Dangling { path, .. } => Self::new(
-                "dangling",
-                message,
-                "every reference must name a record of the same file; load with lenient=True to drop it",
-            )
-            .at(path),
-            FormatError::DuplicateId { path, .. } => Self::new(
-                "duplicate_id",
-                message,
-                "ids must be unique: were two traces concatenated?",
-            )
-            .at(path),
-            FormatError::Cycle { path, .. } => Self::new(
-                "cycle",
-                message,
-                "an execution graph flows one way; load with lenient=True to cut the cycle",
-            )
-            .at(path),
-            FormatError::BadTimestamp { path, .. } => Self::new(
-                "bad_timestamp",
-                message,
-                "write `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds (OTLP) or ISO 8601 (Langfuse)",
-            )
-            .at(path),
-            FormatError::TooLarge { .. } => Self::new(
-                "too_large",
-                message,
-                "split the trace into one file per conversation",
-            ),
+        let hint = e.hint(|option| match option {
+            LoadOption::Lenient => "lenient=True".to_owned(),
+            LoadOption::Format => "format=\"smartcomment\" | \"otlp\" | \"langfuse\"".to_owned(),
+        });
+        let (line, column) = e.line_column().unzip();
+        Error {
+            kind: e.kind().as_str(),
+            message: e.to_string(),
+            path: e.path().map(str::to_owned),
+            line,
+            column,
+            hint,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! (`path`, or `line` and `column`), and a `hint` saying what to do.
 
 use memtrace::algo::AlgoError;
-use memtrace::format::FormatError;
+use memtrace::format::{FormatError, LoadOption};
 use memtrace::model::{GraphError, RuleError};
 use wasm_bindgen::JsValue;
 
@@ -64,57 +64,18 @@ impl MemtraceError {
 
 impl From<FormatError> for MemtraceError {
     fn from(e: FormatError) -> Self {
-        let message = e.to_string();
-        match &e {
-            FormatError::Json { line, column, .. } => MemtraceError {
-                line: Some(*line),
-                column: Some(*column),
-                ..Self::new(
-                    "json",
-                    message,
-                    "the file may be truncated or not JSON; export it again",
-                )
-            },
-            FormatError::Field { path, .. } => Self::new(
-                "field",
-                message,
-                "fix the field at this path, or load with {lenient: true} to keep what is valid",
-            )
-            .at(path),
-            FormatError::Unknown { .. } => Self::new(
-                "unknown_format",
-                message,
-                "pass {format: \"smartcomment\" | \"otlp\" | \"langfuse\"} if the detection is wrong",
-            ),
-            FormatError::Dangling { path, .. } => Self::new(
-                "dangling",
-                message,
-                "every reference must name a record of the same file; load with {lenient: true} to drop it",
-            )
-            .at(path),
-            FormatError::DuplicateId { path, .. } => Self::new(
-                "duplicate_id",
-                message,
-                "ids must be unique: were two traces concatenated?",
-            )
-            .at(path),
-            FormatError::Cycle { path, .. } => Self::new(
-                "cycle",
-                message,
-                "an execution graph flows one way; load with {lenient: true} to cut the cycle",
-            )
-            .at(path),
-            FormatError::BadTimestamp { path, .. } => Self::new(
-                "bad_timestamp",
-                message,
-                "write `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds (OTLP) or ISO 8601 (Langfuse)",
-            )
-            .at(path),
-            FormatError::TooLarge { .. } => Self::new(
-                "too_large",
-                message,
-                "split the trace into one file per conversation",
-            ),
+        let hint = e.hint(|option| match option {
+            LoadOption::Lenient => "{lenient: true}".to_owned(),
+            LoadOption::Format => "{format: \"smartcomment\" | \"otlp\" | \"langfuse\"}".to_owned(),
+        });
+        let (line, column) = e.line_column().unzip();
+        MemtraceError {
+            kind: e.kind().as_str(),
+            message: e.to_string(),
+            path: e.path().map(str::to_owned),
+            line,
+            column,
+            hint,
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use memtrace::attribution::results::{self, Labels, Verdicts};
 use memtrace::attribution::{Attribution, Cost};
-use memtrace::model::{Annotation, ErrorType};
+use memtrace::model::Annotation;
 use memtrace::Trace;
 use serde_json::Value;
 
@@ -13,17 +13,13 @@ pub use memtrace::attribution::results::op_name;
 
 use crate::state::{Label, Verdict};
 
-/// The verdict as a core [`Attribution`], or why it cannot be one (an unknown error type).
-fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Result<Attribution, String> {
-    let error_type = v
-        .error_type
-        .parse::<ErrorType>()
-        .map_err(|m| format!("verdict of {case_id}: {m}"))?;
-    Ok(Attribution {
+/// The verdict as a core [`Attribution`].
+fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Attribution {
+    Attribution {
         case_id: case_id.to_owned(),
         op_id: v.op_id.clone(),
         op_name: op_name(t, &v.op_id),
-        error_type,
+        error_type: v.error_type,
         reason: v.reason.clone(),
         evidence_path: Vec::new(),
         confidence: v.confidence,
@@ -34,30 +30,29 @@ fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Result<Attribution, Str
             ..Cost::default()
         }),
         method: v.method.clone(),
-    })
+    }
 }
 
 /// The page's verdicts as the core's.
 fn core_verdicts(t: &Trace, verdicts: &BTreeMap<String, Verdict>) -> Verdicts {
     verdicts
         .iter()
-        .map(|(k, v)| (k.clone(), attribution(t, k, v)))
+        .map(|(k, v)| (k.clone(), Ok(attribution(t, k, v))))
         .collect()
 }
 
-/// The page's labels as core annotations (a label with an unknown error type is left out).
+/// The page's labels as core annotations.
 fn core_labels(labels: &BTreeMap<String, Label>) -> Labels {
     labels
         .iter()
-        .filter_map(|(k, l)| {
-            let error_type = l.error_type.parse::<ErrorType>().ok()?;
-            Some((
+        .map(|(k, l)| {
+            (
                 k.clone(),
                 Annotation {
                     op_id: l.op_id.clone(),
-                    error_type,
+                    error_type: l.error_type,
                 },
-            ))
+            )
         })
         .collect()
 }

@@ -1,5 +1,6 @@
 use super::*;
 use memtrace::attribution::InfoFlow;
+use memtrace::model::ErrorType;
 
 const FIXTURE: &[u8] =
     include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
@@ -55,21 +56,21 @@ fn a_label_overrides_the_annotation_in_scoring_and_csv() {
     let c = &t.cases[0];
     let mine = &v[&c.query_id];
     // Label the verdict's own op with another type: the op agrees, the type does not.
-    let other = if mine.error_type == "UpdateError" {
-        "DeletionError"
+    let other = if mine.error_type == ErrorType::UpdateError {
+        ErrorType::DeletionError
     } else {
-        "UpdateError"
+        ErrorType::UpdateError
     };
     let labels: BTreeMap<String, Label> = [(
         c.query_id.clone(),
         Label {
-            error_type: other.into(),
+            error_type: other,
             op_id: mine.op_id.clone(),
         },
     )]
     .into();
     let out = verdicts_json("f.json", &t, &v, &labels);
-    assert_eq!(out["results"][0]["final_error_type"], other);
+    assert_eq!(out["results"][0]["final_error_type"], other.as_str());
     assert_eq!(out["results"][0]["is_operation_identifier_correct"], true);
     assert_eq!(out["results"][0]["is_error_type_correct"], false);
     let csv = verdicts_csv(&t, &v, &labels);
@@ -78,7 +79,7 @@ fn a_label_overrides_the_annotation_in_scoring_and_csv() {
     assert!(lines[0].starts_with("case_id,query,verdict_type"));
     assert!(lines[1].starts_with(&c.query_id), "{}", lines[1]);
     assert!(
-        lines[1].ends_with(&format!(",{other},{},false", mine.op_id)),
+        lines[1].ends_with(&format!(",{},{},false", other.as_str(), mine.op_id)),
         "{}",
         lines[1]
     );
@@ -92,7 +93,7 @@ fn labels_export_as_annotations_that_load_back() {
     let labels: BTreeMap<String, Label> = [(
         c.query_id.clone(),
         Label {
-            error_type: "RetrievalError".into(),
+            error_type: ErrorType::RetrievalError,
             op_id: op.clone(),
         },
     )]

@@ -17,11 +17,9 @@ pub mod graph_model;
 pub mod llm_run;
 pub mod optimize;
 pub mod raster;
-pub mod report;
 pub mod roles;
 pub mod state;
 pub mod timing;
-pub mod verdicts;
 pub mod viewport;
 
 #[cfg(target_arch = "wasm32")]

@@ -207,8 +207,14 @@ mod tests {
         assert!(t.cases.len() >= 2);
         let mut verdicts = BTreeMap::new();
         let v = |method: &str| Verdict {
+            error_type: memtrace::model::ErrorType::ResponseError,
+            op_id: String::new(),
+            reason: String::new(),
+            confidence: 0.0,
             method: method.to_owned(),
-            ..Verdict::default()
+            cost: None,
+            transcript: Vec::new(),
+            counterfactual: None,
         };
         verdicts.insert(t.cases[0].query_id.clone(), v("graphtrace"));
         verdicts.insert(t.cases[1].query_id.clone(), v("infoflow"));

@@ -137,11 +137,14 @@ fn verdicts_of_other_methods_are_left_alone() {
     let t = s.current_trace().unwrap().trace.clone();
     let c = &t.cases[0];
     let llm = Verdict {
-        error_type: "RetrievalError".into(),
+        error_type: memtrace::model::ErrorType::RetrievalError,
         op_id: t.ops[0].op_id.clone(),
         reason: "an LLM said so".into(),
+        confidence: 0.0,
         method: "graphtrace".into(),
-        ..Verdict::default()
+        cost: None,
+        transcript: Vec::new(),
+        counterfactual: None,
     };
     let s = s
         .reduce(Action::SetVerdict {

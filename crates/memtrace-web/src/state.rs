@@ -7,15 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use memtrace::algo::GraphIndex;
 use memtrace::attribution::{OpRole, Roles};
-use memtrace::format::{load, FormatError, LoadOptions, Loaded};
+use memtrace::format::{FormatError, LoadOptions, Loaded};
 use memtrace::layout::NodeRef;
-use memtrace::model::{Mark, VarIx};
+use memtrace::model::{AnnotationRecord, Mark, VarIx};
+use memtrace::session::{self, FileKind, Opened, SessionError};
 use memtrace::{Summary, Trace};
 
+use crate::annotations;
 use crate::failures::{failure_rows, ListSettings, SortKey};
 use crate::llm_run::ProviderSettings;
-pub use crate::verdicts::{Label, Verdict, VerdictCost};
-use crate::{annotations, bundle};
+pub use memtrace::session::{Label, Verdict, VerdictCost};
 
 /// A trace the page has loaded.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,7 +92,7 @@ pub struct FileError {
 /// True for a file [`Action::Load`] would parse as a trace: not a project bundle, not an
 /// annotation file. Such a file may be parsed in steps and sent as [`Action::Parsed`].
 pub fn parsed_in_steps(bytes: &[u8]) -> bool {
-    !bundle::is_bundle(bytes) && !annotations::is_annotation_file(bytes)
+    session::kind_of(bytes) == FileKind::Trace
 }
 
 /// Loading progress of the current drop.
@@ -419,32 +420,67 @@ impl PageState {
         self
     }
 
+    /// Opens a dropped file through [`session::open`]: a trace is added, a bundle's traces,
+    /// annotation files and settings are restored, an annotation file is merged.
     fn load(&mut self, name: String, bytes: Rc<[u8]>) {
-        if bundle::is_bundle(&bytes) {
-            match bundle::parse(&bytes) {
-                Ok(b) => {
-                    for f in b.traces {
-                        self.load(f.name, Rc::from(f.content.into_bytes()));
-                    }
-                    *self = std::mem::take(self).reduce(Action::Restore(b.settings));
-                }
-                Err(message) => self.errors.push(FileError {
-                    name,
-                    message,
-                    location: String::new(),
-                }),
-            }
-            return;
-        }
-        if annotations::is_annotation_file(&bytes) {
-            self.load_annotations(name, bytes);
-            return;
-        }
-        let parsed = {
+        let opened = {
             let _t = crate::timing::stage("parse, validate, index, detect");
-            load(&bytes, LoadOptions::default())
+            session::open(&name, &bytes, LoadOptions::default())
         };
-        self.add(name, bytes, parsed, None, None);
+        match opened {
+            Ok(Opened::Trace(loaded)) => self.add(name, bytes, Ok(*loaded), None, None),
+            Ok(Opened::Bundle {
+                traces,
+                annotations,
+                mut raw_settings,
+                ..
+            }) => {
+                if raw_settings.is_null() {
+                    raw_settings = serde_json::Value::Object(serde_json::Map::new());
+                }
+                // The page's own fields ride along in the saved settings.
+                let settings = match serde_json::from_value::<Settings>(raw_settings) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        return self.failed(
+                            name,
+                            format!("not a readable memtrace bundle: settings: {e}"),
+                        )
+                    }
+                };
+                for t in traces {
+                    self.add(t.name, Rc::from(t.bytes), t.loaded, None, None);
+                }
+                for a in annotations {
+                    let bytes = Rc::from(a.bytes);
+                    match a.records {
+                        Ok(records) => self.load_annotations(a.name, bytes, records),
+                        Err(e) => self.failed(a.name, e.to_string()),
+                    }
+                }
+                *self = std::mem::take(self).reduce(Action::Restore(settings));
+            }
+            Ok(Opened::Annotations(records)) => self.load_annotations(name, bytes, records),
+            Err(SessionError::Format { error, .. }) => {
+                if session::kind_of(&bytes) == FileKind::Bundle {
+                    self.failed(name, format!("not a readable memtrace bundle: {error}"));
+                } else if session::kind_of(&bytes) == FileKind::Annotations {
+                    self.failed(name, error.to_string());
+                } else {
+                    self.add(name, bytes, Err(error), None, None);
+                }
+            }
+            Err(e) => self.failed(name, e.to_string()),
+        }
+    }
+
+    /// Keeps the error of a file that did not open.
+    fn failed(&mut self, name: String, message: String) {
+        self.errors.push(FileError {
+            name,
+            message,
+            location: String::new(),
+        });
     }
 
     /// Adds a parsed trace file (or its error) and shows it.
@@ -509,19 +545,17 @@ impl PageState {
     }
 
     /// Merges a separate annotation file into the loaded trace whose query nodes it names.
-    fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>) {
-        let merged = annotations::parse(&bytes).and_then(|anns| {
-            let first = anns.first().map(|a| a.query_id.clone()).unwrap_or_default();
-            let i = annotations::target(self.traces.iter().map(|t| &*t.trace), self.current, &anns)
+    fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>, anns: Vec<AnnotationRecord>) {
+        let first = anns.first().map(|a| a.query_id.clone()).unwrap_or_default();
+        let merged =
+            annotations::target(self.traces.iter().map(|t| &*t.trace), self.current, &anns)
                 .ok_or_else(|| {
                     format!(
                         "no loaded trace has the query node {first:?} (or one of the others) this \
-                         annotation file names; drop the trace first, then its annotations"
+                     annotation file names; drop the trace first, then its annotations"
                     )
-                })?;
-            let t = annotations::merge(&self.traces[i].trace, anns)?;
-            Ok((i, t))
-        });
+                })
+                .and_then(|i| Ok((i, annotations::merge(&self.traces[i].trace, anns)?)));
         match merged {
             Ok((i, t)) => {
                 let lt = &mut self.traces[i];
@@ -531,11 +565,7 @@ impl PageState {
                 lt.annotation_files.push((name, bytes));
                 self.show(i);
             }
-            Err(message) => self.errors.push(FileError {
-                name,
-                message,
-                location: String::new(),
-            }),
+            Err(message) => self.failed(name, message),
         }
     }
 

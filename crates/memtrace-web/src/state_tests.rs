@@ -1,6 +1,7 @@
 //! Tests of the page reducer.
 
 use super::*;
+use memtrace::model::ErrorType;
 
 const FIXTURE: &[u8] =
     include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
@@ -137,24 +138,26 @@ fn bundle_restores_traces_and_settings() {
         .reduce(Action::SetVerdict {
             query_id: "query:locomo-qa-1-1@1".into(),
             verdict: Some(Verdict {
-                error_type: "DeletionError".into(),
+                error_type: ErrorType::DeletionError,
                 op_id: "op-x".into(),
                 reason: "deleted".into(),
                 confidence: 0.5,
                 method: "infoflow".into(),
-                ..Verdict::default()
+                cost: None,
+                transcript: Vec::new(),
+                counterfactual: None,
             }),
         })
         .reduce(Action::SetLabel {
             query_id: "query:locomo-qa-1-1@1".into(),
             label: Some(Label {
-                error_type: "UpdateError".into(),
+                error_type: ErrorType::UpdateError,
                 op_id: "op-y".into(),
             }),
         });
     let files: Vec<(String, Rc<[u8]>)> = s.traces.iter().flat_map(LoadedTrace::files).collect();
     let refs: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
-    let b = bundle::export(&refs, &s.settings());
+    let b = crate::bundle::export(&refs, &s.settings());
     let r = loaded("project.memtrace.json", &b);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(r.traces.len(), 2);
@@ -162,7 +165,7 @@ fn bundle_restores_traces_and_settings() {
     assert_eq!(r.list.text, "caroline");
     assert_eq!(r.selection.case, Some(4));
     let v = &r.current_trace().unwrap().verdicts["query:locomo-qa-1-1@1"];
-    assert_eq!(v.error_type, "DeletionError");
+    assert_eq!(v.error_type, ErrorType::DeletionError);
     assert!((v.confidence - 0.5).abs() < 1e-9);
     let l = &r.current_trace().unwrap().labels["query:locomo-qa-1-1@1"];
     assert_eq!(l.op_id, "op-y");

@@ -220,10 +220,10 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
     let ann = c.annotation.as_ref();
     let role = op_role(t, &props.roles.0, &v.op_id);
     html! {
-        <div id="verdict" class="verdict" data-type={v.error_type.clone()} data-op={v.op_id.clone()}
+        <div id="verdict" class="verdict" data-type={v.error_type.as_str()} data-op={v.op_id.clone()}
              data-role={role.map(|(r, _)| r.as_str())}>
             <div>
-                <strong class="verdict-type">{ v.error_type.clone() }</strong>
+                <strong class="verdict-type">{ v.error_type.as_str() }</strong>
                 {" at "}<code class="verdict-op">{ v.op_id.clone() }</code>
                 {" "}<span class="verdict-op-name">{ op_name(t, &v.op_id) }</span>
                 if let Some((r, b)) = role {
@@ -245,13 +245,13 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
             if let Some(c) = &v.cost {
                 <p class="muted verdict-cost" data-calls={c.llm_calls.to_string()}>
                     { format!("cost: {} LLM calls · {} in / {} out tokens · ${:.4}", c.llm_calls, c.input_tokens, c.output_tokens, c.cost_usd) }
-                    if let Some(cf) = &v.counterfactual { { format!(" · counterfactual: {cf}") } }
+                    if let Some(cf) = v.counterfactual { { format!(" · counterfactual: {}", cf.as_str()) } }
                 </p>
             }
             if let Some(a) = ann {
                 <p class="muted verdict-vs">
                     { format!("annotation: {} at {} — ", a.error_type.as_str(), a.op_id) }
-                    { if a.op_id == v.op_id && a.error_type.as_str() == v.error_type { "agrees" } else { "differs" } }
+                    { if a.op_id == v.op_id && a.error_type == v.error_type { "agrees" } else { "differs" } }
                 </p>
             }
         </div>
@@ -272,12 +272,12 @@ fn label_view(props: &Props, c: &FailureCase) -> Html {
         .cloned()
         .or_else(|| {
             v.map(|v| Label {
-                error_type: v.error_type.clone(),
+                error_type: v.error_type,
                 op_id: v.op_id.clone(),
             })
         })
         .unwrap_or_else(|| Label {
-            error_type: ErrorType::MEMORY[0].as_str().to_owned(),
+            error_type: ErrorType::MEMORY[0],
             op_id: ops.first().cloned().unwrap_or_default(),
         });
     // A label or verdict op outside the slice is still listed, so the menu shows it.
@@ -293,7 +293,7 @@ fn label_view(props: &Props, c: &FailureCase) -> Html {
                 on_label.emit((
                     qid.clone(),
                     Some(Label {
-                        error_type: v.error_type.clone(),
+                        error_type: v.error_type,
                         op_id: v.op_id.clone(),
                     }),
                 ));
@@ -303,13 +303,16 @@ fn label_view(props: &Props, c: &FailureCase) -> Html {
     let set_type = {
         let (on_label, qid, base) = (props.on_label.clone(), qid.clone(), base.clone());
         Callback::from(move |e: Event| {
-            on_label.emit((
-                qid.clone(),
-                Some(Label {
-                    error_type: select_value(&e),
-                    op_id: base.op_id.clone(),
-                }),
-            ));
+            // The menu lists only `ErrorType` names.
+            if let Ok(error_type) = select_value(&e).parse::<ErrorType>() {
+                on_label.emit((
+                    qid.clone(),
+                    Some(Label {
+                        error_type,
+                        op_id: base.op_id.clone(),
+                    }),
+                ));
+            }
         })
     };
     let set_op = {
@@ -318,7 +321,7 @@ fn label_view(props: &Props, c: &FailureCase) -> Html {
             on_label.emit((
                 qid.clone(),
                 Some(Label {
-                    error_type: base.error_type.clone(),
+                    error_type: base.error_type,
                     op_id: select_value(&e),
                 }),
             ));
@@ -329,13 +332,13 @@ fn label_view(props: &Props, c: &FailureCase) -> Html {
         Callback::from(move |_: MouseEvent| on_label.emit((qid.clone(), None)))
     };
     html! {
-        <div id="label" class="label-control" data-type={current.map(|l| l.error_type.clone())}
+        <div id="label" class="label-control" data-type={current.map(|l| l.error_type.as_str())}
              data-op={current.map(|l| l.op_id.clone())}>
             <span>{"Label: "}</span>
             <button id="label-confirm" class="button" disabled={v.is_none()} onclick={confirm}>{"confirm verdict"}</button>
             <select id="label-type" aria-label="label error type" onchange={set_type}>
                 { for ErrorType::MEMORY.iter().map(|ty| html! {
-                    <option value={ty.as_str()} selected={base.error_type == ty.as_str()}>{ ty.as_str() }</option>
+                    <option value={ty.as_str()} selected={base.error_type == *ty}>{ ty.as_str() }</option>
                 }) }
             </select>
             <select id="label-op" aria-label="label op" onchange={set_op}>

@@ -221,7 +221,7 @@ fn single(props: &Props) -> Html {
     let (on_select, op) = (props.on_select.clone(), t.op_by_id(&v.op_id));
     html! {
         <p id="causes-single" data-op={v.op_id.clone()}>
-            {"The single-op verdict stands: "}<strong>{ v.error_type.clone() }</strong>{" at "}
+            {"The single-op verdict stands: "}<strong>{ v.error_type.as_str() }</strong>{" at "}
             <button class="link" onclick={Callback::from(move |_| on_select.emit(op.map(NodeRef::Op)))}>
                 { short_name(t, &v.op_id) }</button>
             {" "}<code>{ v.op_id.clone() }</code>

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use memtrace::attribution::counterfactual::Outcome;
 use memtrace::attribution::transcript::Step;
 use memtrace::attribution::{Method, RoleConfig};
 use memtrace::Trace;
@@ -235,7 +236,7 @@ pub fn run_panel(props: &Props) -> Html {
                     Ok(c) => {
                         checking.set(Some(c.detail.clone()));
                         let mut v = v;
-                        v.counterfactual = Some(c.outcome.as_str().to_owned());
+                        v.counterfactual = Some(c.outcome);
                         on_verdict.emit((qid, Some(v)));
                     }
                     Err(m) => checking.set(Some(m)),
@@ -284,8 +285,8 @@ pub fn run_panel(props: &Props) -> Html {
                 <div class="attr-controls">
                     <button id="cf-check" class="button" disabled={checking.as_deref() == Some("checking…")} onclick={check}
                             title="replay the answer with the blamed op corrected, through this provider">{"check counterfactual"}</button>
-                    <span id="cf-status" data-outcome={v.counterfactual.clone()}>
-                        { v.counterfactual.clone().unwrap_or_else(|| "not checked".into()) }</span>
+                    <span id="cf-status" data-outcome={v.counterfactual.map(Outcome::as_str)}>
+                        { v.counterfactual.map_or("not checked", Outcome::as_str) }</span>
                     if let Some(c) = &*checking { <span class="muted">{ format!(" — {c}") }</span> }
                 </div>
             }

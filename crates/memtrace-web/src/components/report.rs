@@ -1,6 +1,6 @@
 //! The report view (`R`): verdict counts per error type and per op name as bar charts; clicking a
 //! bar lists its cases, clicking a case selects it in the failures list. Numbers from
-//! `crate::report`.
+//! `memtrace::session::tally`.
 
 use std::collections::BTreeMap;
 
@@ -10,8 +10,8 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::report::{tally, Bar, Source};
 use crate::state::{Label, Verdict};
+use memtrace::session::{tally, Bar, Source};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

@@ -8,7 +8,6 @@ use std::rc::Rc;
 use memtrace::algo::GraphIndex;
 use memtrace::attribution::{Attribution, InfoFlow, Roles};
 use memtrace::layout::NodeRef;
-use memtrace::model::ErrorType;
 use memtrace::story::{story_in, Card, CardKind, Group, Story};
 use memtrace::Trace;
 use web_sys::KeyboardEvent;
@@ -53,7 +52,7 @@ fn attribution(
     let Some(v) = shown else {
         return flow;
     };
-    let error_type = v.error_type.parse::<ErrorType>().ok()?;
+    let error_type = v.error_type;
     let path = flow
         .as_ref()
         .filter(|f| f.op_id == v.op_id)
