@@ -419,8 +419,27 @@ impl<'a> Builder<'a> {
 
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
     pub(super) fn op(&mut self, s: &Span, session: &str) {
+        self.op_with(s, session, false);
+    }
+
+    /// An op made of a scope at its end (a tool call whose children did the work): it also
+    /// reads the earlier values its outputs contain, what its children found.
+    pub(super) fn scope_op(&mut self, s: &Span, session: &str) {
+        self.op_with(s, session, true);
+    }
+
+    fn op_with(&mut self, s: &Span, session: &str, reads_outputs: bool) {
         let op = self.ops.len();
         let mut inputs = self.op_inputs(s, session);
+        if reads_outputs {
+            for port in &s.outputs {
+                for c in self.contained(&port.text) {
+                    if !inputs.iter().any(|&(x, _)| x == c) {
+                        inputs.push((c, "inferred: its result holds this value"));
+                    }
+                }
+            }
+        }
         self.buffer.read(&inputs);
         if !s.memory_writes.is_empty() {
             let stored: Vec<&str> = s

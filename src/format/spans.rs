@@ -232,6 +232,9 @@ fn tool_part(o: &Map<String, Value>) -> Option<String> {
     }
 }
 
+/// Metadata key of a tool span's result when it was read as retrieved records.
+pub const TOOL_RESULT: &str = "tool.result";
+
 /// Ports of a chat message: system messages are prompts (what an optimizer rewrites).
 pub fn message_port(role: &str, text: String, output: bool) -> Port {
     if output {
