@@ -217,15 +217,14 @@ pub(crate) fn evaluator_label(attrs: &Map<String, Value>) -> Option<String> {
 }
 
 /// A span judged by an evaluation result (an event or attributes on it) judged its question:
-/// the last message of role `user` among its inputs (GenAI and OpenInference name roles),
-/// named `query` so the failure detection finds it whatever the span is called.
+/// the last message of role `user` among its inputs (GenAI and OpenInference name roles). The
+/// graph builder makes it the question, or the earlier value it quotes (`Builder::op_inputs`).
 pub(crate) fn mark_question(inputs: &mut [Port]) {
     let user = inputs
         .iter_mut()
         .rev()
         .find(|p| p.metadata.get("role").and_then(Value::as_str) == Some("user"));
     if let Some(p) = user {
-        "query".clone_into(&mut p.class);
-        p.strong = true;
+        p.judged_turn = true;
     }
 }

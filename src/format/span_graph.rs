@@ -96,7 +96,13 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         let session = format!("session-{}", spans[root[i]].id);
         b.commit_until(time);
         if let (true, Some(s)) = (at_end, &verdict_scope[i]) {
-            b.scope_op(s, &session);
+            // A tool's result holds what its children found; a question scope's result only
+            // reports its answer (reading it would make the scope a judge of that answer).
+            if s.kind == Kind::Tool {
+                b.scope_op(s, &session);
+            } else {
+                b.op(s, &session);
+            }
         } else if is_op[i] {
             b.op(&spans[i], &session);
         } else {
