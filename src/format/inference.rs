@@ -419,8 +419,27 @@ impl<'a> Builder<'a> {
 
     /// Adds the operation of span `s`: its inputs (read and inferred), its outputs, and edges.
     pub(super) fn op(&mut self, s: &Span, session: &str) {
+        self.op_with(s, session, false);
+    }
+
+    /// An op made of a scope at its end (a tool call whose children did the work): it also
+    /// reads the earlier values its outputs contain, what its children found.
+    pub(super) fn scope_op(&mut self, s: &Span, session: &str) {
+        self.op_with(s, session, true);
+    }
+
+    fn op_with(&mut self, s: &Span, session: &str, reads_outputs: bool) {
         let op = self.ops.len();
         let mut inputs = self.op_inputs(s, session);
+        if reads_outputs {
+            for port in &s.outputs {
+                for c in self.contained(&port.text) {
+                    if !inputs.iter().any(|&(x, _)| x == c) {
+                        inputs.push((c, "inferred: its result holds this value"));
+                    }
+                }
+            }
+        }
         self.buffer.read(&inputs);
         if !s.memory_writes.is_empty() {
             let stored: Vec<&str> = s
@@ -531,7 +550,8 @@ impl<'a> Builder<'a> {
         // input is not where its own parts came from.
         let found: Vec<Vec<usize>> = s.inputs.iter().map(|p| self.contained(&p.text)).collect();
         for (port, found) in s.inputs.iter().zip(found) {
-            push(self.input_var(port, s, session), "");
+            let port = self.judged_turn(port, &found);
+            push(self.input_var(&port, s, session), "");
             for c in found {
                 push(c, "inferred: its value occurs in this input");
             }
@@ -540,6 +560,35 @@ impl<'a> Builder<'a> {
             inputs.push((self.sentinel_var(s), ""));
         }
         inputs
+    }
+
+    /// The judged user turn (`Port::judged_turn`) is the question, unless it quotes a shorter
+    /// value no span made and no prompt, memory or document is (the question as a scope took
+    /// it in): then that value is the question and the turn the prompt wrapped around it.
+    fn judged_turn<'p>(&mut self, port: &'p Port, found: &[usize]) -> Cow<'p, Port> {
+        if !port.judged_turn {
+            return Cow::Borrowed(port);
+        }
+        let quoted = found.iter().copied().find(|&v| {
+            let var = &self.vars[v];
+            !var.produced
+                && var.text.trim().len() < port.text.trim().len()
+                && !["prompt", "memory_entry", "retrieved_document"]
+                    .contains(&var.category.as_str())
+        });
+        let mut port = port.clone();
+        match quoted {
+            Some(v) => {
+                let id = &mut self.idents[self.vars[v].ident];
+                id.class = Some("query".to_owned());
+                id.strong = true;
+            }
+            None => {
+                "query".clone_into(&mut port.class);
+                port.strong = true;
+            }
+        }
+        Cow::Owned(port)
     }
 
     /// A retrieved document, reading the memory unit with its id (or a value equal to it).

@@ -25,6 +25,7 @@ pub mod spans;
 pub mod stepwise;
 pub mod synth;
 pub mod time;
+mod turns;
 mod validate;
 
 pub use body::Encoding;

@@ -436,7 +436,7 @@ fn span(
     let kind = extra.kind;
     let str_attr = |k: &str| attrs.get(k).map(text_of);
 
-    let inputs = input_ports(&attrs, kind);
+    let mut inputs = input_ports(&attrs, kind);
     let mut outputs = Vec::new();
     let flat_out = [
         ("llm.output_messages.", "message."),
@@ -484,7 +484,16 @@ fn span(
     if let (Kind::Evaluator, Some(s)) = (kind, score) {
         outputs.push(spans::score_port(s));
     }
+    let judged_here = if kind == Kind::Evaluator {
+        if let (true, Some(l)) = (outputs.is_empty(), otlp_agents::evaluator_label(&attrs)) {
+            outputs.push(Port::new("judge_response", "llm_output", l));
+        }
+        Vec::new()
+    } else {
+        otlp_agents::attribute_results(&attrs)
+    };
 
+    let tool_result = str_attr("output.value");
     let mut metadata: Map<String, Value> = attrs
         .into_iter()
         .filter(|(k, _)| {
@@ -494,16 +503,25 @@ fn span(
         })
         .collect();
     metadata.insert("otel_kind".into(), span_kind(&raw.kind));
-    let results: Vec<Value> = events
+    let mut results: Vec<Value> = events
         .into_iter()
         .filter(|(name, _)| name == "gen_ai.evaluation.result")
         .map(|(_, a)| Value::Object(a))
         .collect();
+    results.extend(judged_here);
+    if !results.is_empty() {
+        otlp_agents::mark_question(&mut inputs);
+    }
     if !results.is_empty() {
         metadata.insert("gen_ai.evaluation.results".into(), Value::Array(results));
     }
     let status = status_text(raw.status.as_ref());
     metadata.insert("status".into(), Value::String(status.clone()));
+    // A tool's result read as records: kept as said, for a tool span with children (an op
+    // at its end whose result is what its caller reads).
+    if let (Kind::Tool, true, Some(text)) = (kind, outputs.is_empty(), tool_result) {
+        metadata.insert(spans::TOOL_RESULT.into(), Value::String(text));
+    }
     // Kept twin (duplicates): the Langfuse reader fills the same Span fields from its own.
     Ok(Span {
         id: hex_id(raw.span_id),

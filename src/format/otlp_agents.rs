@@ -168,3 +168,63 @@ pub(crate) fn is_search_result(v: &Value) -> bool {
     }
     spans::documents_in(v).is_some() && !has_event(v, 0)
 }
+
+/// Prefixes of OpenInference's evaluation and annotation attributes (`evaluation.label`,
+/// `evaluation.score`, `annotation.label`, ...).
+const JUDGED: [&str; 3] = ["evaluation.", "annotation.", "eval."];
+
+/// The label or score OpenInference's evaluation / annotation attributes put on a span, as
+/// GenAI evaluation results (`gen_ai.evaluation.score.label` / `.value`): the span they sit
+/// on is the one judged. A score that is no number is kept as it came, so the failure
+/// detection reports it rather than reading nothing.
+pub(crate) fn attribute_results(attrs: &Map<String, Value>) -> Vec<Value> {
+    JUDGED
+        .iter()
+        .filter_map(|p| {
+            let label = attrs.get(&format!("{p}label"));
+            let score = attrs.get(&format!("{p}score"));
+            if label.is_none() && score.is_none() {
+                return None;
+            }
+            let mut r = Map::new();
+            if let Some(l) = label {
+                r.insert(
+                    "gen_ai.evaluation.score.label".into(),
+                    Value::String(text_of(l)),
+                );
+            }
+            if let Some(s) = score {
+                let value = spans::score_in(s).map_or_else(|| s.clone(), Value::from);
+                r.insert("gen_ai.evaluation.score.value".into(), value);
+            }
+            let name = attrs
+                .get(&format!("{p}name"))
+                .map_or_else(|| p.trim_end_matches('.').to_owned(), text_of);
+            r.insert("gen_ai.evaluation.name".into(), Value::String(name));
+            Some(Value::Object(r))
+        })
+        .collect()
+}
+
+/// An evaluator span's own label (`evaluation.label`, ...) as a verdict object: it judged
+/// another span's answer, so the label is its output.
+pub(crate) fn evaluator_label(attrs: &Map<String, Value>) -> Option<String> {
+    JUDGED.iter().find_map(|p| {
+        attrs
+            .get(&format!("{p}label"))
+            .map(|l| serde_json::json!({ "label": text_of(l) }).to_string())
+    })
+}
+
+/// A span judged by an evaluation result (an event or attributes on it) judged its question:
+/// the last message of role `user` among its inputs (GenAI and OpenInference name roles). The
+/// graph builder makes it the question, or the earlier value it quotes (`Builder::op_inputs`).
+pub(crate) fn mark_question(inputs: &mut [Port]) {
+    let user = inputs
+        .iter_mut()
+        .rev()
+        .find(|p| p.metadata.get("role").and_then(Value::as_str) == Some("user"));
+    if let Some(p) = user {
+        p.judged_turn = true;
+    }
+}

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::error::Problems;
 use super::inference::Builder;
 use super::smartcomment::Parts;
-use super::spans::{Imported, Kind, Span};
+use super::spans::{Imported, Kind, Port, Span, TOOL_RESULT};
 use super::time::format_nanos;
 use super::FormatError;
 use crate::model::{verdict, GraphMeta, SessionRecord, Unset};
@@ -68,14 +68,20 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         })
         .collect();
 
+    // A scope that reports a verdict, or a tool call with a result (its children are how the
+    // tool did it), is also an op, at its end: what it was called with in, its result out.
     let verdict_scope: Vec<Option<Span>> = spans
         .iter()
         .enumerate()
-        .map(|(i, s)| (has_children[i] && !is_op[i] && reports_verdict(s)).then(|| scope_op(s)))
+        .map(|(i, s)| {
+            let tool = s.kind == Kind::Tool
+                && (!s.outputs.is_empty() || s.metadata.contains_key(TOOL_RESULT));
+            (has_children[i] && !is_op[i] && (tool || reports_verdict(s))).then(|| scope_op(s))
+        })
         .collect();
 
     let mut b = Builder::new(&spans, &meta);
-    // (time, depth, index, at end): a scope that reports a verdict is also an op, at its end.
+    // (time, depth, index, at end): such a scope is an op at its end.
     let mut order: Vec<(u64, u32, usize, bool)> = (0..spans.len())
         .filter(|&i| is_op[i] || !spans[i].inputs.is_empty())
         .map(|i| (spans[i].start_ns, depth[i], i, false))
@@ -90,7 +96,13 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         let session = format!("session-{}", spans[root[i]].id);
         b.commit_until(time);
         if let (true, Some(s)) = (at_end, &verdict_scope[i]) {
-            b.op(s, &session);
+            // A tool's result holds what its children found; a question scope's result only
+            // reports its answer (reading it would make the scope a judge of that answer).
+            if s.kind == Kind::Tool {
+                b.scope_op(s, &session);
+            } else {
+                b.op(s, &session);
+            }
         } else if is_op[i] {
             b.op(&spans[i], &session);
         } else {
@@ -100,6 +112,7 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
         }
     }
     let mut parts = b.finish();
+    super::turns::mark(&mut parts);
     parts.sessions = sessions(&spans, &root, &parts, &meta);
     parts.meta = meta;
     Ok((parts, problems.into_list()))
@@ -122,6 +135,11 @@ fn scope_op(s: &Span) -> Span {
     let mut op = s.clone();
     op.memory_writes.clear();
     op.documents.clear();
+    // A tool's result read as records: its children found them; the caller reads the result.
+    if let (true, Some(text)) = (op.outputs.is_empty(), op.metadata.get(TOOL_RESULT)) {
+        op.outputs
+            .push(Port::new("output", "output", super::spans::text_of(text)));
+    }
     op.start_ns = s.end_ns;
     op
 }

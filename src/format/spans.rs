@@ -85,6 +85,9 @@ pub struct Port {
     /// A document or memory id (retrieved documents).
     pub doc_id: Option<String>,
     pub metadata: Map<String, Value>,
+    /// The last user turn of a span an evaluation judged: its question, unless it quotes one
+    /// (see `Builder::op_inputs`).
+    pub judged_turn: bool,
 }
 
 impl Port {
@@ -97,6 +100,7 @@ impl Port {
             text,
             doc_id: None,
             metadata: Map::new(),
+            judged_turn: false,
         }
     }
 }
@@ -231,6 +235,9 @@ fn tool_part(o: &Map<String, Value>) -> Option<String> {
         _ => None,
     }
 }
+
+/// Metadata key of a tool span's result when it was read as retrieved records.
+pub const TOOL_RESULT: &str = "tool.result";
 
 /// Ports of a chat message: system messages are prompts (what an optimizer rewrites).
 pub fn message_port(role: &str, text: String, output: bool) -> Port {

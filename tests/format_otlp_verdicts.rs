@@ -1,0 +1,86 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
+//! Attribution on the OTLP fixtures written by real instrumentation packages
+//! (tests/fixtures/otel/README.md). Each runs one memory agent whose answer op says "Mochi"
+//! though memory says "Miso" (the injected fault): the user's turn must become a message
+//! variable by its place in the data flow, and the verdict must name the answering call.
+
+#[path = "common/formats.rs"]
+mod common;
+
+use common::load_ok;
+use memtrace::attribution::InfoFlow;
+use memtrace::model::Trace;
+
+const FIXTURES: [(&str, &[u8]); 4] = [
+    (
+        "traceloop",
+        include_bytes!("fixtures/otel/traceloop_traces.pb"),
+    ),
+    (
+        "genai_memory",
+        include_bytes!("fixtures/otel/genai_memory_traces.pb"),
+    ),
+    (
+        "openinference",
+        include_bytes!("fixtures/otel/openinference_traces.pb"),
+    ),
+    (
+        "genai_spans",
+        include_bytes!("fixtures/otel/genai_spans_traces.pb"),
+    ),
+];
+
+const TURN: &str = "I adopted a cat named Miso in March 2023";
+
+/// The op id of the op that wrote the answer.
+fn answer_op(t: &Trace) -> String {
+    let v = t
+        .vars
+        .iter()
+        .position(|v| v.value == "Your cat is named Mochi.")
+        .expect("the answer is a variable");
+    let op = t.flow.producers[v][0];
+    t.ops[op.get()].op_id.clone()
+}
+
+#[test]
+fn the_users_turn_is_a_message_and_the_question_is_not() {
+    for (which, bytes) in FIXTURES {
+        let t = load_ok(bytes).trace;
+        let messages: Vec<&str> = t
+            .vars
+            .iter()
+            .filter(|v| v.category == "message")
+            .map(|v| v.value.as_str())
+            .collect();
+        assert!(
+            messages.iter().any(|m| m.contains(TURN)),
+            "{which}: {messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .all(|m| !m.contains("What is the name of my cat?")
+                    && !m.contains("Grade the answer")),
+            "{which}: {messages:?}"
+        );
+    }
+}
+
+#[test]
+fn each_failure_gets_a_verdict_naming_the_answering_call() {
+    for (which, bytes) in FIXTURES {
+        let t = load_ok(bytes).trace;
+        assert_eq!(t.cases.len(), 1, "{which}");
+        let mut case = t.cases[0].clone();
+        // The judge was told the gold answer in its prompt; given as a user's mark would give it.
+        case.golden_answers = vec!["Miso".into()];
+        let got = InfoFlow::default().attribute(&t, &case).unwrap();
+        assert_eq!(got.op_id, answer_op(&t), "{which}: {got:?}");
+        assert_eq!(
+            got.error_type.to_string(),
+            "ResponseError",
+            "{which}: {got:?}"
+        );
+    }
+}
