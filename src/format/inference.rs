@@ -577,16 +577,13 @@ impl<'a> Builder<'a> {
                     .contains(&var.category.as_str())
         });
         let mut port = port.clone();
-        match quoted {
-            Some(v) => {
-                let id = &mut self.idents[self.vars[v].ident];
-                id.class = Some("query".to_owned());
-                id.strong = true;
-            }
-            None => {
-                "query".clone_into(&mut port.class);
-                port.strong = true;
-            }
+        if let Some(v) = quoted {
+            let id = &mut self.idents[self.vars[v].ident];
+            id.class = Some("query".to_owned());
+            id.strong = true;
+        } else {
+            "query".clone_into(&mut port.class);
+            port.strong = true;
         }
         Cow::Owned(port)
     }
