@@ -711,6 +711,12 @@ impl InfoFlow {
         let mut scored: Vec<(usize, VarIx)> = (0..t.vars.len() as u32)
             .map(VarIx)
             .filter(|&v| v != query && kinds.contains(&t.var(v).category))
+            // Said before the question, and not only the question's own input.
+            .filter(|&v| t.var(v).created_at <= stage.cutoff)
+            .filter(|&v| {
+                let readers = &t.flow.consumers[v.get()];
+                readers.is_empty() || readers.iter().any(|o| !stage.pipeline.contains(o))
+            })
             .map(|v| {
                 (
                     content_tokens(&var_text(t.var(v)))
