@@ -143,6 +143,38 @@ impl Trace {
         self.flow.op_ix(op_id)
     }
 
+    /// Whether `v` is a prompt: of a kind named so (a hint), or, whatever its kind is called, a
+    /// template (a value no op wrote that two calls of one op read) or a template filled in (what
+    /// an op that read a template wrote and read back itself).
+    pub fn is_prompt(&self, v: VarIx) -> bool {
+        if self.is_template(v) {
+            return true;
+        }
+        let (producers, readers) = (&self.flow.producers[v.get()], &self.flow.consumers[v.get()]);
+        match producers.as_slice() {
+            [p] => {
+                readers.iter().all(|o| o == p)
+                    && self.flow.op_inputs[p.get()]
+                        .iter()
+                        .any(|&u| u != v && self.is_template(u))
+            }
+            _ => false,
+        }
+    }
+
+    fn is_template(&self, v: VarIx) -> bool {
+        if self.var(v).category.contains("prompt") {
+            return true;
+        }
+        if !self.flow.producers[v.get()].is_empty() {
+            return false;
+        }
+        let mut names = std::collections::BTreeSet::new();
+        self.flow.consumers[v.get()]
+            .iter()
+            .any(|&o| !names.insert(self.op(o).op_name.as_str()))
+    }
+
     /// The variable record at `ix`.
     pub fn var(&self, ix: VarIx) -> &NodeRecord {
         &self.vars[ix.get()]

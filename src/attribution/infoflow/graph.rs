@@ -66,9 +66,7 @@ pub(crate) fn memory_kinds_near(
     };
     let kinds = |near: Vec<VarIx>| -> BTreeSet<String> {
         near.into_iter()
-            .filter(|&v| {
-                v != query && t.var(v).category != "prompt" && t.var(v).category != "sentinel"
-            })
+            .filter(|&v| v != query && !t.is_prompt(v) && t.var(v).category != "sentinel")
             .filter(|&v| written_elsewhere(v))
             .map(|v| t.var(v).category.clone())
             .collect()
@@ -278,9 +276,7 @@ pub(crate) fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
 
 /// True when `op` reads a prompt: a model call.
 fn calls_model(t: &Trace, op: OpIx) -> bool {
-    t.flow.op_inputs[op.get()]
-        .iter()
-        .any(|&v| t.var(v).category.contains("prompt"))
+    t.flow.op_inputs[op.get()].iter().any(|&v| t.is_prompt(v))
 }
 
 /// Whether `v`'s value speaks of a deletion (a decision such as `"event": "DELETE"`), not only

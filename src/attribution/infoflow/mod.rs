@@ -361,9 +361,7 @@ impl InfoFlow {
             let handed_on = copies(visible[last_good])
                 && roles.role(writer) == OpRole::Extraction
                 && t.flow.op_produced(writer).any(|w| {
-                    t.var(w).full_name != t.var(next).full_name
-                        && t.var(w).category != "prompt"
-                        && carries(w)
+                    t.var(w).full_name != t.var(next).full_name && !t.is_prompt(w) && carries(w)
                 });
             if handed_on {
                 return None;
@@ -439,7 +437,7 @@ impl InfoFlow {
         let holding: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
             .iter()
             .copied()
-            .filter(|&v| v != stage.query && t.var(v).category != "prompt")
+            .filter(|&v| v != stage.query && !t.is_prompt(v))
             .filter(|&v| carries(v) && from_evidence(v))
             .collect();
         let held = holding.first().copied();
@@ -491,7 +489,7 @@ impl InfoFlow {
             let copies_read = lineage
                 .iter()
                 .copied()
-                .filter(|&w| w != stage.query && t.var(w).category != "prompt")
+                .filter(|&w| w != stage.query && !t.is_prompt(w))
                 .filter(|&w| read(w));
             if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies_read) {
                 return Ok(found);
@@ -818,7 +816,7 @@ impl InfoFlow {
         let inputs: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
             .iter()
             .copied()
-            .filter(|&v| v != stage.query && t.var(v).category != "prompt")
+            .filter(|&v| v != stage.query && !t.is_prompt(v))
             .collect();
         // A structured input (a profile) is judged item by item: the best item counts.
         let texts: Vec<Vec<String>> = inputs.iter().map(|&v| var_texts(t.var(v))).collect();

@@ -95,8 +95,8 @@ fn anchors(t: &Trace) -> Anchors {
             .values()
             .filter(|vs| vs.len() > 1)
             .filter_map(|vs| vs.first())
+            .filter(|&&v| !t.is_prompt(v))
             .map(|&v| t.var(v).category.clone())
-            .filter(|c| !c.contains("prompt"))
             .collect();
     }
     if a.message_kinds.is_empty() {
