@@ -72,10 +72,11 @@ fn each_failure_gets_a_verdict_naming_the_answering_call() {
     for (which, bytes) in FIXTURES {
         let t = load_ok(bytes).trace;
         assert_eq!(t.cases.len(), 1, "{which}");
-        let mut case = t.cases[0].clone();
-        // The judge was told the gold answer in its prompt; given as a user's mark would give it.
-        case.golden_answers = vec!["Miso".into()];
-        let got = InfoFlow::default().attribute(&t, &case).unwrap();
+        let case = &t.cases[0];
+        // The judge's prompt "Grade the answer. Question: …? Gold: Miso. Answer: …" holds one
+        // item beside the question and the answer: the gold answer, found by that shape.
+        assert_eq!(case.golden_answers, ["Miso"], "{which}");
+        let got = InfoFlow::default().attribute(&t, case).unwrap();
         assert_eq!(got.op_id, answer_op(&t), "{which}: {got:?}");
         assert_eq!(
             got.error_type.to_string(),

@@ -178,8 +178,14 @@ pub(super) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -
 }
 
 /// The gold answers: an input named `golden` / `gold` / `expected`; else a gold key of the
-/// JSON output; else a `Gold answer: …` line in an input (a judge prompt).
-pub(super) fn gold_of(t: &Trace, op: OpIx, json: Option<&Value>) -> Vec<String> {
+/// JSON output; else the item of an input beside the question and the prediction (`gold`);
+/// else a `Gold answer: …` line in an input (a judge prompt).
+pub(super) fn gold_of(
+    t: &Trace,
+    op: OpIx,
+    json: Option<&Value>,
+    (query, prediction): (VarIx, Option<VarIx>),
+) -> Vec<String> {
     let inputs = &t.flow.op_inputs[op.get()];
     if let Some(g) = inputs
         .iter()
@@ -191,6 +197,16 @@ pub(super) fn gold_of(t: &Trace, op: OpIx, json: Option<&Value>) -> Vec<String> 
     if let Some(o) = json.and_then(Value::as_object) {
         if let Some(g) = GOLD_KEYS.iter().find_map(|k| o.get(*k)) {
             return answers_of(g);
+        }
+    }
+    if let Some(p) = prediction {
+        let (q, p) = (&t.var(query).value, &t.var(p).value);
+        let third = inputs
+            .iter()
+            .filter(|&&v| !t.var(v).category.contains("prompt"))
+            .find_map(|&v| super::gold::third_item(&t.var(v).value, q, p));
+        if let Some(g) = third {
+            return vec![g];
         }
     }
     for &v in inputs {
@@ -222,7 +238,7 @@ pub(super) fn judged(
         verdict,
         query,
         prediction,
-        gold: gold_of(t, op, json),
+        gold: gold_of(t, op, json, (query, prediction)),
         answer_op: prediction.and_then(|p| answer_op_of(t, p, Some(query))),
     })
 }

@@ -10,6 +10,7 @@ mod detect;
 mod error;
 mod fail_rule;
 mod flow;
+mod gold;
 mod judged;
 pub mod pyrepr;
 mod question;
