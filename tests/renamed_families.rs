@@ -82,11 +82,9 @@ fn renamed_families_score_as_named_smartcomment() {
     }
 }
 
-/// Measured: named op-id 1.000, renamed 0.762 (type 1.000 both): with its categories renamed the
-/// buffer's first reader (boundary detection) is blamed for not storing a fact instead of the
-/// episode extraction (cause not yet found; a rule keyed on a category name is the suspect).
+/// EverMemOS smartcomment, renamed: a prompt is found by structure (`Trace::is_prompt`), not by
+/// its category, so the buffer's readers are not mistaken for extraction.
 #[test]
-#[ignore = "known gap (issue 39): renamed EverMemOS smartcomment op-id 0.762 vs 1.000"]
 fn renamed_evermemos_smartcomment_scores_as_named() {
     check(System::EverMemOs, BenchFormat::Smartcomment);
 }
