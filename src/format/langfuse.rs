@@ -241,6 +241,34 @@ fn trace(
     Ok(spans)
 }
 
+/// The gold answer a score's metadata carries: under a key that says so (`golden_answers`,
+/// `expected_output`: hints), else the one value that is a short text or a list of short
+/// texts and is neither the question nor the answer (keys are the user's names).
+fn score_gold(
+    meta: &Map<String, Value>,
+    query: Option<&str>,
+    answer: Option<&str>,
+) -> Option<String> {
+    if let Some(g) = meta
+        .get("golden_answers")
+        .or_else(|| meta.get("expected_output"))
+    {
+        return Some(text_of(g));
+    }
+    let short = |v: &Value| {
+        v.as_str()
+            .is_some_and(|s| !s.trim().is_empty() && s.len() <= 200)
+    };
+    let mut texts = meta.values().filter(|v| match v {
+        Value::Array(a) => !a.is_empty() && a.iter().all(short),
+        v => short(v),
+    });
+    let gold = texts.next()?;
+    let text = text_of(gold);
+    let said = |t: Option<&str>| t.is_some_and(|t| t.trim() == text.trim());
+    (texts.next().is_none() && !said(query) && !said(answer)).then_some(text)
+}
+
 /// Scores: onto their evaluator observation, or as a judge span (at the end of the trace)
 /// reading the query (the trace input) and the answer (the scored observation's or the trace's
 /// output), so failure-case detection finds them.
@@ -304,11 +332,17 @@ fn add_scores(
         if let Some(a) = answer.or_else(|| output.map(text_of)) {
             keyed("prediction", a);
         }
+        let query_text = input.map(text_of);
+        let answer_text = inputs
+            .iter()
+            .find(|p| p.class == "prediction")
+            .map(|p| p.text.clone());
         if let Some(g) = sc
             .get("metadata")
-            .and_then(|m| m.get("golden_answers").or_else(|| m.get("expected_output")))
+            .and_then(Value::as_object)
+            .and_then(|m| score_gold(m, query_text.as_deref(), answer_text.as_deref()))
         {
-            keyed("golden_answers", text_of(g));
+            keyed("golden_answers", g);
         }
         let mut meta = Map::new();
         for key in ["name", "comment", "dataType", "source"] {

@@ -25,11 +25,27 @@ fn info(path: &str, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Each case's (question, op id, error type) from `attribute --json`; no op for an error.
+fn verdicts(path: &str) -> Vec<(Value, Option<(Value, Value)>)> {
+    let out = memtrace(&["attribute", "--json", path]);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| {
+            let found = v
+                .get("op_id")
+                .map(|op| (op.clone(), v["error_type"].clone()));
+            (v["case_id"].clone(), found)
+        })
+        .collect()
+}
+
 #[test]
 fn renamed_traces_keep_their_format_and_failures() {
     let fixtures = [
         ("otlp/mem0_unnamed_judge.jsonl", "check_answer", "otlp"),
-        ("langfuse/mem0_label_scores.json", "mem0.search", "langfuse"),
+        ("langfuse/mem0_traces.json", "mem0.search", "langfuse"),
         (
             "smartcomment/locomo/locomo_locomo-2.json",
             "memory_system.extract_facts",
@@ -59,6 +75,13 @@ fn renamed_traces_keep_their_format_and_failures() {
         assert_eq!(b["format"], *format, "{fixture}");
         assert_eq!(a["failures"], b["failures"], "{fixture}");
         assert!(a["failures"].as_u64().unwrap() > 0, "{fixture}");
+        // Renaming is a no-op for attribution: the same op, the same type, case by case.
+        let (va, vb) = (verdicts(&input), verdicts(&out));
+        assert!(
+            va.iter().any(|v| v.1.is_some()),
+            "{fixture}: no verdict: {va:?}"
+        );
+        assert_eq!(va, vb, "{fixture}: renaming changed a verdict");
         std::fs::remove_file(&out).ok();
     }
 }
