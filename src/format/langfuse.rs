@@ -320,30 +320,24 @@ fn add_scores(
             .and_then(|id| spans.iter().find(|s| s.id == id))
             .and_then(|s| s.outputs.first())
             .map(|p| p.text.clone());
-        let mut inputs = Vec::new();
-        let mut keyed = |class: &str, text: String| {
-            let mut p = Port::new(class, "evaluation_input", text);
-            p.strong = true;
-            inputs.push(p);
-        };
-        if let Some(i) = input {
-            keyed("query", text_of(i));
-        }
-        if let Some(a) = answer.or_else(|| output.map(text_of)) {
-            keyed("prediction", a);
-        }
-        let query_text = input.map(text_of);
-        let answer_text = inputs
-            .iter()
-            .find(|p| p.class == "prediction")
-            .map(|p| p.text.clone());
-        if let Some(g) = sc
+        let query = input.map(text_of);
+        let answer = answer.or_else(|| output.map(text_of));
+        let gold = sc
             .get("metadata")
             .and_then(Value::as_object)
-            .and_then(|m| score_gold(m, query_text.as_deref(), answer_text.as_deref()))
-        {
-            keyed("golden_answers", g);
-        }
+            .and_then(|m| score_gold(m, query.as_deref(), answer.as_deref()));
+        let inputs: Vec<Port> = [
+            ("query", query),
+            ("prediction", answer),
+            ("golden_answers", gold),
+        ]
+        .into_iter()
+        .filter_map(|(class, text)| {
+            let mut p = Port::new(class, "evaluation_input", text?);
+            p.strong = true;
+            Some(p)
+        })
+        .collect();
         let mut meta = Map::new();
         for key in ["name", "comment", "dataType", "source"] {
             if let Some(v) = sc.get(key).filter(|v| !v.is_null()) {
