@@ -133,3 +133,20 @@ test('search: / focuses the box, BM25 and regex hits, clicking one selects the v
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'failure-filter');
   assert.deepStrictEqual(problems, []);
 });
+
+test('a low-confidence verdict (no evidence named) suggests an LLM method', async () => {
+  const { page, problems } = await openPage(browser);
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  const file = path.resolve(__dirname, '../fixtures/otlp/mem0_unnamed_judge.jsonl');
+  await dropFiles(page, [{ name: 'mem0_unnamed_judge.jsonl', bytes: fs.readFileSync(file) }]);
+  await waitField(page, 'failures', 1);
+  await page.click('#failures .failure[data-case="0"]');
+  await page.click('#attribute-one');
+  await page.waitForSelector('#verdict[data-op]');
+  const v = await verdictOf(page);
+  const confidence = Number(/confidence (\d\.\d\d)/.exec(v.text)[1]);
+  assert.ok(confidence < 0.7, `confidence ${confidence}`);
+  assert.match(await page.textContent('#verdict-low'), /Low confidence.*graphtrace/s);
+  await screenshot(page, 'attribution-low-confidence');
+  assert.deepStrictEqual(problems, []);
+});
