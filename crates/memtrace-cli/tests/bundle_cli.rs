@@ -122,7 +122,7 @@ fn an_annotation_file_exported_by_the_page_is_merged() {
             Some((
                 c.query_id.clone(),
                 Label {
-                    error_type: a.error_type.to_string(),
+                    error_type: a.error_type,
                     op_id: a.op_id.clone(),
                 },
             ))

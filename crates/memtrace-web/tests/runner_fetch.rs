@@ -74,7 +74,7 @@ async fn the_scripted_case_finishes_with_transcript_and_cost() {
         })
         .expect("a verdict");
     assert_eq!(verdict.op_id, ann.op_id);
-    assert_eq!(verdict.error_type, ann.error_type.as_str());
+    assert_eq!(verdict.error_type, ann.error_type);
     let cost = verdict.cost.unwrap();
     assert_eq!(cost.llm_calls as usize, replies);
     assert!(cost.cost_usd > 0.0);
