@@ -16,9 +16,11 @@
 //! - [`retry_case`], [`with_retries`], [`with_retries_async`], [`CASE_ATTEMPTS`]: the one retry policy per case.
 //!
 //! Every error is a [`SessionError`] (or [`SetupError`]): typed, with a sentence saying what to do.
+//! [`ErrorReport`] is how the JS module and the Python package raise errors: kind, where, hint.
 
 mod open;
 mod project;
+mod report;
 mod retry;
 mod setup;
 mod tally;
@@ -31,6 +33,7 @@ pub use open::{
     kind_of, open, parse_rules, BundleAnnotations, BundleTrace, FileKind, Opened, Settings,
 };
 pub use project::{Added, Entry, Project};
+pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};

@@ -33,6 +33,22 @@ impl Settings {
     pub fn parsed_rules(&self, file: &str) -> Result<Vec<FailRule>, SessionError> {
         parse_rules(&self.rules, file)
     }
+
+    /// The saved failure rules that parse, and why each other one does not.
+    pub fn usable_rules(&self, file: &str) -> (Vec<FailRule>, Vec<SessionError>) {
+        let (mut good, mut bad) = (Vec::new(), Vec::new());
+        for (index, text) in self.rules.iter().enumerate() {
+            match text.parse() {
+                Ok(r) => good.push(r),
+                Err(error) => bad.push(SessionError::Rule {
+                    file: file.to_owned(),
+                    index,
+                    error,
+                }),
+            }
+        }
+        (good, bad)
+    }
 }
 
 /// Parses failure rules typed or saved in `file` (`""` when typed).
@@ -114,7 +130,8 @@ pub fn kind_of(bytes: &[u8]) -> FileKind {
 ///
 /// # Errors
 /// [`SessionError::Format`] for a file that does not decompress, a trace that does not load, a
-/// bundle or annotation file that is not valid; [`SessionError::Rule`] for a bad saved rule.
+/// bundle or annotation file that is not valid. A bad saved rule is kept as saved: the host
+/// parses [`Settings::rules`] and says which one is bad.
 pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, SessionError> {
     let located = |error| SessionError::Format {
         file: name.to_owned(),
@@ -135,7 +152,6 @@ pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, Se
                 })
             })?
         };
-        settings.parsed_rules(name)?;
         let (mut traces, mut annotations) = (Vec::new(), Vec::new());
         for f in b.traces {
             let bytes = f.content.into_bytes();

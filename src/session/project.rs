@@ -132,7 +132,9 @@ impl Project {
         annotations: Vec<super::open::BundleAnnotations>,
         settings: Settings,
     ) -> Result<Added, SessionError> {
-        let rules = settings.parsed_rules(file)?;
+        let (rules, bad) = settings.usable_rules(file);
+        let (mut added, mut errors) = (Vec::new(), Vec::new());
+        errors.extend(bad.into_iter().map(|e| (file.to_owned(), e.to_string())));
         for r in rules {
             if !self.rules.contains(&r) {
                 self.rules.push(r);
@@ -143,7 +145,6 @@ impl Project {
         if settings.current.is_some() {
             self.current = settings.current;
         }
-        let (mut added, mut errors) = (Vec::new(), Vec::new());
         for t in traces {
             match t.loaded {
                 Ok(l) => added.push(self.add(&t.name, l.trace, l.format, t.bytes)),

@@ -49,7 +49,7 @@ impl Input {
 /// and annotations merged from `rules.annotations`.
 ///
 /// # Errors
-/// An unreadable file, a trace or bundle that does not load, a bad saved rule, an annotation
+/// An unreadable file, a trace or bundle that does not load, an annotation
 /// file given as the trace, or an annotation file that fits none of the traces.
 pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
     let bytes = bytes(path)?;
@@ -75,7 +75,10 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
              --annotations {shown}"
         ),
     };
-    let saved_rules = settings.parsed_rules(&shown)?;
+    let (saved_rules, bad_rules) = settings.usable_rules(&shown);
+    for e in bad_rules {
+        eprintln!("warning: {e}; the rule is skipped (fix it on the page, or pass --failed-if)");
+    }
     let mut out = Vec::with_capacity(files.len());
     let mut annotated = false;
     for (file_name, loaded) in files {

@@ -6,30 +6,25 @@
 
 use memtrace::format::{FormatError, LoadOption};
 use memtrace::model::{GraphError, RuleError};
+use memtrace::session::ErrorReport;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-/// An error of the module, before it becomes a Python exception.
+/// An error of the module, before it becomes a Python exception: the core's [`ErrorReport`]
+/// (kind, message, path or line and column, hint).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
-    pub kind: &'static str,
-    pub message: String,
-    pub path: Option<String>,
-    pub line: Option<usize>,
-    pub column: Option<usize>,
-    pub hint: String,
+pub struct Error(pub ErrorReport);
+
+impl std::ops::Deref for Error {
+    type Target = ErrorReport;
+    fn deref(&self) -> &ErrorReport {
+        &self.0
+    }
 }
 
 impl Error {
     pub fn new(kind: &'static str, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
-            path: None,
-            line: None,
-            column: None,
-            hint: hint.into(),
-        }
+        Error(ErrorReport::new(kind, message, hint))
     }
 
     /// A bad argument from the caller.
@@ -49,30 +44,14 @@ impl Error {
             "a case's id is its `query_id`; Trace.cases() lists them",
         )
     }
-
-    fn at(mut self, path: &str) -> Self {
-        if !path.is_empty() {
-            self.path = Some(path.to_owned());
-        }
-        self
-    }
 }
 
 impl From<FormatError> for Error {
     fn from(e: FormatError) -> Self {
-        let hint = e.hint(|option| match option {
+        Error(ErrorReport::format(&e, |option| match option {
             LoadOption::Lenient => "lenient=True".to_owned(),
             LoadOption::Format => "format=\"smartcomment\" | \"otlp\" | \"langfuse\"".to_owned(),
-        });
-        let (line, column) = e.line_column().unzip();
-        Error {
-            kind: e.kind().as_str(),
-            message: e.to_string(),
-            path: e.path().map(str::to_owned),
-            line,
-            column,
-            hint,
-        }
+        }))
     }
 }
 
@@ -84,12 +63,7 @@ impl From<GraphError> for Error {
 
 impl From<RuleError> for Error {
     fn from(e: RuleError) -> Self {
-        Self::new(
-            "rule",
-            e.to_string(),
-            "a rule reads `span=NAME output~REGEX` (or `op=NAME output~REGEX`, or `output~REGEX`)",
-        )
-        .at(&format!("failed_if[{:?}]@{}", e.rule, e.at + 1))
+        Error(ErrorReport::rule(&e, "failed_if"))
     }
 }
 
@@ -103,6 +77,7 @@ impl From<Error> for PyErr {
     /// A `memtrace.MemtraceError` (defined in `memtrace/_errors.py`) with the error's fields.
     fn from(e: Error) -> PyErr {
         Python::with_gil(|py| {
+            let e = e.0;
             let args = (e.kind, e.message.clone(), e.hint, e.path, e.line, e.column);
             let made = py
                 .import("memtrace._errors")

@@ -4,35 +4,25 @@
 use memtrace::algo::AlgoError;
 use memtrace::format::{FormatError, LoadOption};
 use memtrace::model::{GraphError, RuleError};
+use memtrace::session::ErrorReport;
 use wasm_bindgen::JsValue;
 
-/// An error of the module, before it becomes a JavaScript `MemtraceError`.
+/// An error of the module, before it becomes a JavaScript `MemtraceError`: the core's
+/// [`ErrorReport`] (kind, message, path or line and column, hint).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemtraceError {
-    /// What went wrong, one word: `json`, `field`, `unknown_format`, `dangling`, `duplicate_id`,
-    /// `cycle`, `bad_timestamp`, `too_large`, `argument`, `not_found`, `rule`, `regex`,
-    /// `attribution`, `provider`, `optimize`, `cancelled`.
-    pub kind: &'static str,
-    pub message: String,
-    /// A JSON path into the file, when the error has one.
-    pub path: Option<String>,
-    /// 1-based line and column of bad JSON.
-    pub line: Option<usize>,
-    pub column: Option<usize>,
-    pub hint: String,
+pub struct MemtraceError(pub ErrorReport);
+
+impl std::ops::Deref for MemtraceError {
+    type Target = ErrorReport;
+    fn deref(&self) -> &ErrorReport {
+        &self.0
+    }
 }
 
 impl MemtraceError {
     /// An error of `kind` with `message` and `hint`, at no particular place.
     pub fn new(kind: &'static str, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        MemtraceError {
-            kind,
-            message: message.into(),
-            path: None,
-            line: None,
-            column: None,
-            hint: hint.into(),
-        }
+        MemtraceError(ErrorReport::new(kind, message, hint))
     }
 
     /// A bad argument from the caller.
@@ -53,30 +43,14 @@ impl MemtraceError {
              `cases()` and `search()` list them",
         )
     }
-
-    fn at(mut self, path: &str) -> Self {
-        if !path.is_empty() {
-            self.path = Some(path.to_owned());
-        }
-        self
-    }
 }
 
 impl From<FormatError> for MemtraceError {
     fn from(e: FormatError) -> Self {
-        let hint = e.hint(|option| match option {
+        MemtraceError(ErrorReport::format(&e, |option| match option {
             LoadOption::Lenient => "{lenient: true}".to_owned(),
             LoadOption::Format => "{format: \"smartcomment\" | \"otlp\" | \"langfuse\"}".to_owned(),
-        });
-        let (line, column) = e.line_column().unzip();
-        MemtraceError {
-            kind: e.kind().as_str(),
-            message: e.to_string(),
-            path: e.path().map(str::to_owned),
-            line,
-            column,
-            hint,
-        }
+        }))
     }
 }
 
@@ -97,12 +71,7 @@ impl From<memtrace::Error> for MemtraceError {
 
 impl From<RuleError> for MemtraceError {
     fn from(e: RuleError) -> Self {
-        Self::new(
-            "rule",
-            e.to_string(),
-            "a rule reads `span=NAME output~REGEX` (or `op=NAME output~REGEX`, or `output~REGEX`)",
-        )
-        .at(&format!("failedIf[{:?}]@{}", e.rule, e.at + 1))
+        MemtraceError(ErrorReport::rule(&e, "failedIf"))
     }
 }
 
