@@ -606,7 +606,9 @@ impl InfoFlow {
             .iter()
             .flat_map(|&(_, f)| t.flow.consumers[f.get()].iter().map(move |&o| (o, f)))
             .filter(|&(o, _)| o != stage.answer_op && Some(o) != stage.retrieval_op)
-            .filter(|&(o, _)| !passes_on(o))
+            // A step of no known role that handed none of it on did not pass it on: it
+            // dropped it (a decision step whatever its name).
+            .filter(|&(o, _)| !passes_on(o) || !t.flow.op_produced(o).any(|w| carries(w)))
             .collect();
         let stores = |o: OpIx| {
             graph::descendants(t, &t.flow.op_produced(o).collect::<Vec<_>>())
