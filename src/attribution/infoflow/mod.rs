@@ -608,7 +608,7 @@ impl InfoFlow {
             .filter(|&(o, _)| o != stage.answer_op && Some(o) != stage.retrieval_op)
             // A step of no known role that handed none of it on did not pass it on: it
             // dropped it (a decision step whatever its name).
-            .filter(|&(o, _)| !passes_on(o) || !t.flow.op_produced(o).any(|w| carries(w)))
+            .filter(|&(o, _)| !passes_on(o) || !t.flow.op_produced(o).any(&carries))
             .collect();
         let stores = |o: OpIx| {
             graph::descendants(t, &t.flow.op_produced(o).collect::<Vec<_>>())
