@@ -16,7 +16,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::{Map, Value};
 
 use super::buffered::Buffer;
-use super::smartcomment::Parts;
+use super::parts::Parts;
 use super::spans::{json_in, Kind, Port, Span};
 use super::time::format_nanos;
 use crate::model::{pyrepr, EdgeRecord, GraphMeta, NodeRecord, OpRecord, Unset};

@@ -1,7 +1,7 @@
 //! Size limits checked before parsing, so a huge or hostile file is refused with a clear sentence
 //! instead of exhausting memory or the stack.
 
-use super::smartcomment::Parts;
+use super::parts::Parts;
 use super::FormatError;
 use crate::model::StrLen;
 

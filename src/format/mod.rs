@@ -17,6 +17,7 @@ pub mod otlp_logs;
 mod otlp_messages;
 pub mod otlp_proto;
 pub mod otlp_value;
+mod parts;
 mod reshape;
 pub mod sidecar;
 pub mod smartcomment;

@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::limits::Scan;
-use super::smartcomment::Parts;
+use super::parts::Parts;
 use super::{detect, load_with_limits, validate, Format, FormatError, Limits, LoadOptions, Loaded};
 use crate::model::{DetectSteps, FlowSteps, Trace};
 use crate::util::json_read::{Cursor, Read};

@@ -18,7 +18,6 @@
 
 mod amem;
 pub mod bench;
-pub mod bench_multi;
 mod bench_otlp;
 pub mod demo;
 mod evaluate;
@@ -30,9 +29,9 @@ mod naiverag;
 pub mod otlp;
 mod pipeline;
 pub mod prompts;
-pub mod random_run;
 pub mod random_shape;
 mod record;
+mod search;
 pub mod simulated;
 pub mod store;
 pub mod text;

@@ -15,13 +15,13 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Recorder, Render, Scope, Var, VarSpec};
 
-use super::evaluate::Search;
 use super::fault::{garble, holds, holds_whole, Fault};
 use super::locomo::{Conversation, Turn};
 use super::record::{
     buffer_var, construction_session, finalization_session, message_var_as, role_of, turn_pairs,
     unit_id,
 };
+use super::search::Search;
 use super::store::Unit;
 use super::{Config, Run};
 

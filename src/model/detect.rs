@@ -6,8 +6,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::fail_rule::{FailRule, Mark};
-use super::judged::{self, answer_op_of, judged, output_verdict, Judged};
+use super::judged::{self, answer_op_of, judged, Judged};
 use super::structure;
+use super::structure::output_verdict;
 use super::suggest;
 use super::verdict::{self, Verdict};
 use super::GraphError;

@@ -243,14 +243,6 @@ pub(super) fn judged(
     })
 }
 
-/// The verdict in any output of an op, with the output's JSON when it is one.
-pub(super) fn output_verdict(t: &Trace, op: OpIx) -> Option<(Verdict, Option<Value>)> {
-    t.flow.op_outputs[op.get()].iter().find_map(|&v| {
-        let text = pyrepr::shown(&t.var(v).value);
-        verdict::verdict_in(&text).map(|vd| (vd, verdict::json_object_in(&text)))
-    })
-}
-
 /// Gold answers from a JSON value: a list of strings, or one string or number.
 pub(super) fn answers_of(v: &Value) -> Vec<String> {
     match v {

@@ -12,9 +12,10 @@
 //!   wrote (or reports that answer in its own output) and writes a verdict (a label or score).
 
 use aho_corasick::AhoCorasick;
+use serde_json::Value;
 
-use super::judged::output_verdict;
-use super::{OpIx, Trace, VarIx};
+use super::verdict::{self, Verdict};
+use super::{pyrepr, OpIx, Trace, VarIx};
 use crate::util::strings::contains_ignore_ascii_case;
 
 /// True when the op's category says it searches a store.
@@ -141,4 +142,12 @@ pub(super) fn structural_judge(
             })
     });
     reads_answer.then(|| "its shape (it reads a question and another op's answer to it)".into())
+}
+
+/// The verdict in any output of an op, with the output's JSON when it is one.
+pub(super) fn output_verdict(t: &Trace, op: OpIx) -> Option<(Verdict, Option<Value>)> {
+    t.flow.op_outputs[op.get()].iter().find_map(|&v| {
+        let text = pyrepr::shown(&t.var(v).value);
+        verdict::verdict_in(&text).map(|vd| (vd, verdict::json_object_in(&text)))
+    })
 }

@@ -1,6 +1,7 @@
 //! The `--failed-if` rule `memtrace info` suggests when no failure is found.
 
-use super::judged::{self, output_verdict};
+use super::judged;
+use super::structure::output_verdict;
 use super::{OpIx, Trace};
 
 fn all_ops(t: &Trace) -> impl Iterator<Item = OpIx> {

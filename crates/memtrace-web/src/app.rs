@@ -255,7 +255,7 @@ pub fn app() -> Html {
                     let _t = crate::timing::stage("infer roles");
                     Rc::new(memtrace::attribution::Roles::infer(
                         &t.0,
-                        &crate::roles::config(o),
+                        &crate::state::roles::config(o),
                     ))
                 }
             })

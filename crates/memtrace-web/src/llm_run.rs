@@ -10,7 +10,7 @@ use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy, Usage};
 use memtrace::Trace;
 use serde::{Deserialize, Serialize};
 
-use crate::state::{Verdict, VerdictCost};
+use memtrace::session::{Verdict, VerdictCost};
 
 /// The provider settings kept with the page state. The key is not here: it lives in
 /// `sessionStorage` (or `localStorage` when `remember_key`), see `services::http`.

@@ -21,7 +21,6 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Render, Scope, Var, VarSpec};
 
-use super::evaluate::Search;
 use super::fault::{garble, holds, Fault};
 use super::forced::at_pair;
 use super::locomo::Turn;
@@ -29,6 +28,7 @@ use super::prompts::{self, Prompts};
 use super::record::{
     construction_session, llm_var, message_var_as, parse_list, prompt_var, role_of, unit_id,
 };
+use super::search::Search;
 use super::store::Unit;
 use super::text::Date;
 use super::{Job, MemsysError, Run};

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use memtrace_record::{OpSpec, Render, VarSpec};
 
-use super::super::evaluate::{span_docs, Search};
+use super::super::search::{span_docs, Search};
 use super::super::store::Unit;
 use super::super::text::{recall, term_set};
 use super::super::Run;

@@ -18,8 +18,8 @@ use super::provider::ProviderForm;
 use super::Shared;
 use crate::exports::{labels_json, op_name, verdicts_csv, verdicts_json};
 use crate::llm_run::ProviderSettings;
-use crate::roles::{basis_label, config, infoflow_verdict, op_role};
 use crate::services::files;
+use crate::state::roles::{basis_label, config, infoflow_verdict, op_role};
 use crate::state::{Label, Verdict};
 
 /// Methods listed; only the first runs without an LLM provider.

@@ -8,7 +8,7 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use super::Shared;
-use crate::fail_rules::{parse_rules, question_rows, QuestionRow};
+use crate::state::fail_rules::{parse_rules, question_rows, QuestionRow};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

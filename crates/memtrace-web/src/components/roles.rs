@@ -1,7 +1,7 @@
 //! The roles panel (`L`): each op name with its role, how many ops have it and why inference
 //! gave that role; a menu per name overrides it (every method uses the override, info-flow
 //! verdicts recompute at once) and a reset goes back to the inferred role. Rows from
-//! `crate::roles`. Text only: op names are never injected as HTML.
+//! `crate::state::roles`. Text only: op names are never injected as HTML.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +12,7 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::roles::{basis_label, rows, RoleRow};
+use crate::state::roles::{basis_label, rows, RoleRow};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

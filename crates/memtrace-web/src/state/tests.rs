@@ -1,10 +1,11 @@
 //! Tests of the page reducer.
 
 use super::*;
+use crate::failures::SortKey;
 use memtrace::model::ErrorType;
 
 const FIXTURE: &[u8] =
-    include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
+    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn loaded(name: &str, bytes: &[u8]) -> PageState {
     PageState::default().reduce(Action::Load {

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use memtrace_record::{OpSpec, Recorder, Scope, SessionSpec, Var, VarSpec};
 use serde_json::{json, Value};
 
-use super::fault::{garble, holds, holds_whole};
-use super::locomo::Conversation;
-use super::random_shape::{Delete, Judge, Second, Shape, Stage};
-use super::text::{judge_rule, overlap, term_set};
+use super::{Delete, Judge, Second, Shape, Stage};
+use crate::memsys::fault::{garble, holds, holds_whole};
+use crate::memsys::locomo::Conversation;
+use crate::memsys::text::{judge_rule, overlap, term_set};
 
 use crate::model::ErrorType;
 

@@ -8,6 +8,8 @@
 //! construction: every op upstream of it is the clean run's. Other questions are kept in the
 //! file only when the faulty run still answers them right, so every failure is annotated.
 
+mod multi;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
@@ -46,7 +48,7 @@ pub struct BenchOptions {
     /// What the files hold.
     pub format: BenchFormat,
     /// Faults per annotated case: 1, or 2–3 for multi-fault cases (reference memory system,
-    /// smartcomment only; see [`super::bench_multi`]); then `per_type` is the cases wanted
+    /// smartcomment only; see [`multi`]); then `per_type` is the cases wanted
     /// in all.
     pub faults: usize,
 }
@@ -497,7 +499,7 @@ pub async fn generate<L: Llm>(
     opts: &BenchOptions,
 ) -> Result<BenchReport, MemsysError> {
     if opts.faults > 1 {
-        return super::bench_multi::generate(llm, conversations, opts).await;
+        return multi::generate(llm, conversations, opts).await;
     }
     let prompts = Prompts::default();
     let mut rng = SplitMix64::new(opts.seed);

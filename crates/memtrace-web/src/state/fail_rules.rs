@@ -7,7 +7,7 @@ use std::rc::Rc;
 use memtrace::model::{FailRule, Mark, RuleError};
 use memtrace::Trace;
 
-use crate::state::{LoadedTrace, PageState};
+use super::{LoadedTrace, PageState};
 
 /// The rules that parse, and the errors of those that do not (blank lines are skipped).
 pub fn parse_rules(texts: &[String]) -> (Vec<FailRule>, Vec<RuleError>) {
@@ -132,7 +132,7 @@ mod tests {
     use crate::state::{Action, Settings};
 
     /// A judge memtrace sees by neither name nor shape (the answer cut from its prompt).
-    const UNNAMED: &[u8] = include_bytes!("../../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
+    const UNNAMED: &[u8] = include_bytes!("../../../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
 
     fn loaded() -> PageState {
         PageState::default().reduce(Action::Load {

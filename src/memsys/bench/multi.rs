@@ -4,7 +4,7 @@
 //! removing it). A chain is kept only when, in the run with every kept fault,
 //! (a) its question is answered wrong, (b) it is answered right with the chain's faults left
 //! out, and (c) it is still answered wrong with any one of the chain's faults alone
-//! ([`super::bench::EACH_BREAKS_ALONE`]): so repairing any proper subset of the chain leaves
+//! ([`super::EACH_BREAKS_ALONE`]): so repairing any proper subset of the chain leaves
 //! the answer wrong, and the chain is the minimal set of ops whose repair rescues it.
 //!
 //! Extraction, retrieval and response faults are not chained: a unit-anchored update or
@@ -13,13 +13,11 @@
 
 use std::collections::BTreeSet;
 
-use super::bench::{
-    clean_window, right_in, write_file, wrong_in, BenchFormat, BenchOptions, BenchReport,
-};
-use super::fault::{holds, Fault};
-use super::locomo::Conversation;
-use super::record::pair_of;
-use super::{recorder_for, run, Config, MemsysError, Prompts, Run, System};
+use super::{clean_window, right_in, write_file, wrong_in, BenchFormat, BenchOptions, BenchReport};
+use crate::memsys::fault::{holds, Fault};
+use crate::memsys::locomo::Conversation;
+use crate::memsys::record::pair_of;
+use crate::memsys::{recorder_for, run, Config, MemsysError, Prompts, Run, System};
 use crate::provider::Llm;
 use crate::util::rng::SplitMix64;
 
@@ -172,7 +170,7 @@ pub async fn generate<L: Llm>(
     let prompts = Prompts::default();
     let mut rng = SplitMix64::new(opts.seed);
     let mut report = BenchReport::default();
-    for (ci, from, to) in super::bench::windows(conversations, opts.sessions_per_file) {
+    for (ci, from, to) in super::windows(conversations, opts.sessions_per_file) {
         if report.kept >= opts.per_type {
             return Ok(report);
         }

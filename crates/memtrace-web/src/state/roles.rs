@@ -8,7 +8,7 @@ use memtrace::attribution::{Basis, InfoFlow, OpRole, RoleConfig, Roles};
 use memtrace::model::FailureCase;
 use memtrace::Trace;
 
-use crate::state::{LoadedTrace, Verdict};
+use super::{LoadedTrace, Verdict};
 
 /// The name info-flow verdicts carry in [`Verdict::method`].
 pub const INFOFLOW: &str = "infoflow";

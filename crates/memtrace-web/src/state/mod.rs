@@ -13,8 +13,14 @@ use memtrace::model::{AnnotationRecord, Mark, VarIx};
 use memtrace::session::{self, FileKind, Opened, SessionError};
 use memtrace::{Summary, Trace};
 
+mod action;
+pub mod fail_rules;
+pub mod roles;
+
+pub use action::Action;
+
 use crate::annotations;
-use crate::failures::{failure_rows, ListSettings, SortKey};
+use crate::failures::{failure_rows, ListSettings};
 use crate::llm_run::ProviderSettings;
 pub use memtrace::session::{Label, Verdict, VerdictCost};
 
@@ -32,9 +38,9 @@ pub struct LoadedTrace {
     pub labels: BTreeMap<String, Label>,
     /// Separate annotation files merged into this trace (name, bytes), kept for storage/export.
     pub annotation_files: Vec<(String, Rc<[u8]>)>,
-    /// The user's op roles: op name → role, over what inference says (`crate::roles`).
+    /// The user's op roles: op name → role, over what inference says (`crate::state::roles`).
     pub role_overrides: BTreeMap<String, OpRole>,
-    /// Questions the user marked as failed (`crate::fail_rules`).
+    /// Questions the user marked as failed (`crate::state::fail_rules`).
     pub marks: Vec<Mark>,
     /// The roles inferred (no overrides) and the graph index, built while the file loaded in
     /// steps.
@@ -171,96 +177,8 @@ pub struct PageState {
     pub provider: ProviderSettings,
     /// Node and op ids to highlight in the graph (a transcript step's).
     pub highlight: Vec<String>,
-    /// Failure rules for every trace (`crate::fail_rules`).
+    /// Failure rules for every trace (`crate::state::fail_rules`).
     pub rules: Vec<String>,
-}
-
-/// What can happen to the page.
-#[derive(Debug, Clone)]
-pub enum Action {
-    /// A file's bytes arrived (dropped, picked, restored, or the demo). Bundles unpack here.
-    Load {
-        name: String,
-        bytes: Rc<[u8]>,
-    },
-    /// A trace file parsed off the reducer, in steps (`services::files`), as `format::load`
-    /// parses it, with its roles inferred (no overrides); then as [`Action::Load`]. Only for
-    /// files [`parsed_in_steps`] accepts.
-    Parsed {
-        name: String,
-        bytes: Rc<[u8]>,
-        parsed: Box<Result<Loaded, FormatError>>,
-        roles: Option<Rc<Roles>>,
-        graph: Option<Rc<GraphIndex>>,
-    },
-    /// A file could not even be read by the browser.
-    ReadFailed {
-        name: String,
-        message: String,
-    },
-    /// A new drop starts: forget the previous drop's errors.
-    ClearErrors,
-    Progress(Option<Progress>),
-    Select(usize),
-    /// Closes the trace at this index.
-    Close(usize),
-    SelectCase(usize),
-    /// Moves the case selection by this many rows of the (filtered, sorted) list: j/k.
-    MoveCase(i32),
-    SelectNode(Option<NodeRef>),
-    Expand(NodeRef),
-    /// `x`: expands the selected node, if any.
-    ExpandSelected,
-    /// Back to the case's default view.
-    ResetView,
-    Compare(Option<(VarIx, VarIx)>),
-    FilterText(String),
-    FilterType(Option<String>),
-    /// Sorts by this key; the same key again flips the direction.
-    Sort(SortKey),
-    ToggleHelp,
-    /// `R`: shows or hides the report view.
-    ToggleReport,
-    /// `O`: shows or hides the Optimize view.
-    ToggleOptimize,
-    /// `L`: shows or hides the roles panel.
-    ToggleRoles,
-    /// Sets (`Some`) or resets (`None`) the role of the ops named `op_name` in the trace on
-    /// screen; its info-flow verdicts are recomputed at once.
-    SetRole {
-        op_name: String,
-        role: Option<OpRole>,
-    },
-    /// `w`: whole trace ↔ the selected failure's slice.
-    ToggleWhole,
-    /// `g`: the selected failure's story ↔ its graph.
-    ToggleGraph,
-    /// Escape: closes the help, then the diff, then the node selection.
-    Escape,
-    Fit,
-    /// Settings restored from storage (applied to the traces loaded so far).
-    Restore(Settings),
-    /// An attributor's verdict on a case of the trace on screen (`None` clears it).
-    SetVerdict {
-        query_id: String,
-        verdict: Option<Verdict>,
-    },
-    /// A label on a case of the trace on screen (`None` clears it).
-    SetLabel {
-        query_id: String,
-        label: Option<Label>,
-    },
-    SetProvider(ProviderSettings),
-    /// Highlights these node and op ids in the graph (empty: none).
-    Highlight(Vec<String>),
-    /// New failure rules (`span=NAME output~REGEX`); lines that do not parse are skipped.
-    SetRules(Vec<String>),
-    /// Marks (or unmarks) a question of the trace on screen as failed.
-    SetMark {
-        query_id: String,
-        gold: Option<String>,
-        marked: bool,
-    },
 }
 
 impl PageState {
@@ -332,7 +250,7 @@ impl PageState {
             Action::SetRole { op_name, role } => {
                 if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
                     let name = t.name.clone();
-                    for message in crate::roles::set_role(t, op_name, role) {
+                    for message in roles::set_role(t, op_name, role) {
                         self.errors.push(FileError {
                             name: name.clone(),
                             message,
@@ -380,12 +298,12 @@ impl PageState {
             }
             Action::SetProvider(p) => self.provider = p,
             Action::Highlight(ids) => self.highlight = ids,
-            Action::SetRules(rules) => crate::fail_rules::set_rules(&mut self, rules),
+            Action::SetRules(rules) => fail_rules::set_rules(&mut self, rules),
             Action::SetMark {
                 query_id,
                 gold,
                 marked,
-            } => crate::fail_rules::set_mark(&mut self, query_id, gold, marked),
+            } => fail_rules::set_mark(&mut self, query_id, gold, marked),
             Action::Restore(s) => {
                 self.list = s.list;
                 self.provider = s.provider;
@@ -394,7 +312,7 @@ impl PageState {
                         t.marks.clone_from(m);
                     }
                 }
-                crate::fail_rules::set_rules(&mut self, s.rules);
+                fail_rules::set_rules(&mut self, s.rules);
                 for t in &mut self.traces {
                     if let Some(v) = s.verdicts.get(&t.name) {
                         t.verdicts.clone_from(v);
@@ -518,10 +436,7 @@ impl PageState {
                 };
                 let mut t = t;
                 if !self.rules.is_empty() {
-                    crate::fail_rules::recompute(
-                        &mut t,
-                        &crate::fail_rules::parse_rules(&self.rules).0,
-                    );
+                    fail_rules::recompute(&mut t, &fail_rules::parse_rules(&self.rules).0);
                 }
                 // The same name again replaces the earlier one (a re-export of the same run).
                 let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
@@ -668,5 +583,4 @@ impl PageState {
 }
 
 #[cfg(test)]
-#[path = "state_tests.rs"]
 mod tests;

@@ -8,7 +8,9 @@
 //! retrieval in one or two stages (similarity, then rerank or filter), an answer with or
 //! without a reflection step, and a judge that is an evaluator op, an LLM call with a prompt, a
 //! graded score with threshold 0.5, or a label inside the question's output object.
-//! The run itself ([`super::random_run`]) is rule-based: no LLM.
+//! The run itself ([`run`]) is rule-based: no LLM.
+
+mod run;
 
 use std::collections::BTreeSet;
 
@@ -18,8 +20,8 @@ use crate::util::rng::SplitMix64;
 use super::bench::{finish_file, windows, BenchFile, BenchReport};
 use super::fault::holds_whole;
 use super::locomo::Conversation;
-use super::random_run::{simulate, Plan};
 use super::{annotation_of, MemsysError};
+use run::{simulate, Plan};
 
 use std::sync::Arc;
 
