@@ -102,3 +102,49 @@ fn a_tool_call_reply_flows_into_the_call_that_carries_it() {
         );
     }
 }
+
+/// The SDK's span and log exporters write two files; opened together (the page's drop, in any
+/// order, protobuf or JSON), the logs join the traces whose spans they name, and load as the
+/// collector's one-file JSON Lines does. A traces file the logs do not name is left alone.
+#[test]
+fn a_logs_file_opened_with_its_traces_file_joins_it() {
+    use memtrace::format::otlp_join::join_logs_to_traces;
+    let want = values(&load_ok(jsonl(&[TRACES, LOGS]).as_bytes()).trace);
+    let file = |name: &str, bytes: &[u8]| (name.to_owned(), bytes.to_vec());
+    let other = include_bytes!("fixtures/otel/openinference_traces.pb");
+    for (traces, logs) in [
+        (
+            file(
+                "genai_traces.pb.gz",
+                include_bytes!("fixtures/otel/genai_traces.pb.gz"),
+            ),
+            file(
+                "genai_logs.pb",
+                include_bytes!("fixtures/otel/genai_logs.pb"),
+            ),
+        ),
+        (
+            file("genai_traces.json", TRACES.as_bytes()),
+            file("genai_logs.json", LOGS.as_bytes()),
+        ),
+    ] {
+        let batch = vec![file("oi.pb", other), logs, traces];
+        let out = join_logs_to_traces(batch);
+        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(
+            names == ["oi.pb", "genai_traces.pb"] || names == ["oi.pb", "genai_traces.json"],
+            "{names:?}"
+        );
+        assert_eq!(out[0].1, other, "the unrelated traces file is unchanged");
+        let joined = load_ok(&out[1].1);
+        assert!(joined.problems.is_empty(), "{:?}", joined.problems);
+        assert_eq!(joined.trace.ops.len(), 4);
+        assert_eq!(values(&joined.trace), want);
+    }
+    // Logs whose spans are in no file of the batch stay a file of their own.
+    let alone = vec![
+        file("oi.pb", other),
+        file("genai_logs.json", LOGS.as_bytes()),
+    ];
+    assert_eq!(join_logs_to_traces(alone.clone()), alone);
+}

@@ -56,6 +56,9 @@ const FIXTURES = [
   ['openinference protobuf', [file('openinference_traces.pb')], ['openinference_traces.json']],
   ['genai traces+logs (JSON Lines)', [{ name: 'genai.jsonl', bytes: jsonLines(['genai_traces.json', 'genai_logs.json']) }],
     ['genai_traces.json', 'genai_logs.json']],
+  // The SDK's span and log exporters' two files, dropped together (logs first): one trace.
+  ['genai traces + logs files', [file('genai_logs.json'), file('genai_traces.json')], ['genai_traces.json', 'genai_logs.json']],
+  ['genai traces + logs protobuf files', [file('genai_logs.pb'), file('genai_traces.pb')], ['genai_traces.json', 'genai_logs.json']],
   ['genai_spans', [file('genai_spans_traces.json')], ['genai_spans_traces.json']],
   ['genai_spans protobuf', [file('genai_spans_traces.pb')], ['genai_spans_traces.json']],
   ['traceloop', [file('traceloop_traces.json')], ['traceloop_traces.json']],

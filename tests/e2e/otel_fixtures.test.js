@@ -1,5 +1,5 @@
 // The OTLP exports of real instrumentation packages (tests/fixtures/otel: OpenInference, GenAI
-// semconv on spans and as log records, OpenLLMetry, GenAI memory ops; JSON, protobuf, gzip, zstd)
+// semconv on spans and as log records (one file, or the exporters' two files dropped together), OpenLLMetry, GenAI memory ops; JSON, protobuf, gzip, zstd)
 // dropped on the page: each loads, its one failed question is found, and info-flow's verdict names
 // the span that wrote the wrong answer (read from the fixture's JSON by tests/e2e/otel.js).
 const test = require('node:test');
@@ -17,11 +17,13 @@ for (const [which, files, json] of FIXTURES) {
     const { page, context, problems } = await openPage(browser);
     await page.waitForSelector('#summary', { timeout: 20000 });
     await dropFiles(page, files);
-    // A .gz / .zst file's tab is named without the ending.
-    const tab = files[0].name.replace(/\.(gz|zst)$/, '');
+    // One tab, named after the traces file (logs join it), without a .gz / .zst ending.
+    const tab = files.find((f) => !/_logs\./.test(f.name)).name.replace(/\.(gz|zst)$/, '');
     await page.waitForFunction((n) => document.querySelector('.tab.active .tab-name')?.textContent.trim() === n,
       tab, { timeout: 20000 });
     assert.strictEqual(await page.locator('#load-errors .error').count(), 0, await page.textContent('body'));
+    const tabs = await page.$$eval('.tab .tab-name', (e) => e.map((x) => x.textContent.trim()));
+    assert.deepStrictEqual(tabs.slice(1), [tab], 'the demo, then one tab');
     await waitField(page, 'failures', 1);
     await page.click('#failures .failure[data-case="0"]');
     assert.match(await page.textContent('#failures'), /What is the name of my cat\?/);
