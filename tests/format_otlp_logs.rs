@@ -148,3 +148,52 @@ fn a_logs_file_opened_with_its_traces_file_joins_it() {
     ];
     assert_eq!(join_logs_to_traces(alone.clone()), alone);
 }
+
+/// The older span events `gen_ai.content.prompt` / `gen_ai.content.completion` (attributes
+/// `gen_ai.prompt` / `gen_ai.completion`): the real SPAN_ONLY export with each span's messages
+/// moved into them loads to the same values, and the failure is blamed on the answering call.
+#[test]
+fn older_content_span_events_are_read_as_the_message_attributes() {
+    let mut d: Value = serde_json::from_str(ON_SPANS).unwrap();
+    let mut moved = 0;
+    for span in d["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let end = span["endTimeUnixNano"].clone();
+        let attrs = span["attributes"].as_array_mut().unwrap();
+        let mut events = Vec::new();
+        for (key, event, attr) in [
+            (
+                "gen_ai.input.messages",
+                "gen_ai.content.prompt",
+                "gen_ai.prompt",
+            ),
+            (
+                "gen_ai.output.messages",
+                "gen_ai.content.completion",
+                "gen_ai.completion",
+            ),
+        ] {
+            if let Some(i) = attrs.iter().position(|a| a["key"] == key) {
+                let a = attrs.remove(i);
+                events.push(serde_json::json!({"name": event, "timeUnixNano": end,
+                    "attributes": [{"key": attr, "value": a["value"]}]}));
+                moved += 1;
+            }
+        }
+        span["events"] = Value::Array(events);
+    }
+    assert_eq!(moved, 8, "4 chat spans, input and output each");
+    let old = load_ok(d.to_string().as_bytes());
+    assert!(old.problems.is_empty(), "{:?}", old.problems);
+    let t = &old.trace;
+    let want = load_ok(ON_SPANS.as_bytes()).trace;
+    assert_eq!(values(t), values(&want));
+    assert_eq!(t.cases.len(), 1);
+    let got = memtrace::attribution::InfoFlow::default()
+        .attribute(t, &t.cases[0])
+        .unwrap();
+    let (answer, _) = producer(t, "Your cat is named Mochi.");
+    assert_eq!(got.op_id, t.ops[answer].op_id);
+}
