@@ -262,3 +262,52 @@ fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
         "an update without its (opt-in) content makes no version, and no deletion"
     );
 }
+
+/// Written here, not by a package (no Langfuse SDK export among the fixtures yet): the
+/// Langfuse-over-OTel attributes `langfuse.observation.type|input|output` give the span its
+/// kind, input and output, and the answer reads what the search found.
+#[test]
+fn langfuse_observation_attributes_are_the_spans_kind_input_and_output() {
+    let t = build::trace(&[
+        build::span(
+            "search",
+            None,
+            (0, 5),
+            &[
+                ("langfuse.observation.type", "retriever"),
+                ("langfuse.observation.input", "name of the user's cat"),
+                (
+                    "langfuse.observation.output",
+                    r#"["Adopted a cat named Miso in March 2023"]"#,
+                ),
+            ],
+        ),
+        build::span(
+            "answer",
+            None,
+            (10, 20),
+            &[
+                ("langfuse.observation.type", "generation"),
+                (
+                    "langfuse.observation.input",
+                    r#"[{"role": "user", "content": "Memory: Adopted a cat named Miso in March 2023. What is the name of my cat?"}]"#,
+                ),
+                ("langfuse.observation.output", "Your cat is named Mochi."),
+            ],
+        ),
+    ]);
+    let (search, answer) = (ops_of(&t, "retrieval"), ops_of(&t, "llm"));
+    assert_eq!((search.len(), answer.len()), (1, 1), "{:?}", t.ops);
+    assert!(contains(&read_by(&t, search[0]), "name of the user's cat"));
+    assert!(made_by(&t, answer[0])
+        .iter()
+        .any(|(_, v)| v.contains("Mochi")));
+    let found: Vec<_> = t.flow.op_produced(search[0]).collect();
+    assert!(
+        t.flow.op_inputs[answer[0].get()]
+            .iter()
+            .any(|v| found.contains(v)),
+        "the answer reads the search's output: {:?}",
+        read_by(&t, answer[0])
+    );
+}

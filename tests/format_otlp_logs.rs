@@ -102,3 +102,98 @@ fn a_tool_call_reply_flows_into_the_call_that_carries_it() {
         );
     }
 }
+
+/// The SDK's span and log exporters write two files; opened together (the page's drop, in any
+/// order, protobuf or JSON), the logs join the traces whose spans they name, and load as the
+/// collector's one-file JSON Lines does. A traces file the logs do not name is left alone.
+#[test]
+fn a_logs_file_opened_with_its_traces_file_joins_it() {
+    use memtrace::format::otlp_join::join_logs_to_traces;
+    let want = values(&load_ok(jsonl(&[TRACES, LOGS]).as_bytes()).trace);
+    let file = |name: &str, bytes: &[u8]| (name.to_owned(), bytes.to_vec());
+    let other = include_bytes!("fixtures/otel/openinference_traces.pb");
+    for (traces, logs) in [
+        (
+            file(
+                "genai_traces.pb.gz",
+                include_bytes!("fixtures/otel/genai_traces.pb.gz"),
+            ),
+            file(
+                "genai_logs.pb",
+                include_bytes!("fixtures/otel/genai_logs.pb"),
+            ),
+        ),
+        (
+            file("genai_traces.json", TRACES.as_bytes()),
+            file("genai_logs.json", LOGS.as_bytes()),
+        ),
+    ] {
+        let batch = vec![file("oi.pb", other), logs, traces];
+        let out = join_logs_to_traces(batch);
+        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(
+            names == ["oi.pb", "genai_traces.pb"] || names == ["oi.pb", "genai_traces.json"],
+            "{names:?}"
+        );
+        assert_eq!(out[0].1, other, "the unrelated traces file is unchanged");
+        let joined = load_ok(&out[1].1);
+        assert!(joined.problems.is_empty(), "{:?}", joined.problems);
+        assert_eq!(joined.trace.ops.len(), 4);
+        assert_eq!(values(&joined.trace), want);
+    }
+    // Logs whose spans are in no file of the batch stay a file of their own.
+    let alone = vec![
+        file("oi.pb", other),
+        file("genai_logs.json", LOGS.as_bytes()),
+    ];
+    assert_eq!(join_logs_to_traces(alone.clone()), alone);
+}
+
+/// The older span events `gen_ai.content.prompt` / `gen_ai.content.completion` (attributes
+/// `gen_ai.prompt` / `gen_ai.completion`): the real SPAN_ONLY export with each span's messages
+/// moved into them loads to the same values, and the failure is blamed on the answering call.
+#[test]
+fn older_content_span_events_are_read_as_the_message_attributes() {
+    let mut d: Value = serde_json::from_str(ON_SPANS).unwrap();
+    let mut moved = 0;
+    for span in d["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let end = span["endTimeUnixNano"].clone();
+        let attrs = span["attributes"].as_array_mut().unwrap();
+        let mut events = Vec::new();
+        for (key, event, attr) in [
+            (
+                "gen_ai.input.messages",
+                "gen_ai.content.prompt",
+                "gen_ai.prompt",
+            ),
+            (
+                "gen_ai.output.messages",
+                "gen_ai.content.completion",
+                "gen_ai.completion",
+            ),
+        ] {
+            if let Some(i) = attrs.iter().position(|a| a["key"] == key) {
+                let a = attrs.remove(i);
+                events.push(serde_json::json!({"name": event, "timeUnixNano": end,
+                    "attributes": [{"key": attr, "value": a["value"]}]}));
+                moved += 1;
+            }
+        }
+        span["events"] = Value::Array(events);
+    }
+    assert_eq!(moved, 8, "4 chat spans, input and output each");
+    let old = load_ok(d.to_string().as_bytes());
+    assert!(old.problems.is_empty(), "{:?}", old.problems);
+    let t = &old.trace;
+    let want = load_ok(ON_SPANS.as_bytes()).trace;
+    assert_eq!(values(t), values(&want));
+    assert_eq!(t.cases.len(), 1);
+    let got = memtrace::attribution::InfoFlow::default()
+        .attribute(t, &t.cases[0])
+        .unwrap();
+    let (answer, _) = producer(t, "Your cat is named Mochi.");
+    assert_eq!(got.op_id, t.ops[answer].op_id);
+}

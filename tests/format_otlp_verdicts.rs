@@ -30,6 +30,26 @@ const FIXTURES: [(&str, &[u8]); 4] = [
     ),
 ];
 
+/// The fixtures above, and `opentelemetry-instrumentation-openai-v2`'s traces with their content
+/// in log records, one JSON per line as the collector's file exporter writes both.
+fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
+    let lines: String = [
+        include_str!("fixtures/otel/genai_traces.json"),
+        include_str!("fixtures/otel/genai_logs.json"),
+    ]
+    .iter()
+    .map(|p| {
+        serde_json::from_str::<serde_json::Value>(p)
+            .unwrap()
+            .to_string()
+            + "\n"
+    })
+    .collect();
+    let mut all: Vec<(&str, Vec<u8>)> = FIXTURES.iter().map(|(w, b)| (*w, b.to_vec())).collect();
+    all.push(("genai traces + logs", lines.into_bytes()));
+    all
+}
+
 const TURN: &str = "I adopted a cat named Miso in March 2023";
 
 /// The op id of the op that wrote the answer.
@@ -45,8 +65,8 @@ fn answer_op(t: &Trace) -> String {
 
 #[test]
 fn the_users_turn_is_a_message_and_the_question_is_not() {
-    for (which, bytes) in FIXTURES {
-        let t = load_ok(bytes).trace;
+    for (which, bytes) in fixtures() {
+        let t = load_ok(&bytes).trace;
         let messages: Vec<&str> = t
             .vars
             .iter()
@@ -69,8 +89,8 @@ fn the_users_turn_is_a_message_and_the_question_is_not() {
 
 #[test]
 fn each_failure_gets_a_verdict_naming_the_answering_call() {
-    for (which, bytes) in FIXTURES {
-        let t = load_ok(bytes).trace;
+    for (which, bytes) in fixtures() {
+        let t = load_ok(&bytes).trace;
         assert_eq!(t.cases.len(), 1, "{which}");
         let case = &t.cases[0];
         // The judge's prompt "Grade the answer. Question: …? Gold: Miso. Answer: …" holds one

@@ -13,6 +13,7 @@ pub mod limits;
 pub mod obfuscate;
 pub mod otlp;
 mod otlp_agents;
+pub mod otlp_join;
 pub mod otlp_logs;
 mod otlp_messages;
 pub mod otlp_proto;

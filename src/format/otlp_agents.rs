@@ -3,7 +3,8 @@
 //! spans), GenAI `execute_tool` arguments and result, GenAI retrieval query and documents, and
 //! the GenAI memory operations (`search_memory`, `create_memory`, `update_memory`,
 //! `upsert_memory`, `delete_memory` with `gen_ai.memory.*`), whose records are versions of
-//! memory units keyed by `gen_ai.memory.id`.
+//! memory units keyed by `gen_ai.memory.id`; Langfuse-over-OTel observations
+//! (`langfuse.observation.type|input|output`).
 
 use serde_json::{Map, Value};
 
@@ -43,8 +44,13 @@ pub(crate) fn normalize(attrs: &mut Map<String, Value>) -> Extra {
         "gen_ai.tool.call.arguments",
         "gen_ai.retrieval.query.text",
         "gen_ai.memory.query",
+        "langfuse.observation.input",
     ];
-    let output_keys = ["traceloop.entity.output", "gen_ai.tool.call.result"];
+    let output_keys = [
+        "traceloop.entity.output",
+        "gen_ai.tool.call.result",
+        "langfuse.observation.output",
+    ];
     for (keys, to) in [
         (&input_keys[..], "input.value"),
         (&output_keys, "output.value"),
@@ -111,7 +117,8 @@ pub(crate) fn normalize(attrs: &mut Map<String, Value>) -> Extra {
 }
 
 /// A span's kind: OpenInference's span kind, else the GenAI operation name (memory searches
-/// are retrievals, memory writes chains), else OpenLLMetry's `traceloop.span.kind`.
+/// are retrievals, memory writes chains), else OpenLLMetry's `traceloop.span.kind`, else the
+/// Langfuse observation type.
 fn kind(attrs: &Map<String, Value>, op: &str) -> Kind {
     if let Some(k) = attrs.get("openinference.span.kind") {
         return Kind::parse(&text_of(k));
@@ -126,7 +133,10 @@ fn kind(attrs: &Map<String, Value>, op: &str) -> Kind {
         Some("workflow" | "task") => Kind::Chain,
         Some("agent") => Kind::Agent,
         Some("tool") => Kind::Tool,
-        _ => Kind::Unknown,
+        // Langfuse over OTel: the observation type (`generation`, `span`, `retriever`, ...).
+        _ => attrs
+            .get("langfuse.observation.type")
+            .map_or(Kind::Unknown, |t| Kind::parse(&text_of(t))),
     }
 }
 

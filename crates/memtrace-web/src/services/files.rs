@@ -181,6 +181,8 @@ async fn read(
 
 /// Reads every file; emits progress, then one `Load` or `ReadFailed` per file, in order. After
 /// [`cancel`], the file under way and those after it are not loaded (one `ReadFailed` says so).
+/// Several files are read before any is shown, so that OTLP log records join the traces file
+/// whose spans they name ([`memtrace::format::otlp_join`]).
 pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
     let started = cancels();
     wasm_bindgen_futures::spawn_local(async move {
@@ -191,19 +193,37 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
         };
         emit(Action::Progress(Some(progress.clone())));
         let count = files.len();
+        let cancelled = |more: usize, name: String| {
+            let message = match more {
+                0 => "loading cancelled; the file was not loaded".to_owned(),
+                more => format!("loading cancelled; this file and {more} after it were not loaded"),
+            };
+            emit(Action::ReadFailed { name, message });
+        };
+        let mut read_ok = Vec::new();
         for (k, file) in files.into_iter().enumerate() {
             let name = file.name();
-            if read_one(&file, &name, &mut progress, &emit, started)
+            progress.file.clone_from(&name);
+            match read_checked(&file, &mut progress, &emit, started).await {
+                Err(Cancelled) => {
+                    cancelled(count - k - 1, name);
+                    emit(Action::Progress(None));
+                    return;
+                }
+                Ok(Err(message)) => emit(Action::ReadFailed { name, message }),
+                Ok(Ok(bytes)) => read_ok.push((name, bytes)),
+            }
+        }
+        let joined = memtrace::format::otlp_join::join_logs_to_traces(read_ok);
+        let shown = joined.len();
+        for (k, (name, bytes)) in joined.into_iter().enumerate() {
+            progress.file.clone_from(&name);
+            progress.parsed = None;
+            if show(name.clone(), bytes, &mut progress, &emit, started)
                 .await
                 .is_err()
             {
-                let message = match count - k - 1 {
-                    0 => "loading cancelled; the file was not loaded".to_owned(),
-                    more => {
-                        format!("loading cancelled; this file and {more} after it were not loaded")
-                    }
-                };
-                emit(Action::ReadFailed { name, message });
+                cancelled(shown - k - 1, name);
                 break;
             }
             progress.files_done += 1;
@@ -213,39 +233,25 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
     });
 }
 
-/// Reads, parses and shows one file (one `Load`, `Parsed` or `ReadFailed`).
-async fn read_one(
+/// Reads one file's bytes, refusing one over the size limit before reading a byte of it (the
+/// tab would run out of memory).
+async fn read_checked(
     file: &web_sys::File,
-    name: &str,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
-) -> Result<(), Cancelled> {
-    let name = name.to_owned();
-    progress.file.clone_from(&name);
-    progress.parsed = None;
-    // Refuse a file over the limit before reading a byte of it: the tab would run out of memory.
+) -> Result<Result<Vec<u8>, String>, Cancelled> {
     let size_bytes = whole(file.size());
     let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
     if size_bytes > limit_bytes {
-        let message = memtrace::format::FormatError::TooLarge {
+        let e = memtrace::format::FormatError::TooLarge {
             size_bytes,
             limit_bytes,
-        }
-        .to_string();
-        emit(Action::ReadFailed { name, message });
-        return Ok(());
+        };
+        return Ok(Err(e.to_string()));
     }
-    let read_stage = crate::timing::stage("read file");
-    let bytes = read(file, progress, emit, started).await?;
-    drop(read_stage);
-    match bytes {
-        Ok(bytes) => show(name, bytes, progress, emit, started).await,
-        Err(message) => {
-            emit(Action::ReadFailed { name, message });
-            Ok(())
-        }
-    }
+    let _t = crate::timing::stage("read file");
+    read(file, progress, emit, started).await
 }
 
 /// A file's name without its `.gz` / `.zst` / `.zstd` ending: the name it is shown and kept under
