@@ -26,28 +26,9 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The saved failure rules, parsed.
-    ///
-    /// # Errors
-    /// [`SessionError::Rule`] naming the first rule that does not parse.
-    pub fn parsed_rules(&self, file: &str) -> Result<Vec<FailRule>, SessionError> {
-        parse_rules(&self.rules, file)
-    }
-
     /// The saved failure rules that parse, and why each other one does not.
     pub fn usable_rules(&self, file: &str) -> (Vec<FailRule>, Vec<SessionError>) {
-        let (mut good, mut bad) = (Vec::new(), Vec::new());
-        for (index, text) in self.rules.iter().enumerate() {
-            match text.parse() {
-                Ok(r) => good.push(r),
-                Err(error) => bad.push(SessionError::Rule {
-                    file: file.to_owned(),
-                    index,
-                    error,
-                }),
-            }
-        }
-        (good, bad)
+        split_rules(&self.rules, file)
     }
 }
 
@@ -56,17 +37,24 @@ impl Settings {
 /// # Errors
 /// [`SessionError::Rule`] naming the first rule that does not parse.
 pub fn parse_rules(rules: &[String], file: &str) -> Result<Vec<FailRule>, SessionError> {
-    rules
-        .iter()
-        .enumerate()
-        .map(|(index, text)| {
-            text.parse().map_err(|error| SessionError::Rule {
+    let (good, bad) = split_rules(rules, file);
+    bad.into_iter().next().map_or(Ok(good), Err)
+}
+
+/// The rules that parse, and a [`SessionError::Rule`] for each one that does not.
+fn split_rules(rules: &[String], file: &str) -> (Vec<FailRule>, Vec<SessionError>) {
+    let (mut good, mut bad) = (Vec::new(), Vec::new());
+    for (index, text) in rules.iter().enumerate() {
+        match text.parse() {
+            Ok(r) => good.push(r),
+            Err(error) => bad.push(SessionError::Rule {
                 file: file.to_owned(),
                 index,
                 error,
-            })
-        })
-        .collect()
+            }),
+        }
+    }
+    (good, bad)
 }
 
 /// One trace of a bundle: its name, and the trace or why it did not load.
