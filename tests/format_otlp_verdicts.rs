@@ -11,7 +11,7 @@ use common::load_ok;
 use memtrace::attribution::InfoFlow;
 use memtrace::model::Trace;
 
-const FIXTURES: [(&str, &[u8]); 4] = [
+const FIXTURES: [(&str, &[u8]); 5] = [
     (
         "traceloop",
         include_bytes!("fixtures/otel/traceloop_traces.pb"),
@@ -27,6 +27,10 @@ const FIXTURES: [(&str, &[u8]); 4] = [
     (
         "genai_spans",
         include_bytes!("fixtures/otel/genai_spans_traces.pb"),
+    ),
+    (
+        "langfuse",
+        include_bytes!("fixtures/otel/langfuse_traces.pb"),
     ),
 ];
 

@@ -163,8 +163,10 @@ fn span(a: &Map<String, Value>, c: &mut Conventions, found: &mut BTreeSet<String
         found.insert("Langfuse over OTel (langfuse.*)".into());
     }
     let upper = |s: Option<&str>| s.map(str::to_ascii_uppercase);
+    let langfuse = a.get("langfuse.observation.type").and_then(Value::as_str);
     if matches!(upper(kind).as_deref(), Some("LLM"))
         || matches!(op, Some("chat" | "text_completion" | "generate_content"))
+        || langfuse == Some("generation")
     {
         c.llm_calls += 1;
     }
@@ -185,7 +187,16 @@ fn span(a: &Map<String, Value>, c: &mut Conventions, found: &mut BTreeSet<String
         .filter(|k| k.starts_with("llm.output_messages.") && k.ends_with("tool_call.id"))
         .map(String::as_str)
         .collect();
-    c.tool_calls += ids.len() + tool_parts(a);
+    c.tool_calls += ids.len() + tool_parts(a) + langfuse_tool_calls(a);
+}
+
+/// Tool calls in a Langfuse generation's output (OpenAI's chat format: `tool_calls`).
+fn langfuse_tool_calls(a: &Map<String, Value>) -> usize {
+    a.get("langfuse.observation.output")
+        .and_then(Value::as_str)
+        .and_then(|s| serde_json::from_str::<Value>(s).ok())
+        .and_then(|v| v.get("tool_calls").and_then(Value::as_array).map(Vec::len))
+        .unwrap_or(0)
 }
 
 /// GenAI `tool_call` parts in the output messages (structured or JSON text).

@@ -478,7 +478,18 @@ fn span(
             if let (false, Some(v)) = (kind == Kind::Llm, &parsed) {
                 spans::memory_writes_in(v, &mut memory_writes, 0);
             }
-            outputs.push(Port::new(class, class, text));
+            // A model's reply written as one chat message (`{"role": "assistant", ...}`).
+            let reply = parsed
+                .as_ref()
+                .filter(|v| kind == Kind::Llm && v.get("role").is_some())
+                .and_then(spans::messages_in);
+            match reply {
+                Some(msgs) => outputs.extend(
+                    msgs.into_iter()
+                        .map(|(role, t)| spans::message_port(&role, t, true)),
+                ),
+                None => outputs.push(Port::new(class, class, text)),
+            }
         }
     }
     if let (Kind::Evaluator, Some(s)) = (kind, score) {

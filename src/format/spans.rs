@@ -265,8 +265,32 @@ pub fn messages_in(v: &Value) -> Option<Vec<(String, String)>> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let content = o.get("content").or_else(|| o.get("parts"))?;
-        Some((role, message_text(content)))
+        let content = o.get("content").or_else(|| o.get("parts"));
+        let calls = o.get("tool_calls").and_then(Value::as_array);
+        if content.is_none() && calls.is_none() {
+            return None;
+        }
+        // OpenAI's chat format: an assistant turn that only calls tools has no content.
+        let mut text = content.map(message_text).unwrap_or_default();
+        for c in calls.into_iter().flatten() {
+            let f = c.get("function").unwrap_or(c);
+            let part = Map::from_iter([
+                ("type".to_owned(), Value::String("tool_call".into())),
+                (
+                    "name".to_owned(),
+                    f.get("name").cloned().unwrap_or(Value::Null),
+                ),
+                (
+                    "arguments".to_owned(),
+                    f.get("arguments").cloned().unwrap_or(Value::Null),
+                ),
+            ]);
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&tool_part(&part).unwrap_or_default());
+        }
+        Some((role, text))
     };
     match v {
         Value::Array(items) if !items.is_empty() => {

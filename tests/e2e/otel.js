@@ -67,6 +67,8 @@ const FIXTURES = [
   ['genai_memory', [file('genai_memory_traces.json')], ['genai_memory_traces.json']],
   ['genai_memory protobuf', [file('genai_memory_traces.pb')], ['genai_memory_traces.json']],
   ['genai_memory protobuf zstd', [file('genai_memory_traces.pb.zst')], ['genai_memory_traces.json']],
+  ['langfuse SDK', [file('langfuse_traces.json')], ['langfuse_traces.json']],
+  ['langfuse SDK protobuf gzip', [file('langfuse_traces.pb.gz')], ['langfuse_traces.json']],
 ];
 
 module.exports = { OTEL, ANSWER, FIXTURES, file, jsonLines, answeringOp };

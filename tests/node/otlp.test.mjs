@@ -25,7 +25,7 @@ function read(name) {
   return { summary, verdicts };
 }
 
-for (const which of ['openinference', 'genai_spans', 'traceloop', 'genai_memory']) {
+for (const which of ['openinference', 'genai_spans', 'traceloop', 'genai_memory', 'langfuse']) {
   test(`${which}: protobuf bytes (plain, gzip, zstd) load as the JSON does and blame the answering span`, () => {
     const json = read(`${which}_traces.json`);
     assert.equal(json.summary.failures, 1);
