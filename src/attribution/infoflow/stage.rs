@@ -1,0 +1,220 @@
+//! A case's stage (its query, answer op, retrieval op, memory kinds, cutoff, pipeline), its
+//! evidence (named, or found when the case names none) and the memory and inputs that hold the
+//! gold answer.
+
+use std::collections::BTreeSet;
+
+use super::graph::{self, find_retrieval, memory_kinds_near, question_pipeline};
+use super::{pipeline, InfoFlow, Stage};
+use crate::attribution::text::{content_tokens, var_text, var_texts, Key};
+use crate::attribution::AttributionError;
+use crate::model::{FailureCase, OpIx, Trace, VarIx};
+
+impl InfoFlow {
+    /// Finds the query, the answer op, the retrieval op and the memory kinds of a case.
+    pub(super) fn stage(t: &Trace, case: &FailureCase) -> Result<Stage, AttributionError> {
+        let unresolvable = |reason: &str| AttributionError::Unresolvable {
+            case_id: case.query_id.clone(),
+            reason: reason.to_owned(),
+        };
+        let query = t
+            .var_by_id(&case.query_id)
+            .ok_or_else(|| unresolvable("the query variable is not in the graph"))?;
+        let prediction = case.prediction_id.as_deref().and_then(|p| t.var_by_id(p));
+        // The prediction's producer that read this query: identical answers to two questions
+        // are one variable with two producers.
+        let producers = prediction
+            .map(|p| t.flow.producers[p.get()].clone())
+            .unwrap_or_default();
+        let answer_op = producers
+            .iter()
+            .copied()
+            .find(|&o| t.flow.op_inputs[o.get()].contains(&query))
+            .or_else(|| case.answer_op.as_deref().and_then(|a| t.op_by_id(a)))
+            .or_else(|| producers.first().copied())
+            .ok_or_else(|| unresolvable("no operation produced the prediction"))?;
+        let retrieval_op = find_retrieval(t, query, answer_op);
+        let mut memory_kinds = memory_kinds_near(t, query, answer_op, retrieval_op);
+        if memory_kinds.is_empty() {
+            // Retrieval returned nothing this time: learn the kinds from its other calls.
+            if let Some(r) = retrieval_op {
+                let name = &t.op(r).op_name;
+                for (o, op) in t.ops.iter().enumerate() {
+                    let o = OpIx(o as u32);
+                    if o != r && &op.op_name == name {
+                        let q = t.flow.op_inputs[o.get()].first().copied().unwrap_or(query);
+                        memory_kinds.extend(memory_kinds_near(t, q, answer_op, Some(o)));
+                    }
+                }
+            }
+        }
+        let cutoff_op = retrieval_op.unwrap_or(answer_op);
+        Ok(Stage {
+            query,
+            answer_op,
+            retrieval_op,
+            memory_kinds,
+            cutoff: t.op(cutoff_op).created_at.clone(),
+            pipeline: question_pipeline(t, query, answer_op),
+        })
+    }
+
+    /// The case's evidence messages, or the best-matching messages when it names none.
+    pub(super) fn evidence(
+        &self,
+        t: &Trace,
+        case: &FailureCase,
+        stage: &Stage,
+    ) -> (Vec<VarIx>, bool) {
+        let query = stage.query;
+        let named: Vec<VarIx> = case
+            .evidence_ids
+            .iter()
+            .filter_map(|id| t.var_by_id(id))
+            .collect();
+        if !named.is_empty() {
+            return (named, false);
+        }
+        let want = content_tokens(&format!("{} {}", case.query, case.golden_answers.join(" ")));
+        let kinds = pipeline::message_kinds(t, stage);
+        let mut scored: Vec<(usize, VarIx)> = (0..t.vars.len() as u32)
+            .map(VarIx)
+            .filter(|&v| v != query && kinds.contains(&t.var(v).category))
+            // Said before the question, and not only the question's own input.
+            .filter(|&v| t.var(v).created_at <= stage.cutoff)
+            .filter(|&v| {
+                let readers = &t.flow.consumers[v.get()];
+                readers.is_empty() || readers.iter().any(|o| !stage.pipeline.contains(o))
+            })
+            .map(|v| {
+                (
+                    content_tokens(&var_text(t.var(v)))
+                        .intersection(&want)
+                        .count(),
+                    v,
+                )
+            })
+            .filter(|(s, _)| *s > 0)
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        (
+            scored
+                .into_iter()
+                .take(self.start_points)
+                .map(|(_, v)| v)
+                .collect(),
+            true,
+        )
+    }
+
+    /// Annotated evidence often names the message that set up a fact but not the one holding
+    /// the answer. When no evidence message holds the gold answer's words, the messages (of
+    /// the evidence's kind, before the question) that hold them best are followed too.
+    pub(super) fn gold_sources(
+        &self,
+        t: &Trace,
+        case: &FailureCase,
+        stage: &Stage,
+        evidence: &[VarIx],
+    ) -> Vec<VarIx> {
+        let literal = |e: &VarIx| {
+            Key::new(&case.golden_answers, &case.query, &[var_text(t.var(*e))]).gold_is_literal
+        };
+        if evidence.is_empty() || evidence.iter().any(literal) {
+            return Vec::new();
+        }
+        let kinds: BTreeSet<&str> = evidence
+            .iter()
+            .map(|&e| t.var(e).category.as_str())
+            .collect();
+        let gold = Key::new(&case.golden_answers, &case.query, &[]);
+        let mut scored: Vec<(f64, VarIx)> = (0..t.vars.len() as u32)
+            .map(VarIx)
+            .filter(|&v| v != stage.query && !evidence.contains(&v))
+            .filter(|&v| kinds.contains(t.var(v).category.as_str()))
+            .filter(|&v| t.var(v).created_at <= stage.cutoff)
+            .map(|v| (gold.gold_carry(&var_text(t.var(v))), v))
+            .filter(|&(s, _)| s >= self.threshold)
+            .collect();
+        // Of equal ones, those said nearest the annotated evidence, and none twice as far as
+        // the nearest ("I won't quit" four turns before "I'm not giving up", not a "don't quit"
+        // of an earlier session).
+        let distance = |v: VarIx| {
+            evidence
+                .iter()
+                .map(|e| e.0.abs_diff(v.0))
+                .min()
+                .unwrap_or(u32::MAX)
+        };
+        scored.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(distance(a.1).cmp(&distance(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        let (best, nearest) = scored.first().map_or((0.0, 0), |s| (s.0, distance(s.1)));
+        scored
+            .into_iter()
+            .take_while(|s| s.0 >= best && distance(s.1) <= nearest.saturating_mul(2))
+            .take(2)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// An op that read `v` and produced a deletion marker without writing a newer version.
+    pub(super) fn deleted_by_link(t: &Trace, stage: &Stage, v: VarIx) -> Option<OpIx> {
+        t.flow.consumers[v.get()].iter().copied().find(|&o| {
+            o != stage.answer_op
+                && Some(o) != stage.retrieval_op
+                && t.op(o).created_at <= stage.cutoff
+                && t.flow.op_produced(o).any(|out| {
+                    let r = t.var(out);
+                    let hay = format!("{} {}", r.full_name, r.category).to_ascii_lowercase();
+                    r.full_name != t.var(v).full_name
+                        && (hay.contains("delete")
+                            || r.category == "marker"
+                            || graph::marks_deleted(t, out, v))
+                })
+                && !t
+                    .flow
+                    .op_produced(o)
+                    .any(|out| t.var(out).full_name == t.var(v).full_name)
+        })
+    }
+
+    /// An input of the answer op holding the gold answer's words, alone or together with other
+    /// inputs that each hold at least half of them.
+    pub(super) fn answer_holds_gold(&self, t: &Trace, stage: &Stage, key: &Key) -> Option<VarIx> {
+        let inputs: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
+            .iter()
+            .copied()
+            .filter(|&v| v != stage.query && !t.is_prompt(v))
+            .collect();
+        // A structured input (a profile) is judged item by item: the best item counts.
+        let texts: Vec<Vec<String>> = inputs.iter().map(|&v| var_texts(t.var(v))).collect();
+        let best = |items: &Vec<String>| {
+            items
+                .iter()
+                .map(|x| key.gold_found(x))
+                .max_by_key(BTreeSet::len)
+                .unwrap_or_default()
+        };
+        let bar = key.bar(self.threshold);
+        if let Some(i) = texts.iter().position(|x| {
+            !key.gold.is_empty() && best(x).len() as f64 / key.gold.len() as f64 >= bar
+        }) {
+            return inputs.get(i).copied();
+        }
+        let mut found = BTreeSet::new();
+        let mut first = None;
+        for (i, x) in texts.iter().enumerate() {
+            let part = best(x);
+            if !part.is_empty() && part.len() * 2 >= key.gold.len() {
+                first = first.or(inputs.get(i).copied());
+                found.extend(part);
+            }
+        }
+        (!key.gold.is_empty() && found.len() == key.gold.len())
+            .then_some(first)
+            .flatten()
+    }
+}
