@@ -406,17 +406,7 @@ fn span(
             message: "a span needs a non-empty spanId; export the trace again".into(),
         });
     }
-    let start_ns = nanos(
-        &raw.start_time_unix_nano,
-        &format!("{path}.startTimeUnixNano"),
-    )?;
-    let end_ns = nanos(&raw.end_time_unix_nano, &format!("{path}.endTimeUnixNano"))?;
-    if end_ns < start_ns {
-        return Err(FormatError::BadTimestamp {
-            path: format!("{path}.endTimeUnixNano"),
-            value: format!("{end_ns} (before the start, {start_ns})"),
-        });
-    }
+    let (start_ns, end_ns) = times(&raw, &path)?;
     let mut attrs = attributes(&raw.attributes, &format!("{path}.attributes"), bad);
     let mut events: Vec<(String, Map<String, Value>)> = raw
         .events
@@ -470,26 +460,10 @@ fn span(
         ) {
             documents = docs;
         } else if documents.is_empty() {
-            let class = if kind == Kind::Llm {
-                "llm_output"
-            } else {
-                "output"
-            };
             if let (false, Some(v)) = (kind == Kind::Llm, &parsed) {
                 spans::memory_writes_in(v, &mut memory_writes, 0);
             }
-            // A model's reply written as one chat message (`{"role": "assistant", ...}`).
-            let reply = parsed
-                .as_ref()
-                .filter(|v| kind == Kind::Llm && v.get("role").is_some())
-                .and_then(spans::messages_in);
-            match reply {
-                Some(msgs) => outputs.extend(
-                    msgs.into_iter()
-                        .map(|(role, t)| spans::message_port(&role, t, true)),
-                ),
-                None => outputs.push(Port::new(class, class, text)),
-            }
+            outputs.extend(spans::plain_output(text, parsed.as_ref(), kind));
         }
     }
     if let (Kind::Evaluator, Some(s)) = (kind, score) {
@@ -553,6 +527,22 @@ fn span(
         parent_field: "parentSpanId",
         status,
     })
+}
+
+/// A span's start and end, the end not before the start.
+fn times(raw: &RawSpan, path: &str) -> Result<(u64, u64), FormatError> {
+    let start_ns = nanos(
+        &raw.start_time_unix_nano,
+        &format!("{path}.startTimeUnixNano"),
+    )?;
+    let end_ns = nanos(&raw.end_time_unix_nano, &format!("{path}.endTimeUnixNano"))?;
+    if end_ns < start_ns {
+        return Err(FormatError::BadTimestamp {
+            path: format!("{path}.endTimeUnixNano"),
+            value: format!("{end_ns} (before the start, {start_ns})"),
+        });
+    }
+    Ok((start_ns, end_ns))
 }
 
 /// Ports of an `input.value`: per key for an evaluator, per message for a message list, else one.
