@@ -1,10 +1,11 @@
 """Runs real memory libraries (lab/libs/: mem0ai, langmem, graphiti) over LoCoMo conversations against the
-lab's local LLM server, traced by the real OpenInference instrumentations through the
-OpenTelemetry SDK's OTLP/HTTP exporter to lab/receiver.py, injects faults in LLM replies, keeps
-those that alone flip the judge, and writes the corpus under tests/data/lab/<library>/openinference/.
+lab's local LLM server, traced by a real instrumentation (`--tracer`, lab/tracers.py: OpenInference
+by default; OTel GenAI and OpenLLMetry for mem0ai) through the OpenTelemetry SDK's OTLP/HTTP
+exporters to lab/receiver.py, injects faults in LLM replies, keeps those that alone flip the
+judge, and writes the corpus under tests/data/lab/<library>/<tracer>/.
 
-  python lab/run.py [--library all|mem0ai|langmem|graphiti] [--conversations 26,30] [--out tests/data/lab]
-                    [--sessions 4] [--questions 60] [--faults 5]
+  python lab/run.py [--library all|mem0ai|langmem|graphiti] [--tracer openinference|genai|openllmetry]
+                    [--conversations 26,30] [--out tests/data/lab] [--sessions 4] [--questions 60] [--faults 5]
 """
 
 import argparse
@@ -28,8 +29,12 @@ os.environ.update({"MEM0_TELEMETRY": "False", "MEM0_DIR": os.path.join(WORK, "me
 
 import receiver  # noqa: E402
 import server  # noqa: E402
+import tracers  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http import Compression  # noqa: E402
+from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
+from opentelemetry.sdk._logs import LoggerProvider  # noqa: E402
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor  # noqa: E402
 from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: E402
@@ -43,17 +48,27 @@ class Lab:
     """The server, the receiver, one library instrumented (one per process: the instrumentors
     patch client classes globally)."""
 
-    def __init__(self, lib):
+    def __init__(self, lib, tracer="openinference"):
         self.lib_mod = lib
+        self.tracer_name = tracer
         self.work = WORK
         self.llm = server.start()
         self.recv = receiver.start()
         self.base = f"http://127.0.0.1:{self.llm.server_address[1]}"
         os.environ["OPENAI_BASE_URL"] = self.base + "/v1"
-        self.provider = TracerProvider(resource=Resource.create({"service.name": lib.SERVICE}))
-        endpoint = f"http://127.0.0.1:{self.recv.server_address[1]}/v1/traces"
-        self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint, compression=Compression.Gzip)))
-        lib.instrument(self.provider)
+        resource = Resource.create({"service.name": lib.SERVICE})
+        self.provider = TracerProvider(resource=resource)
+        endpoint = f"http://127.0.0.1:{self.recv.server_address[1]}/v1/"
+        self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(
+            endpoint=endpoint + "traces", compression=Compression.Gzip)))
+        # GenAI events are log records: the SDK's log exporter posts them in their own request.
+        self.logger_provider = LoggerProvider(resource=resource)
+        self.logger_provider.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter(
+            endpoint=endpoint + "logs", compression=Compression.Gzip)))
+        if tracer == "openinference":
+            lib.instrument(self.provider)
+        else:
+            lib.instrument(self.provider, tracer, self.logger_provider)
         self.tracer = self.provider.get_tracer("locomo-eval")
         self.library = lib.Library(self)
         self.style_at = {k: 0 for k in lib.STYLES}  # styles rotate across questions and conversations
@@ -69,9 +84,10 @@ class Lab:
     def run(self, conv, sessions, questions, faults):
         """One traced run: add the sessions, ask the questions; returns {question: label}."""
         self.set_faults(faults)
-        receiver.SINK.take()
+        receiver.SINK.take(), receiver.SINK.take_logs()
         labels = self.library.run(conv, sessions, questions)
         self.provider.force_flush()
+        self.logger_provider.force_flush()
         return labels
 
 
@@ -126,6 +142,7 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--library", default="all", help="all or one of " + ", ".join(LIBRARIES))
+    ap.add_argument("--tracer", default="openinference", help="one of " + ", ".join(tracers.TRACERS))
     ap.add_argument("--conversations", default="26,30,41,42,43,47,49")
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "lab"))
     ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3, graphiti 3)")
@@ -145,9 +162,12 @@ def main():
         raise SystemExit(f"--library: {args.library!r} is not one of all, {', '.join(LIBRARIES)}")
     import writer
     lib = importlib.import_module(f"libs.{args.library}")
-    lab = Lab(lib)
+    if args.tracer not in getattr(lib, "TRACERS", ["openinference"]):
+        raise SystemExit(f"--tracer {args.tracer}: {args.library} is traced by "
+                         + ", ".join(getattr(lib, "TRACERS", ["openinference"])) + " only")
+    lab = Lab(lib, args.tracer)
     t0 = time.time()
-    log = lambda m: print(f"[lab {lib.NAME} +{time.time() - t0:.0f}s] {m}", flush=True)  # noqa: E731
+    log = lambda m: print(f"[lab {lib.NAME}/{args.tracer} +{time.time() - t0:.0f}s] {m}", flush=True)  # noqa: E731
     for cid in args.conversations.split(","):
         conv = load_conv(cid)
         sessions, qs, turns = window(conv, args.sessions or lib.SESSIONS)
@@ -173,9 +193,10 @@ def main():
             # A question another fault reaches too is not asked: every failure is annotated.
             correct = [q for q in correct if q not in others]
             log(f"  combined run: {len(bad)} faults no longer flip, {len(others)} others broke; rerun")
-        bodies = receiver.SINK.take()
-        writer.write(args.out, lib, "openinference", cid, bodies, kept, applied, labels,
-                     [receiver.to_json(b) for b in bodies], ERROR_TYPE, turns)
+        bodies, logs = receiver.SINK.take(), receiver.SINK.take_logs()
+        writer.write(args.out, lib, args.tracer, cid, (bodies, logs), kept, applied, labels,
+                     ([receiver.to_json(b) for b in bodies], [receiver.to_json(b, True) for b in logs]),
+                     ERROR_TYPE, turns)
         log(f"conv {cid}: wrote {len(kept)} failures, {len(correct) - len(kept)} passing questions")
         assert sum(v == "WRONG" for v in labels.values()) == len(kept)
     log("done")

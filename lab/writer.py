@@ -3,12 +3,16 @@
 as the exporter sent them (gzip members, concatenated: `gunzip` gives one protobuf stream, which
 parses as one ExportTraceServiceRequest, since protobuf merges concatenated messages) and the ground truth
 sidecar (`<trace>.annotations.json`, MemTraceBench annotations; the lab's own fault details under
-`lab_faults`, which memtrace ignores).
+`lab_faults`, which memtrace ignores). When the tracer sent log records (OTel GenAI events), the
+JSON Lines hold the traces requests then the logs requests (as one collector file exporter in
+both pipelines writes them), and the logs' protobuf bodies go to `<c>.logs.pb.gz`.
 """
 
 import gzip
 import json
 import os
+
+import tracers
 
 
 def spans_of(docs):
@@ -18,14 +22,6 @@ def spans_of(docs):
                 yield from ss.get("spans", [])
 
 
-def attr(span, key):
-    for a in span.get("attributes", []):
-        if a["key"] == key:
-            v = a["value"]
-            return v.get("stringValue", json.dumps(v))
-    return None
-
-
 def fnv1a(text):
     h = 0xcbf29ce484222325
     for b in text.encode():
@@ -33,34 +29,37 @@ def fnv1a(text):
     return f"{h:016x}"
 
 
-def question_span(spans, question):
-    for s in spans:
-        if attr(s, "openinference.span.kind") == "CHAIN" and attr(s, "input.value") == question:
-            return s
-    return None
+# The port memtrace's OTLP import makes of the question span's question, per tracer.
+QUESTION_PORT = {"openinference": "input", "openllmetry": "input", "genai": "query"}
 
 
 def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, turns):
-    """`lib`: the library's module (lab/libs/), which finds its faulty span and evidence prompts."""
+    """`lib`: the library's module (lab/libs/), which finds its faulty span and evidence prompts;
+    `fmt`: the tracer (lab/tracers.py); `bodies`, `docs`: (traces, logs) as sent and as JSON."""
     folder = os.path.join(out, lib.NAME, fmt)
     os.makedirs(folder, exist_ok=True)
-    lines = "".join(json.dumps(d, separators=(",", ":")) + "\n" for d in docs)
+    (bodies, log_bodies), (docs, log_docs) = bodies, docs
+    lines = "".join(json.dumps(d, separators=(",", ":")) + "\n" for d in docs + log_docs)
     # mtime=0: the same text gives the same bytes.
     with open(os.path.join(folder, f"{cid}.jsonl.gz"), "wb") as f:
         f.write(gzip.compress(lines.encode(), compresslevel=9, mtime=0))
     with open(os.path.join(folder, f"{cid}.pb.gz"), "wb") as f:
         f.write(b"".join(bodies))
+    if log_bodies:
+        with open(os.path.join(folder, f"{cid}.logs.pb.gz"), "wb") as f:
+            f.write(b"".join(log_bodies))
     spans = list(spans_of(docs))
+    view = tracers.View(fmt, spans, log_docs)
     notes, faults = [], []
     for q, fault in kept:
-        qs = question_span(spans, q["question"])
-        op = qs and lib.faulty_span(spans, fault, applied, attr, qs)
+        qs = view.question_span(q["question"])
+        op = qs and lib.faulty_span(spans, fault, applied, view, qs)
         if op is None or qs is None:
             raise SystemExit(f"conv {cid}: no span for fault {fault} / question {q['question']!r}")
-        answer = json.loads(attr(qs, "output.value"))["answer"]
+        answer = view.answer_of(qs)
         notes.append({
             # The id memtrace's OTLP import gives the question span's input value.
-            "query_id": f"input:str:{fnv1a(q['question'])}@1",
+            "query_id": f"{QUESTION_PORT[fmt]}:str:{fnv1a(q['question'])}@1",
             "query": q["question"],
             "golden_answers": str(q["answer"]),
             "prediction": answer,
@@ -68,7 +67,7 @@ def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, t
             "prediction_id": f"llm_output:str:{fnv1a(answer)}@1",
             # The extraction prompts that hold the LoCoMo evidence turns, as memtrace names them.
             "source_evidence_ids": [f"llm_input:str:{fnv1a(c)}@1" for c in lib.evidence_prompts(
-                spans, [turns[e]["text"] for e in q["evidence"] if e in turns], attr)],
+                spans, [turns[e]["text"] for e in q["evidence"] if e in turns], view)],
             "final_error_type": error_type[fault["kind"]],
             "final_op_id": f"op-{op['spanId']}",
         })

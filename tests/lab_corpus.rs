@@ -1,7 +1,8 @@
 //! The lab corpus (`tests/data/lab/<library>/<format>/<conversation>.*`, see its README): traces
 //! REAL memory libraries wrote (mem0ai; LangMem on a LangGraph store; graphiti-core on Kuzu),
 //! traced by the real OpenInference instrumentations (OpenAI; LangChain; OpenAI plus graphiti's
-//! own spans) and OTel SDK,
+//! own spans) and, for mem0ai, also by the OTel GenAI instrumentation (spans plus log records)
+//! and OpenLLMetry's, exported by the OTel SDK,
 //! with faults injected in LLM replies and ground truth in `<trace>.annotations.json`. Every file
 //! must load with its ground truth; detection without a user rule and the info-flow accuracy per
 //! library × format × split are measured (the split was fixed before any result was looked at:
@@ -20,9 +21,12 @@ const HELD_OUT: [&str; 4] = ["42", "43", "47", "49"];
 const LIBRARIES: [&str; 3] = ["graphiti", "langmem", "mem0ai"];
 /// The held-out op-id floor per `library/format` as (right, of): today's measured figures, kept so
 /// they cannot fall unnoticed (mem0ai 12 of 19 and graphiti 9 of 12, below the 0.90;
-/// langmem 12 of 12).
-const HELD_OUT_FLOOR: [(&str, usize, usize); 3] = [
+/// langmem 12 of 12; mem0ai × OTel GenAI 9 of 19: its embedding calls carry no content, so no
+/// retrieval fault is placed; mem0ai × OpenLLMetry 13 of 19).
+const HELD_OUT_FLOOR: [(&str, usize, usize); 5] = [
     ("mem0ai/openinference", 12, 19),
+    ("mem0ai/genai", 9, 19),
+    ("mem0ai/openllmetry", 13, 19),
     ("langmem/openinference", 12, 12),
     ("graphiti/openinference", 9, 12),
 ];
@@ -113,16 +117,26 @@ fn load_trace(path: &Path) -> Trace {
 #[test]
 fn every_lab_trace_loads_with_its_ground_truth() {
     let files = corpus();
+    let groups: BTreeSet<&str> = files.iter().map(|(g, _, _)| g.as_str()).collect();
     for lib in LIBRARIES {
+        assert!(
+            groups.iter().any(|g| g.split('/').next() == Some(lib)),
+            "{lib}: missing from the corpus"
+        );
+    }
+    for (group, _, _) in HELD_OUT_FLOOR {
+        assert!(groups.contains(group), "{group}: missing from the corpus");
+    }
+    for group in groups {
         let convs: BTreeSet<&str> = files
             .iter()
-            .filter(|(g, _, _)| g.split('/').next() == Some(lib))
+            .filter(|(g, _, _)| g == group)
             .map(|(_, c, _)| c.as_str())
             .collect();
         for c in TUNING.iter().chain(HELD_OUT.iter()) {
             assert!(
                 convs.contains(c),
-                "{lib}: conversation {c} missing from the corpus"
+                "{group}: conversation {c} missing from the corpus"
             );
         }
     }
@@ -219,7 +233,7 @@ fn infoflow_runs_on_every_lab_case() {
 /// cases op-id 0.000 / type 0.000, held-out 19 cases 0.158 / 0.158; langmem/openinference tuning
 /// 10 cases 0.200 / 0.400, held-out 12 cases 0.333 / 0.333.
 #[test]
-#[ignore = "not met yet: mem0ai held-out op-id 0.632, type 0.684; graphiti 0.750, 0.750 (langmem 1.000) — #38"]
+#[ignore = "not met yet: mem0ai held-out op-id 0.632, type 0.684 (GenAI 0.474, 0.632; OpenLLMetry 0.684, 0.737); graphiti 0.750, 0.750 (langmem 1.000) — #38"]
 fn infoflow_meets_the_target_on_held_out() {
     for (k, (n, op, ty)) in infoflow_by_split() {
         if k.ends_with("held-out") {

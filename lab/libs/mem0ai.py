@@ -1,13 +1,15 @@
 """mem0ai 2.2.1 as its users call it (`Memory.from_config`, `Memory.add`, `Memory.search`), its
-OpenAI client traced by openinference-instrumentation-openai."""
+OpenAI client traced by the tracer of `lab/run.py --tracer` (lab/tracers.py)."""
 
 import json
 import os
 import shutil
 
+import tracers
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
 
 NAME = "mem0ai"
+TRACERS = ["openinference", "genai", "openllmetry"]  # lab/tracers.py
 SERVICE = "mem0-locomo"
 MODEL = "gpt-4.1-mini"
 CHUNK = 8  # turns per Memory.add call
@@ -17,9 +19,8 @@ STYLES = {"extraction": ["date", "drop", "speaker", "negate", "number", "name"],
           "embedding": ["unrelated", "inverted"]}
 
 
-def instrument(provider):
-    from openinference.instrumentation.openai import OpenAIInstrumentor
-    OpenAIInstrumentor().instrument(tracer_provider=provider)
+def instrument(provider, tracer="openinference", logger_provider=None):
+    tracers.instrument(tracer, provider, logger_provider)
 
 
 class Library:
@@ -63,9 +64,7 @@ class Library:
         return labels
 
     def ask(self, mem, user, q):
-        with self.lab.tracer.start_as_current_span("locomo-question") as span:
-            span.set_attribute("openinference.span.kind", "CHAIN")
-            span.set_attribute("input.value", q["question"])
+        with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
             found = mem.search(q["question"], filters={"user_id": user}, top_k=5)["results"]
             lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
                               for m in found)
@@ -77,32 +76,34 @@ class Library:
                 messages=[{"role": "user", "content": JUDGE_PROMPT.format(
                     question=q["question"], gold=q["answer"], answer=ans)}]).choices[0].message.content
             label = json.loads(verdict).get("label", "WRONG")
-            span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
-            span.set_attribute("output.mime_type", "application/json")
+            out.set(ans, label)
         return label
 
 
-def faulty_span(spans, fault, applied, attr, question_span):
-    """The span of the call whose reply the server corrupted."""
+def faulty_span(spans, fault, applied, view, question_span):
+    """The span of the call whose reply the server corrupted (`view`: lab/tracers.View)."""
     if fault["kind"] == "embedding":
         for s in spans:
-            if attr(s, "openinference.span.kind") == "EMBEDDING" and \
-                    fault["question"] in (attr(s, "embedding.embeddings.0.embedding.text") or ""):
+            if view.kind(s) != "EMBEDDING":
+                continue
+            if view.tracer == "openinference":
+                if fault["question"] in (view(s, "embedding.embeddings.0.embedding.text") or ""):
+                    return s
+            elif view.under(s, question_span):  # the search's query embedding
                 return s
         return None
     reply = next((a["reply"] for a in applied if a["spec"] == fault), None)
     for s in spans:
-        if attr(s, "openinference.span.kind") == "LLM" and reply and \
-                attr(s, "llm.output_messages.0.message.content") == reply:
+        if view.kind(s) == "LLM" and reply and view.reply(s) == reply:
             return s
     return None
 
 
-def evidence_prompts(spans, texts, attr):
+def evidence_prompts(spans, texts, view):
     """The extraction prompts whose New Messages hold an evidence turn."""
     out = []
     for s in spans:
-        content = attr(s, "llm.input_messages.1.message.content") or ""
+        content = view.user_message(s) or ""
         new = content.split("## New Messages", 1)[-1].split("## Observation Date", 1)[0]
         if "## New Messages" in content and any(t in new for t in texts):
             out.append(content)

@@ -63,7 +63,11 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
             // A retriever, model or tool call that returned nothing did return: still an op.
             let call = !matches!(s.kind, Kind::Chain | Kind::Agent | Kind::Unknown);
             let failed = s.status.starts_with("ERROR");
-            (writes || ((call || failed) && !s.inputs.is_empty()))
+            // A model call whose content was not captured (the OTel GenAI instrumentation
+            // records no embedding input or vector) still happened: an op with no values, so
+            // a verdict can still name it.
+            let model = matches!(s.kind, Kind::Llm | Kind::Embedding);
+            (writes || ((call || failed) && !s.inputs.is_empty()) || model)
                 && (!has_children[i] || s.kind == Kind::Evaluator)
         })
         .collect();
@@ -526,6 +530,20 @@ mod tests {
         assert!(
             reads(&t, "insert", "decide"),
             "the stored text came from the reply"
+        );
+    }
+
+    #[test]
+    fn a_model_call_without_captured_content_is_still_an_op() {
+        let mut embed = span("embed", None, (0, 10), "", "");
+        embed.kind = Kind::Embedding;
+        let mut chain = span("scope", None, (20, 30), "", "");
+        chain.kind = Kind::Chain;
+        let t = trace(vec![embed, chain]);
+        assert!(t.op_by_id("op-embed").is_some(), "the call happened");
+        assert!(
+            t.op_by_id("op-scope").is_none(),
+            "a scope with nothing is not"
         );
     }
 

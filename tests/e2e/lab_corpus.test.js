@@ -1,6 +1,7 @@
 // Traces from real memory libraries in the page (tests/data/lab/, issue #38): one compressed
-// OTLP file per library (tuning conversation 26, `26.jsonl.gz`) dropped alone, with no rule and
-// no ground truth: every injected failure its sidecar names is listed, and nothing else.
+// OTLP file per library and format (tuning conversation 26, `26.jsonl.gz`; OTel GenAI's holds the
+// logs requests after the traces) dropped alone, with no rule and no ground truth: every injected
+// failure its sidecar names is listed, and nothing else.
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
@@ -19,13 +20,20 @@ test('the lab corpus has libraries', () => {
   assert.ok(libraries.length >= 3, `libraries under ${LAB}: ${libraries.join(', ')}`);
 });
 
-for (const lib of libraries) {
-  test(`${lib}: a dropped lab trace lists every injected failure`, async () => {
-    const dir = path.join(LAB, lib, 'openinference');
+const subdirs = (dir) => fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const groups = libraries.flatMap((lib) => subdirs(path.join(LAB, lib)).map((fmt) => [lib, fmt]));
+
+test('the lab corpus has formats beyond OpenInference', () => {
+  assert.ok(groups.some(([, fmt]) => fmt !== 'openinference'), `formats: ${groups.join(' ')}`);
+});
+
+for (const [lib, fmt] of groups) {
+  test(`${lib} × ${fmt}: a dropped lab trace lists every injected failure`, async () => {
+    const dir = path.join(LAB, lib, fmt);
     const bytes = fs.readFileSync(path.join(dir, '26.jsonl.gz'));
     const truth = JSON.parse(fs.readFileSync(path.join(dir, '26.annotations.json'), 'utf8'));
     const cases = truth.annotations.length;
-    assert.ok(cases > 0, `${lib} 26: no injected failure`);
+    assert.ok(cases > 0, `${lib}/${fmt} 26: no injected failure`);
     const { page, context, problems } = await openPage(browser);
     await page.waitForSelector('#summary', { timeout: 20000 });
     await dropFiles(page, [{ name: `${lib}-26.jsonl.gz`, bytes }]);
