@@ -5,6 +5,7 @@ exporters to lab/receiver.py, injects faults in LLM replies, keeps those that al
 judge, and writes the corpus under tests/data/lab/<library>/<tracer>/.
 
   python lab/run.py [--library all|mem0ai|langmem|graphiti] [--tracer openinference|genai|openllmetry]
+                    (no --tracer: every tracer the library is run with, TRACERS in lab/libs/<library>.py)
                     [--conversations 26,30] [--out tests/data/lab] [--sessions 4] [--questions 60] [--faults 5]
 """
 
@@ -142,22 +143,31 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--library", default="all", help="all or one of " + ", ".join(LIBRARIES))
-    ap.add_argument("--tracer", default="openinference", help="one of " + ", ".join(tracers.TRACERS))
+    ap.add_argument("--tracer", help="one of " + ", ".join(tracers.TRACERS)
+                    + " (default: each the library is run with, one process each)")
     ap.add_argument("--conversations", default="26,30,41,42,43,47,49")
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "lab"))
     ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3, graphiti 3)")
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--faults", type=int, default=6)
     args = ap.parse_args()
-    if args.library == "all":
-        # One process per library: each instruments its own client classes.
-        for name in LIBRARIES:
-            argv = [a for a in sys.argv[1:]]
-            if "--library" in argv:
-                del argv[argv.index("--library"):argv.index("--library") + 2]
-            subprocess.run([sys.executable, os.path.abspath(__file__), "--library", name] + argv,
-                           check=True)
-        return
+    names = LIBRARIES if args.library == "all" else [args.library]
+    if args.library == "all" or args.tracer is None:
+        # One process per library and tracer: each instruments the client classes globally.
+        argv = list(sys.argv[1:])
+        for flag in ("--library", "--tracer"):
+            if flag in argv:
+                del argv[argv.index(flag):argv.index(flag) + 2]
+        for name in names:
+            if name not in LIBRARIES:
+                break
+            lib = importlib.import_module(f"libs.{name}")
+            runs = getattr(lib, "TRACERS", ["openinference"])
+            for tracer in [t for t in runs if args.tracer in (None, t)]:
+                subprocess.run([sys.executable, os.path.abspath(__file__), "--library", name,
+                                "--tracer", tracer] + argv, check=True)
+        else:
+            return
     if args.library not in LIBRARIES:
         raise SystemExit(f"--library: {args.library!r} is not one of all, {', '.join(LIBRARIES)}")
     import writer
