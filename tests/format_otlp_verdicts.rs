@@ -107,5 +107,14 @@ fn each_failure_gets_a_verdict_naming_the_answering_call() {
             "ResponseError",
             "{which}: {got:?}"
         );
+        // The reason quotes what the answer read; the ids stay in the evidence path.
+        assert!(got.reason.contains("Miso"), "{which}: {}", got.reason);
+        assert!(
+            got.evidence_path
+                .iter()
+                .all(|id| !got.reason.contains(id.as_str())),
+            "{which}: {}",
+            got.reason
+        );
     }
 }

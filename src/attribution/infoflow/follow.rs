@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::graph::{self, decider, is_tombstone, lineage};
-use super::{changed, misled, pipeline, Finding, InfoFlow, Loss, Stage};
+use super::{changed, misled, pipeline, shown, Finding, InfoFlow, Loss, Stage};
 use crate::attribution::roles::{holds_verbatim, is_verbatim_cut, verbatim_text, OpRole, Roles};
 use crate::attribution::text::Key;
 use crate::attribution::AttributionError;
@@ -163,9 +163,9 @@ impl InfoFlow {
             };
             let reason = format!(
                 "{} held the information; {} {verb} it as {}, {left}.{}",
-                t.var(visible[last_good]).full_node_id,
+                shown(t, visible[last_good]),
                 t.op(writer).op_name,
-                t.var(next).full_node_id,
+                shown(t, next),
                 changed(t, key, [next])
             );
             Some((
@@ -219,7 +219,7 @@ impl InfoFlow {
         let answered_anyway = |v: VarIx, what: &str, confidence: f64| {
             let reason = format!(
                 "The answer op read {} which holds {what}, yet answered {:?}.",
-                t.var(v).full_node_id,
+                shown(t, v),
                 case.prediction
             );
             result(
@@ -273,7 +273,7 @@ impl InfoFlow {
                 let reason = format!(
                     "{} read {} which holds the answer-bearing information, yet its draft lost it.",
                     t.op(d).op_name,
-                    t.var(v).full_node_id
+                    shown(t, v)
                 );
                 return Ok(result(d, OpRole::Response, vec![v], reason, 0.8));
             }
@@ -292,7 +292,7 @@ impl InfoFlow {
                 if let Some(del) = Self::deleted_by_link(t, &stage, current) {
                     let reason = format!(
                         "{} held the information but {} marked it deleted.",
-                        t.var(current).full_node_id,
+                        shown(t, current),
                         t.op(del).op_name
                     );
                     losses.push((
@@ -325,7 +325,7 @@ impl InfoFlow {
                         let reason = format!(
                             "{} read {} which holds the gold answer, yet its draft lost it.",
                             t.op(d).op_name,
-                            t.var(v).full_node_id
+                            shown(t, v)
                         );
                         return Ok(result(d, OpRole::Response, vec![v], reason, 0.75));
                     }
@@ -336,7 +336,7 @@ impl InfoFlow {
                     .unwrap_or(stage.answer_op);
                 let reason = format!(
                     "{} still held the information when the question was asked, but {} did not pass it on to the answer.",
-                    t.var(current).full_node_id,
+                    shown(t, current),
                     t.op(op).op_name
                 );
                 return Ok(result(op, OpRole::Retrieval, vec![current], reason, 0.8));
@@ -409,7 +409,7 @@ impl InfoFlow {
             };
             let reason = format!(
                 "{} held the information, but {} did not store it in memory.",
-                t.var(fact).full_node_id,
+                shown(t, fact),
                 t.op(op).op_name
             );
             return Ok(result(op, role, vec![fact], reason, 0.75));
