@@ -19,11 +19,13 @@ fn items(doc: &Value) -> Option<&Vec<Value>> {
 
 /// Phoenix spans as an OTLP `TracesData`, or `None` when `doc` holds no Phoenix spans.
 pub fn phoenix_to_otlp(doc: &Value) -> Option<Value> {
-    let spans: Vec<Value> = items(doc)?
+    let mut spans: Vec<&Value> = items(doc)?
         .iter()
         .filter(|s| s.get("span_kind").is_some() || s.get("context").is_some())
-        .map(phoenix_span)
         .collect();
+    // Phoenix lists the newest first; the OTLP reader takes sessions in file order.
+    spans.sort_by_key(|s| start_nanos(s.get("start_time")));
+    let spans: Vec<Value> = spans.into_iter().map(phoenix_span).collect();
     if spans.is_empty() {
         return None;
     }
@@ -42,7 +44,8 @@ fn phoenix_span(s: &Value) -> Value {
     }
     if let (false, Some(kind)) = (
         flat.contains_key("openinference.span.kind"),
-        s.get("span_kind").filter(|k| k.is_string()),
+        // `UNKNOWN` is Phoenix's word for a span that named no kind.
+        s.get("span_kind").filter(|k| k.is_string() && *k != "UNKNOWN"),
     ) {
         flat.insert("openinference.span.kind".into(), kind.clone());
     }
@@ -79,6 +82,13 @@ fn phoenix_span(s: &Value) -> Value {
         "events": events,
         "status": {"code": code, "message": s.get("status_message").cloned().unwrap_or(Value::Null)},
     })
+}
+
+/// An ISO start time as unix nanoseconds, for ordering (unreadable ones last, in file order).
+fn start_nanos(v: Option<&Value>) -> u64 {
+    v.and_then(Value::as_str)
+        .and_then(parse_rfc3339)
+        .unwrap_or(u64::MAX)
 }
 
 /// An ISO time as unix nanoseconds (a decimal string); anything else is kept, so the OTLP
