@@ -15,6 +15,8 @@ const OI_JSON: &str = include_str!("fixtures/otel/openinference_traces.json");
 /// The same agent traced into a real Phoenix server and exported by its REST API
 /// (tests/fixtures/otel/make_phoenix.py).
 const PHOENIX: &str = include_str!("fixtures/otel/phoenix_spans.json");
+/// The same run's spans from Phoenix's `/spans/otlpv1` (bare OTLP spans, snake_case, nulls).
+const PHOENIX_OTLP: &str = include_str!("fixtures/otel/phoenix_spans_otlpv1.json");
 const LANGFUSE: &str = include_str!("fixtures/langfuse/mem0_traces.json");
 
 /// Op names and categories, and variable (class, value) pairs, sorted.
@@ -161,7 +163,10 @@ fn shape_of(t: &Trace) -> Vec<String> {
         .iter()
         .map(|o| format!("op {} {} {}", o.op_name, o.category, strip(&o.metadata)))
         .chain(t.vars.iter().map(|v| {
-            format!("var {:?} {} {} {}", v.class_name, v.category, v.version, v.value)
+            format!(
+                "var {:?} {} {} {}",
+                v.class_name, v.category, v.version, v.value
+            )
         }))
         .collect();
     rest.sort();
@@ -189,6 +194,25 @@ fn real_phoenix_export_loads_as_the_same_agents_otlp_spans() {
     assert_eq!(c.encoding, ["Phoenix span export"]);
     assert_eq!(c.recognized, ["OpenInference"]);
     assert_eq!((c.llm_calls, c.tool_calls, c.memory_ops), (4, 1, 0));
+}
+
+#[test]
+fn real_phoenix_otlp_span_list_loads_as_the_same_graph() {
+    assert_eq!(detect(PHOENIX_OTLP.as_bytes()), Ok(Format::Otlp));
+    let loaded = load_ok(PHOENIX_OTLP.as_bytes());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let c = memtrace::format::conventions(PHOENIX_OTLP.as_bytes());
+    assert_eq!(c.encoding, ["OTLP span list (Phoenix /spans/otlpv1)"]);
+    assert_eq!((c.llm_calls, c.tool_calls), (4, 1));
+    // The same spans as the REST export of the same run: the same graph, span ids and all.
+    let ids = |t: &Trace| {
+        let mut v: Vec<String> = t.ops.iter().map(|o| o.op_id.clone()).collect();
+        v.sort();
+        v
+    };
+    let rest = load_ok(PHOENIX.as_bytes()).trace;
+    assert_eq!(ids(&loaded.trace), ids(&rest));
+    assert_eq!(shape_of(&loaded.trace), shape_of(&rest));
 }
 
 #[test]
