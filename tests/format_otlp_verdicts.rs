@@ -11,7 +11,7 @@ use common::load_ok;
 use memtrace::attribution::InfoFlow;
 use memtrace::model::Trace;
 
-const FIXTURES: [(&str, &[u8]); 5] = [
+const FIXTURES: [(&str, &[u8]); 7] = [
     (
         "traceloop",
         include_bytes!("fixtures/otel/traceloop_traces.pb"),
@@ -31,6 +31,14 @@ const FIXTURES: [(&str, &[u8]); 5] = [
     (
         "langfuse",
         include_bytes!("fixtures/otel/langfuse_traces.pb"),
+    ),
+    (
+        "phoenix REST export",
+        include_bytes!("fixtures/otel/phoenix_spans.json"),
+    ),
+    (
+        "phoenix OTLP span list",
+        include_bytes!("fixtures/otel/phoenix_spans_otlpv1.json"),
     ),
 ];
 
