@@ -230,17 +230,26 @@ impl InfoFlow {
                 confidence,
             )
         };
+        // What the answer op read, itself or through the retrieval that fed it.
+        let read = |v: VarIx| {
+            let inputs = &t.flow.op_inputs[stage.answer_op.get()];
+            inputs.contains(&v)
+                || t.flow.consumers[v.get()].iter().any(|&o| {
+                    Some(o) == stage.retrieval_op
+                        && t.flow.op_produced(o).any(|w| inputs.contains(&w))
+                })
+        };
+        // The copies of the evidence the answer read (not the question, not a prompt).
+        let copies_read = || {
+            lineage
+                .iter()
+                .copied()
+                .filter(|&w| w != stage.query && !t.is_prompt(w))
+                .filter(|&w| read(w))
+        };
         if let Some(v) = held {
             // Unless a memory unit the answer read had lost the information before the
             // question (a profile overwritten): the answer trusted the corrupted memory.
-            let read = |v: VarIx| {
-                let inputs = &t.flow.op_inputs[stage.answer_op.get()];
-                inputs.contains(&v)
-                    || t.flow.consumers[v.get()].iter().any(|&o| {
-                        Some(o) == stage.retrieval_op
-                            && t.flow.op_produced(o).any(|w| inputs.contains(&w))
-                    })
-            };
             // Or kept only part of what it held, less than the answer op read anywhere.
             let held_most = holding.iter().map(|&w| strength(w)).fold(0.0, f64::max);
             let trusted_loss = identities
@@ -261,12 +270,8 @@ impl InfoFlow {
             // Unless the answer repeats a corrupted copy of the evidence it read (one that still
             // seems to carry the information, by a date elsewhere in it, or not): the op that
             // corrupted it misled the answer.
-            let copies_read = lineage
-                .iter()
-                .copied()
-                .filter(|&w| w != stage.query && !t.is_prompt(w))
-                .filter(|&w| read(w));
-            if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies_read) {
+            let copies = copies_read().chain(std::iter::once(v));
+            if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies) {
                 return Ok(found);
             }
             if let Some(d) = pipeline::lossy_draft(t, roles, &stage, key, v, bar) {
@@ -321,6 +326,14 @@ impl InfoFlow {
             if losses.is_empty() {
                 // Retrieval is not at fault when the answer op had the answer all the same.
                 if let Some(v) = self.answer_holds_gold(t, &stage, key) {
+                    // The copies read, then any other copy of the evidence: a stretch the
+                    // answer repeats word for word was read, even along a path not traced.
+                    let copies = copies_read()
+                        .chain(std::iter::once(v))
+                        .chain(lineage.iter().copied().filter(|&w| !read(w)));
+                    if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies) {
+                        return Ok(found);
+                    }
                     if let Some(d) = pipeline::lossy_draft(t, roles, &stage, key, v, bar) {
                         let reason = format!(
                             "{} read {} which holds the gold answer, yet its draft lost it.",

@@ -267,9 +267,10 @@ fn misled(
         .map(|g| quoted::GoldDate { day: parse_day(g) });
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
-        let stretch = texts
-            .iter()
-            .find_map(|e| quoted::repeated_corruption(e, &copy, &said, &key.gold, dated))?;
+        let stretch = texts.iter().find_map(|e| {
+            quoted::repeated_corruption(e, &copy, &said, &key.gold, dated)
+                .or_else(|| quoted::added_negation(e, &copy, &said))
+        })?;
         let mut cur = v;
         for _ in 0..16 {
             let o = t.flow.producers[cur.get()]
