@@ -162,9 +162,8 @@ pub(super) fn logs_only(records: usize) -> FormatError {
         message: format!(
             "this file holds {records} OTLP log record(s) and no spans, so there is no operation \
              to show. Log records (such as GenAI events) are read with the spans they name: \
-             drop its traces file with it on the page (the two files together), or join them \
-             into one JSON Lines file (the traces request's JSON on one line, the logs' on the \
-             next) for the command line"
+             drop its traces file with it on the page (the two files together), or on the \
+             command line give the traces file and this one with --logs FILE"
         ),
     }
 }
