@@ -6,6 +6,7 @@
 mod common;
 
 use common::load_ok;
+use memtrace::format::LoadOptions;
 use memtrace::model::Trace;
 use serde_json::Value;
 
@@ -149,6 +150,27 @@ fn a_logs_file_opened_with_its_traces_file_joins_it() {
         file("genai_logs.json", LOGS.as_bytes()),
     ];
     assert_eq!(join_logs_to_traces(alone.clone()), alone);
+}
+
+/// A logs file opened alone (JSON or protobuf, strict or lenient) is refused with where and what
+/// to do, not shown as an empty trace; a traces file with no spans and no logs still loads.
+#[test]
+fn a_logs_file_opened_alone_says_to_open_its_traces_file_with_it() {
+    let pb: &[u8] = include_bytes!("fixtures/otel/genai_logs.pb");
+    for bytes in [LOGS.as_bytes(), pb] {
+        for lenient in [false, true] {
+            let opts = LoadOptions {
+                lenient,
+                ..LoadOptions::default()
+            };
+            let e = memtrace::format::load(bytes, opts).unwrap_err();
+            assert_eq!(e.location(), "resourceLogs");
+            let text = e.to_string();
+            assert!(text.contains("4 OTLP log record(s) and no spans"), "{text}");
+            assert!(text.contains("drop its traces file with it"), "{text}");
+        }
+    }
+    assert_eq!(load_ok(br#"{"resourceSpans": []}"#).trace.ops.len(), 0);
 }
 
 /// The older span events `gen_ai.content.prompt` / `gen_ai.content.completion` (attributes

@@ -11,7 +11,7 @@ use common::load_ok;
 use memtrace::attribution::InfoFlow;
 use memtrace::model::Trace;
 
-const FIXTURES: [(&str, &[u8]); 5] = [
+const FIXTURES: [(&str, &[u8]); 7] = [
     (
         "traceloop",
         include_bytes!("fixtures/otel/traceloop_traces.pb"),
@@ -31,6 +31,14 @@ const FIXTURES: [(&str, &[u8]); 5] = [
     (
         "langfuse",
         include_bytes!("fixtures/otel/langfuse_traces.pb"),
+    ),
+    (
+        "phoenix REST export",
+        include_bytes!("fixtures/otel/phoenix_spans.json"),
+    ),
+    (
+        "phoenix OTLP span list",
+        include_bytes!("fixtures/otel/phoenix_spans_otlpv1.json"),
     ),
 ];
 
@@ -106,6 +114,15 @@ fn each_failure_gets_a_verdict_naming_the_answering_call() {
             got.error_type.to_string(),
             "ResponseError",
             "{which}: {got:?}"
+        );
+        // The reason quotes what the answer read; the ids stay in the evidence path.
+        assert!(got.reason.contains("Miso"), "{which}: {}", got.reason);
+        assert!(
+            got.evidence_path
+                .iter()
+                .all(|id| !got.reason.contains(id.as_str())),
+            "{which}: {}",
+            got.reason
         );
     }
 }

@@ -12,6 +12,11 @@ use memtrace::model::Trace;
 use serde_json::{json, Map, Value};
 
 const OI_JSON: &str = include_str!("fixtures/otel/openinference_traces.json");
+/// The same agent traced into a real Phoenix server and exported by its REST API
+/// (tests/fixtures/otel/make_phoenix.py).
+const PHOENIX: &str = include_str!("fixtures/otel/phoenix_spans.json");
+/// The same run's spans from Phoenix's `/spans/otlpv1` (bare OTLP spans, snake_case, nulls).
+const PHOENIX_OTLP: &str = include_str!("fixtures/otel/phoenix_spans_otlpv1.json");
 const LANGFUSE: &str = include_str!("fixtures/langfuse/mem0_traces.json");
 
 /// Op names and categories, and variable (class, value) pairs, sorted.
@@ -130,6 +135,84 @@ fn phoenix_span_export_loads_as_its_otlp_spans() {
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
         assert_eq!(summary(&loaded.trace), want, "nested attributes: {nested}");
     }
+}
+
+/// Everything of the graph but span ids and the OTLP span kind (which Phoenix does not keep):
+/// sessions in order, ops, variables and edges with their ends.
+fn shape_of(t: &Trace) -> Vec<String> {
+    let strip = |m: &Value| {
+        let mut m = m.clone();
+        if let Some(o) = m.as_object_mut() {
+            for k in ["otel_kind", "trace_id", "span_id", "parent_span_id"] {
+                o.remove(k);
+            }
+        }
+        let mut pairs: Vec<String> = m
+            .as_object()
+            .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect())
+            .unwrap_or_default();
+        pairs.sort();
+        pairs.join(" ")
+    };
+    let sessions = t
+        .sessions
+        .iter()
+        .map(|s| format!("session {:?} {}", s.session_name, strip(&s.metadata)));
+    let mut rest: Vec<String> = t
+        .ops
+        .iter()
+        .map(|o| format!("op {} {} {}", o.op_name, o.category, strip(&o.metadata)))
+        .chain(t.vars.iter().map(|v| {
+            format!(
+                "var {:?} {} {} {}",
+                v.class_name, v.category, v.version, v.value
+            )
+        }))
+        .collect();
+    rest.sort();
+    let edges = t.flow.edge_ends.len();
+    sessions
+        .chain(rest)
+        .chain([format!("{edges} edges, {} cases", t.cases.len())])
+        .collect()
+}
+
+#[test]
+fn real_phoenix_export_loads_as_the_same_agents_otlp_spans() {
+    let doc: Value = serde_json::from_str(PHOENIX).unwrap();
+    assert!(doc["next_cursor"].is_null());
+    assert_eq!(doc["data"].as_array().unwrap().len(), 7);
+    assert_eq!(detect(PHOENIX.as_bytes()), Ok(Format::Otlp));
+    let loaded = load_ok(PHOENIX.as_bytes());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    // Phoenix lists the newest span first and calls a span without a kind `UNKNOWN`: read in
+    // time order, with no kind invented, the graph is the one the OTLP export gives.
+    let want = shape_of(&load_ok(OI_JSON.as_bytes()).trace);
+    assert_eq!(shape_of(&loaded.trace), want);
+    // What `memtrace info` prints for it.
+    let c = memtrace::format::conventions(PHOENIX.as_bytes());
+    assert_eq!(c.encoding, ["Phoenix span export"]);
+    assert_eq!(c.recognized, ["OpenInference"]);
+    assert_eq!((c.llm_calls, c.tool_calls, c.memory_ops), (4, 1, 0));
+}
+
+#[test]
+fn real_phoenix_otlp_span_list_loads_as_the_same_graph() {
+    assert_eq!(detect(PHOENIX_OTLP.as_bytes()), Ok(Format::Otlp));
+    let loaded = load_ok(PHOENIX_OTLP.as_bytes());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let c = memtrace::format::conventions(PHOENIX_OTLP.as_bytes());
+    assert_eq!(c.encoding, ["OTLP span list (Phoenix /spans/otlpv1)"]);
+    assert_eq!((c.llm_calls, c.tool_calls), (4, 1));
+    // The same spans as the REST export of the same run: the same graph, span ids and all.
+    let ids = |t: &Trace| {
+        let mut v: Vec<String> = t.ops.iter().map(|o| o.op_id.clone()).collect();
+        v.sort();
+        v
+    };
+    let rest = load_ok(PHOENIX.as_bytes()).trace;
+    assert_eq!(ids(&loaded.trace), ids(&rest));
+    assert_eq!(shape_of(&loaded.trace), shape_of(&rest));
 }
 
 #[test]

@@ -52,12 +52,18 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "memtrace_cli",
             "memtrace_wasm",
             "memtrace_py",
+            "memtrace_native",
         ],
     ),
     (
         "memtrace_web",
         "crates/memtrace-web/src",
-        &["memtrace_cli", "memtrace_wasm", "memtrace_py"],
+        &[
+            "memtrace_cli",
+            "memtrace_wasm",
+            "memtrace_py",
+            "memtrace_native",
+        ],
     ),
     (
         "memtrace_cli",
@@ -67,14 +73,29 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "memtrace_wasm",
         "crates/memtrace-wasm/src",
-        &["memtrace_web", "memtrace_cli", "memtrace_py"],
+        &[
+            "memtrace_web",
+            "memtrace_cli",
+            "memtrace_py",
+            "memtrace_native",
+        ],
     ),
-    // The Python package borrows the CLI library's native HTTP transport and method settings
-    // until they move into the session layer (issue 42); it uses no other host.
+    // The native side (HTTP transport, provider options) is shared by the CLI and the Python
+    // package; it uses no host.
+    (
+        "memtrace_native",
+        "crates/memtrace-native/src",
+        &[
+            "memtrace_web",
+            "memtrace_cli",
+            "memtrace_wasm",
+            "memtrace_py",
+        ],
+    ),
     (
         "memtrace_py",
         "crates/memtrace-py/src",
-        &["memtrace_web", "memtrace_wasm"],
+        &["memtrace_web", "memtrace_cli", "memtrace_wasm"],
     ),
 ];
 

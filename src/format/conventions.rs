@@ -13,7 +13,8 @@ use super::{body, detect, limits, reshape};
 /// What [`conventions`] recognized.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Conventions {
-    /// `protobuf`, `gzip`, `zstd`, `Phoenix span export`, `Langfuse observation list`.
+    /// `protobuf`, `gzip`, `zstd`, `Phoenix span export`, `OTLP span list (Phoenix
+    /// /spans/otlpv1)`, `Langfuse observation list`.
     pub encoding: Vec<String>,
     /// `OpenInference (openinference.instrumentation.openai 0.1.66)`, `GenAI semconv on spans`,
     /// `GenAI semconv events as logs`, `OpenLLMetry`, `Langfuse over OTel`.
@@ -82,12 +83,14 @@ pub fn conventions(bytes: &[u8]) -> Conventions {
         for d in &mut docs {
             let converted = match shape {
                 detect::Shape::Phoenix => reshape::phoenix_to_otlp(d),
+                detect::Shape::OtlpSpanList => reshape::otlp_span_list(d),
                 detect::Shape::LangfuseFlat => reshape::langfuse_flat_to_traces(d),
             };
             *d = converted.unwrap_or(Value::Null);
         }
         c.encoding.push(match shape {
             detect::Shape::Phoenix => "Phoenix span export".into(),
+            detect::Shape::OtlpSpanList => "OTLP span list (Phoenix /spans/otlpv1)".into(),
             detect::Shape::LangfuseFlat => "Langfuse observation list".into(),
         });
     }

@@ -21,6 +21,8 @@ pub enum Shape {
     Phoenix,
     /// A Langfuse flat observation list: observations with a `traceId`, read as Langfuse.
     LangfuseFlat,
+    /// A list of OTLP spans without their resource and scope (Phoenix's `/spans/otlpv1`).
+    OtlpSpanList,
 }
 
 /// The reshaped export `bytes` holds, if its first decisive key says so.
@@ -28,6 +30,7 @@ pub fn shape(bytes: &[u8]) -> Option<Shape> {
     first_key(bytes, |path| match path {
         [b"span_kind"] | [b"data", b"span_kind"] => Some(Some(Shape::Phoenix)),
         [b"traceId"] | [b"data", b"traceId"] => Some(Some(Shape::LangfuseFlat)),
+        [k] | [b"data", k] if is_span_time(k) => Some(Some(Shape::OtlpSpanList)),
         p => decide(p).map(|_| None),
     })
     .flatten()
@@ -77,11 +80,20 @@ fn first_key<T>(bytes: &[u8], decide: impl Fn(&[&[u8]]) -> Option<T>) -> Option<
     None
 }
 
+/// A span's time key in OTLP JSON (snake_case or lowerCamelCase).
+fn is_span_time(key: &[u8]) -> bool {
+    matches!(
+        key,
+        b"start_time_unix_nano" | b"end_time_unix_nano" | b"startTimeUnixNano" | b"endTimeUnixNano"
+    )
+}
+
 fn decide(path: &[&[u8]]) -> Option<Format> {
     match path {
         [b"resourceSpans" | b"resource_spans" | b"resourceLogs" | b"resource_logs"
         | b"span_kind"]
         | [b"data", b"span_kind"] => Some(Format::Otlp),
+        [k] | [b"data", k] if is_span_time(k) => Some(Format::Otlp),
         [b"traceId" | b"observations"] | [b"data", b"traceId" | b"observations"] => {
             Some(Format::Langfuse)
         }
@@ -125,6 +137,9 @@ mod tests {
         let flat = br#"{"data": [{"id": "o", "traceId": "t", "type": "SPAN"}]}"#;
         assert_eq!(by_keys(flat), Some(Format::Langfuse));
         assert_eq!(shape(flat), Some(Shape::LangfuseFlat));
+        let spans = br#"{"data": [{"attributes": [], "end_time_unix_nano": 2, "span_id": "a"}]}"#;
+        assert_eq!(by_keys(spans), Some(Format::Otlp));
+        assert_eq!(shape(spans), Some(Shape::OtlpSpanList));
         let trace = br#"[{"id": "t", "scores": [{"traceId": "t"}], "observations": []}]"#;
         assert_eq!(by_keys(trace), Some(Format::Langfuse));
         assert_eq!(shape(trace), None);

@@ -166,6 +166,7 @@ fn reshaped(bytes: &[u8]) -> Result<Option<Vec<u8>>, FormatError> {
     })?;
     let out = match shape {
         detect::Shape::Phoenix => reshape::phoenix_to_otlp(&doc),
+        detect::Shape::OtlpSpanList => reshape::otlp_span_list(&doc),
         detect::Shape::LangfuseFlat => reshape::langfuse_flat_to_traces(&doc),
     };
     Ok(out.and_then(|v| serde_json::to_vec(&v).ok()))

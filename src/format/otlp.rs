@@ -163,6 +163,9 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
             }
         }
     }
+    if out.is_empty() && logs.records > 0 {
+        return Err(otlp_logs::logs_only(logs.records));
+    }
     let resource = meta_resource.unwrap_or_default();
     let mut meta = GraphMeta {
         graph_id: out.first().map_or_else(

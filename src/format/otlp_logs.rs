@@ -154,6 +154,20 @@ fn copy(attrs: &mut Map<String, Value>, from: &Map<String, Value>, key: &str, to
     }
 }
 
+/// A file of OTLP log records and no spans (the SDK's log exporter's request, opened without the
+/// span exporter's): the records belong to spans of another file.
+pub(super) fn logs_only(records: usize) -> FormatError {
+    FormatError::Field {
+        path: "resourceLogs".into(),
+        message: format!(
+            "this file holds {records} OTLP log record(s) and no spans, so there is no operation \
+             to show. Log records (such as GenAI events) are read with the spans they name: \
+             drop its traces file with it on the page (the two files together), or on the \
+             command line give the traces file and this one with --logs FILE"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

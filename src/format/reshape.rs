@@ -2,7 +2,8 @@
 //! Phoenix's span export (`{"data": [spans]}` or a list of spans, each with `context.trace_id` /
 //! `span_id`, `span_kind`, `parent_id`, ISO times and OpenInference attributes as one object)
 //! becomes OTLP JSON; a Langfuse flat observation list (`GET /api/public/observations`:
-//! `{"data": [observations]}` or a list, each with a `traceId`) becomes a list of traces.
+//! `{"data": [observations]}` or a list, each with a `traceId`) becomes a list of traces; a list
+//! of bare OTLP spans (Phoenix's `/spans/otlpv1`) becomes OTLP JSON.
 
 use serde_json::{json, Map, Value};
 
@@ -19,11 +20,13 @@ fn items(doc: &Value) -> Option<&Vec<Value>> {
 
 /// Phoenix spans as an OTLP `TracesData`, or `None` when `doc` holds no Phoenix spans.
 pub fn phoenix_to_otlp(doc: &Value) -> Option<Value> {
-    let spans: Vec<Value> = items(doc)?
+    let mut spans: Vec<&Value> = items(doc)?
         .iter()
         .filter(|s| s.get("span_kind").is_some() || s.get("context").is_some())
-        .map(phoenix_span)
         .collect();
+    // Phoenix lists the newest first; the OTLP reader takes sessions in file order.
+    spans.sort_by_key(|s| start_nanos(s.get("start_time")));
+    let spans: Vec<Value> = spans.into_iter().map(phoenix_span).collect();
     if spans.is_empty() {
         return None;
     }
@@ -31,6 +34,49 @@ pub fn phoenix_to_otlp(doc: &Value) -> Option<Value> {
         "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "phoenix"}}]},
         "scopeSpans": [{"scope": {"name": "phoenix-export"}, "spans": spans}],
     }]}))
+}
+
+/// A list of OTLP spans (`{"data": [spans]}` or a list, as Phoenix's `/spans/otlpv1` gives) as
+/// an OTLP `TracesData` in time order, the null fields of its proto-JSON left out; `None` when
+/// `doc` holds no span.
+pub fn otlp_span_list(doc: &Value) -> Option<Value> {
+    let mut spans: Vec<Value> = items(doc)?
+        .iter()
+        .filter(|s| s.is_object())
+        .map(without_nulls)
+        .collect();
+    if spans.is_empty() {
+        return None;
+    }
+    let start = |s: &Value| {
+        let t = s
+            .get("start_time_unix_nano")
+            .or_else(|| s.get("startTimeUnixNano"));
+        match t {
+            Some(Value::Number(n)) => n.as_u64(),
+            Some(Value::String(n)) => n.parse().ok(),
+            _ => None,
+        }
+        .unwrap_or(u64::MAX)
+    };
+    spans.sort_by_key(start);
+    Some(json!({"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "phoenix"}}]},
+        "scopeSpans": [{"scope": {"name": "phoenix-export"}, "spans": spans}],
+    }]}))
+}
+
+fn without_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| (k.clone(), without_nulls(x)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
 }
 
 fn phoenix_span(s: &Value) -> Value {
@@ -42,7 +88,9 @@ fn phoenix_span(s: &Value) -> Value {
     }
     if let (false, Some(kind)) = (
         flat.contains_key("openinference.span.kind"),
-        s.get("span_kind").filter(|k| k.is_string()),
+        // `UNKNOWN` is Phoenix's word for a span that named no kind.
+        s.get("span_kind")
+            .filter(|k| k.is_string() && *k != "UNKNOWN"),
     ) {
         flat.insert("openinference.span.kind".into(), kind.clone());
     }
@@ -79,6 +127,13 @@ fn phoenix_span(s: &Value) -> Value {
         "events": events,
         "status": {"code": code, "message": s.get("status_message").cloned().unwrap_or(Value::Null)},
     })
+}
+
+/// An ISO start time as unix nanoseconds, for ordering (unreadable ones last, in file order).
+fn start_nanos(v: Option<&Value>) -> u64 {
+    v.and_then(Value::as_str)
+        .and_then(parse_rfc3339)
+        .unwrap_or(u64::MAX)
 }
 
 /// An ISO time as unix nanoseconds (a decimal string); anything else is kept, so the OTLP

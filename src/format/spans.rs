@@ -423,6 +423,26 @@ pub fn keyed_ports(v: &Value, category: &str) -> Option<Vec<Port>> {
     )
 }
 
+/// The ports of an `output.value` that is neither a score nor documents: a model's reply
+/// written as one chat message (`{"role": "assistant", ...}`) is that message, else one port.
+pub(crate) fn plain_output(text: String, parsed: Option<&Value>, kind: Kind) -> Vec<Port> {
+    let reply = parsed
+        .filter(|v| kind == Kind::Llm && v.get("role").is_some())
+        .and_then(messages_in);
+    if let Some(msgs) = reply {
+        return msgs
+            .into_iter()
+            .map(|(role, t)| message_port(&role, t, true))
+            .collect();
+    }
+    let class = if kind == Kind::Llm {
+        "llm_output"
+    } else {
+        "output"
+    };
+    vec![Port::new(class, class, text)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,24 +480,4 @@ mod tests {
         assert_eq!(score_in(&json!("1.0")), Some(1.0));
         assert_eq!(score_in(&json!("good")), None);
     }
-}
-
-/// The ports of an `output.value` that is neither a score nor documents: a model's reply
-/// written as one chat message (`{"role": "assistant", ...}`) is that message, else one port.
-pub(crate) fn plain_output(text: String, parsed: Option<&Value>, kind: Kind) -> Vec<Port> {
-    let reply = parsed
-        .filter(|v| kind == Kind::Llm && v.get("role").is_some())
-        .and_then(messages_in);
-    if let Some(msgs) = reply {
-        return msgs
-            .into_iter()
-            .map(|(role, t)| message_port(&role, t, true))
-            .collect();
-    }
-    let class = if kind == Kind::Llm {
-        "llm_output"
-    } else {
-        "output"
-    };
-    vec![Port::new(class, class, text)]
 }

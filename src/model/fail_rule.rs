@@ -30,6 +30,24 @@ impl fmt::Display for FailRule {
     }
 }
 
+impl FailRule {
+    /// Parses rules as a user lists them, one per entry: the rules that parse, and each other
+    /// one's index in `texts` with why not. Blank entries are skipped.
+    pub fn parse_all(texts: &[String]) -> (Vec<FailRule>, Vec<(usize, RuleError)>) {
+        let (mut good, mut bad) = (Vec::new(), Vec::new());
+        for (index, text) in texts.iter().enumerate() {
+            if text.trim().is_empty() {
+                continue;
+            }
+            match text.parse() {
+                Ok(r) => good.push(r),
+                Err(e) => bad.push((index, e)),
+            }
+        }
+        (good, bad)
+    }
+}
+
 /// A rule that does not parse: what is wrong, where (a character offset into the rule), and
 /// what to write instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -188,5 +206,17 @@ mod tests {
         assert_eq!((r.op, r.output.as_str()), (None, "I do not know"));
         let r: FailRule = "output~'^WRONG$' op=\"my judge\"".parse().unwrap();
         assert_eq!(r.op.as_deref(), Some("my judge"));
+    }
+
+    #[test]
+    fn parse_all_skips_blanks_and_names_each_bad_rule_by_its_index() {
+        let texts: Vec<String> = ["output~WRONG", "  ", "span=", "op=j output~x"]
+            .map(String::from)
+            .into();
+        let (good, bad) = FailRule::parse_all(&texts);
+        let good: Vec<&str> = good.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(good, ["output~WRONG", "op=j output~x"]);
+        assert_eq!(bad.len(), 1);
+        assert_eq!((bad[0].0, bad[0].1.rule.as_str()), (2, "span="));
     }
 }

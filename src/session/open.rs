@@ -43,17 +43,15 @@ pub fn parse_rules(rules: &[String], file: &str) -> Result<Vec<FailRule>, Sessio
 
 /// The rules that parse, and a [`SessionError::Rule`] for each one that does not.
 fn split_rules(rules: &[String], file: &str) -> (Vec<FailRule>, Vec<SessionError>) {
-    let (mut good, mut bad) = (Vec::new(), Vec::new());
-    for (index, text) in rules.iter().enumerate() {
-        match text.parse() {
-            Ok(r) => good.push(r),
-            Err(error) => bad.push(SessionError::Rule {
-                file: file.to_owned(),
-                index,
-                error,
-            }),
-        }
-    }
+    let (good, bad) = FailRule::parse_all(rules);
+    let bad = bad
+        .into_iter()
+        .map(|(index, error)| SessionError::Rule {
+            file: file.to_owned(),
+            index,
+            error,
+        })
+        .collect();
     (good, bad)
 }
 

@@ -34,6 +34,15 @@ function answeringOp(names) {
         }
       }
     }
+    // Phoenix's exports, `{"data": [spans]}` with hex ids: its `Span` objects (ids in `context`,
+    // attributes as one object) or bare OTLP spans (`/spans/otlpv1`).
+    for (const s of doc.data || []) {
+      const id = s.context ? s.context.span_id : s.span_id;
+      parent.set(id, (s.context ? s.parent_id : s.parent_span_id) || null);
+      const attrs = Array.isArray(s.attributes) ? s.attributes
+        : Object.entries(s.attributes || {}).map(([key, value]) => ({ key, value }));
+      if (outputHolds(attrs)) holders.add(id);
+    }
     for (const rl of doc.resourceLogs || []) {
       for (const sl of rl.scopeLogs || []) {
         for (const r of sl.logRecords || []) if (r.spanId && outputHolds(r.attributes)) holders.add(hex(r.spanId));
@@ -69,6 +78,8 @@ const FIXTURES = [
   ['genai_memory protobuf zstd', [file('genai_memory_traces.pb.zst')], ['genai_memory_traces.json']],
   ['langfuse SDK', [file('langfuse_traces.json')], ['langfuse_traces.json']],
   ['langfuse SDK protobuf gzip', [file('langfuse_traces.pb.gz')], ['langfuse_traces.json']],
+  ['phoenix REST export', [file('phoenix_spans.json')], ['phoenix_spans.json']],
+  ['phoenix OTLP span list', [file('phoenix_spans_otlpv1.json')], ['phoenix_spans_otlpv1.json']],
 ];
 
 module.exports = { OTEL, ANSWER, FIXTURES, file, jsonLines, answeringOp };

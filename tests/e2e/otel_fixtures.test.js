@@ -1,11 +1,11 @@
 // The OTLP exports of real instrumentation packages (tests/fixtures/otel: OpenInference, GenAI
-// semconv on spans and as log records (one file, or the exporters' two files dropped together), OpenLLMetry, GenAI memory ops; JSON, protobuf, gzip, zstd)
-// dropped on the page: each loads, its one failed question is found, and info-flow's verdict names
+// semconv on spans and as log records (one file, or the exporters' two files dropped together), OpenLLMetry, GenAI memory ops, Langfuse, Phoenix's span
+// export; JSON, protobuf, gzip, zstd) dropped on the page: each loads, its one failed question is found, and info-flow's verdict names
 // the span that wrote the wrong answer (read from the fixture's JSON by tests/e2e/otel.js).
 const test = require('node:test');
 const assert = require('node:assert');
 const { launch, openPage, dropFiles, screenshot, waitField } = require('./browser');
-const { FIXTURES, ANSWER, answeringOp } = require('./otel');
+const { FIXTURES, ANSWER, answeringOp, file } = require('./otel');
 
 let browser;
 test.before(async () => { browser = await launch(); });
@@ -42,6 +42,26 @@ for (const [which, files, json] of FIXTURES) {
       want, { timeout: 5000 });
     await screenshot(page, `otel-${which.replace(/\W+/g, '-')}`);
     assert.match(await page.textContent('#inspector'), /category\s*llm/);
+    assert.deepStrictEqual(problems, []);
+    await context.close();
+  });
+}
+
+// The log exporter's file dropped without its traces file: no empty tab, an error that says what
+// the file holds, where (resourceLogs) and what to do.
+for (const name of ['genai_logs.json', 'genai_logs.pb']) {
+  test(`${name} alone: says to drop its traces file with it`, async () => {
+    const { page, context, problems } = await openPage(browser);
+    await page.waitForSelector('#summary', { timeout: 20000 });
+    await dropFiles(page, [file(name)]);
+    await page.waitForSelector('#load-errors .error', { timeout: 20000 });
+    const error = await page.textContent('#load-errors .error');
+    assert.match(error, new RegExp(name.replace('.', '\\.')));
+    assert.match(error, /at resourceLogs/);
+    assert.match(error, /4 OTLP log record\(s\) and no spans/);
+    assert.match(error, /drop its traces file with it/);
+    const tabs = await page.$$eval('.tab .tab-name', (e) => e.map((x) => x.textContent.trim()));
+    assert.strictEqual(tabs.length, 1, `only the demo: ${tabs}`);
     assert.deepStrictEqual(problems, []);
     await context.close();
   });

@@ -17,7 +17,7 @@ use memtrace::model::{question_ref, FailureCase};
 use memtrace::provider::run_bounded;
 use memtrace::session::with_retries_async;
 use memtrace::Trace;
-use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice};
+use memtrace_native::llm::{CliLlm, ProviderArgs, ProviderChoice};
 
 use crate::progress::Progress;
 
@@ -250,7 +250,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if runner.llm.stats().calls > 0 || args.stats_out.is_some() {
         let prices = args.method.provider.price_table()?;
-        memtrace_cli::llm::report_stats(&runner.llm, &prices, args.stats_out.as_deref())?;
+        memtrace_native::llm::report_stats(&runner.llm, &prices, args.stats_out.as_deref())?;
     }
     if let (Some(q), false) = (&args.case, matched) {
         bail!(

@@ -52,7 +52,10 @@ impl Input {
 /// An unreadable file, a trace or bundle that does not load, an annotation
 /// file given as the trace, or an annotation file that fits none of the traces.
 pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
-    let bytes = bytes(path)?;
+    let mut bytes = bytes(path)?;
+    if let Some(logs) = &rules.logs {
+        bytes = with_logs(path, bytes, logs)?;
+    }
     let records = match &rules.annotations {
         Some(file) => Some((file.as_path(), annotation_file(file)?)),
         None => None,
@@ -130,6 +133,23 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
 ///
 /// # Errors
 /// An unreadable file or standard input, or a compressed one that does not decompress.
+/// The traces file's bytes with the log records of `logs` joined to the spans they name.
+fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path) -> anyhow::Result<Vec<u8>> {
+    let files = vec![
+        (path.display().to_string(), traces),
+        (logs.display().to_string(), bytes(logs)?),
+    ];
+    let mut joined = memtrace::format::otlp_join::join_logs_to_traces(files);
+    if joined.len() != 1 {
+        bail!(
+            "{} holds no OTLP log records of {}'s spans: pass the logs file exported with              that traces file (the same run), or leave out --logs",
+            logs.display(),
+            path.display()
+        );
+    }
+    Ok(joined.remove(0).1)
+}
+
 pub fn bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
     let raw = if path.as_os_str() == "-" {
         let mut out = Vec::new();

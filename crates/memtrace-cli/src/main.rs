@@ -48,7 +48,7 @@ enum Command {
     StartPoints(start_points::Args),
     /// Send one chat request with the LLM options (checks provider settings; used by tests).
     #[command(hide = true)]
-    LlmPing(memtrace_cli::llm::PingArgs),
+    LlmPing(memtrace_native::llm::PingArgs),
     /// Benchmarks: `bench gen` writes MemTraceBench files with injected, verified faults.
     Bench(bench_gen::BenchArgs),
     /// Regenerate the demo trace (household robot, simulated LLM).
@@ -107,7 +107,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(&args),
         Command::Search(args) => search::run(&args),
         Command::StartPoints(args) => start_points::run(&args),
-        Command::LlmPing(args) => memtrace_cli::llm::ping(&args).map(|()| ExitCode::SUCCESS),
+        Command::LlmPing(args) => memtrace_native::llm::ping(&args).map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => bench_gen::run_bench(&args),
         Command::Demo(args) => bench_gen::run_demo(&args),
         Command::Compare(args) => compare::run(&args),

@@ -24,7 +24,7 @@ use memtrace::optimize::gather::{default_selection, versions, Gathered};
 use memtrace::optimize::settings::SettingVersion;
 use memtrace::optimize::{estimate, export, keep, step, History, OptimizeConfig, Progress};
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm};
-use memtrace_cli::llm::{CliLlm, ProviderArgs};
+use memtrace_native::llm::{CliLlm, ProviderArgs};
 
 /// Export formats of the optimized prompts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use memtrace::attribution::InfoFlow;
 use memtrace::report::{self, html, markdown};
-use memtrace_cli::llm::ProviderArgs;
+use memtrace_native::llm::ProviderArgs;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -44,6 +44,10 @@ pub struct RuleArgs {
     /// said. See docs/failures.md.
     #[arg(long, value_name = "SCORE")]
     pub judge_threshold: Option<f64>,
+    /// OTLP log records exported beside an OTLP traces file (GenAI content and evaluation
+    /// events as logs): joined to the spans they name, as the page does with the two files.
+    #[arg(long, value_name = "FILE")]
+    pub logs: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
 }

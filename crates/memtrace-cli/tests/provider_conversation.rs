@@ -11,7 +11,7 @@ use common::conversation::{
 };
 use common::Server;
 use memtrace::provider::{run_tool_loop, ApiKind, HttpLlm, Script, ScriptedLlm, ToolLoop};
-use memtrace_cli::http::{NativeTransport, ThreadSleep};
+use memtrace_native::http::{NativeTransport, ThreadSleep};
 
 const KEY: &str = "sk-conv-test-0001";
 const MODEL: &str = "script:weather";

@@ -13,7 +13,7 @@ use common::Server;
 use memtrace::provider::{
     chat_batch, ApiKind, ChatMessage, ChatRequest, ChatRole, HttpLlm, ProviderError,
 };
-use memtrace_cli::http::{NativeTransport, ThreadSleep};
+use memtrace_native::http::{NativeTransport, ThreadSleep};
 use serde_json::{json, Value};
 
 fn batch(n: usize) -> Vec<ChatRequest> {

@@ -12,7 +12,7 @@ use common::Server;
 use memtrace::provider::{
     chat_batch, run_tool_loop, ApiKind, ChatMessage, ChatRequest, ChatRole, HttpLlm, ToolSpec,
 };
-use memtrace_cli::http::{NativeTransport, ThreadSleep};
+use memtrace_native::http::{NativeTransport, ThreadSleep};
 use serde_json::{json, Value};
 
 const KEY: &str = "sk-memtrace-SECRET-7f3a9c";

@@ -1,5 +1,5 @@
 //! `Trace.attribute`: a method and its settings as `memtrace attribute` builds them from its
-//! flags, the provider the CLI uses (its native HTTP transport, from `memtrace_cli::llm`), and
+//! flags, the provider the CLI uses (its native HTTP transport, from `memtrace_native::llm`), and
 //! the cases run `concurrency` at a time through the core's `run_bounded`.
 
 use std::time::Instant;
@@ -13,8 +13,8 @@ use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::FailureCase;
 use memtrace::provider::{run_bounded, ApiKey, HttpLlm, Script, ScriptedLlm, Usage};
 use memtrace::Trace;
-use memtrace_cli::http::{NativeTransport, ThreadSleep};
-use memtrace_cli::llm::{CliLlm, ProviderArgs, ProviderChoice, KEY_ENV};
+use memtrace_native::http::{NativeTransport, ThreadSleep};
+use memtrace_native::llm::{CliLlm, ProviderArgs, ProviderChoice, KEY_ENV};
 use pyo3::FromPyObject;
 
 use crate::error::Error;

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::graph::{self, decider, is_tombstone, lineage};
-use super::{changed, misled, pipeline, Finding, InfoFlow, Loss, Stage};
+use super::{changed, misled, pipeline, shown, Finding, InfoFlow, Loss, Stage};
 use crate::attribution::roles::{holds_verbatim, is_verbatim_cut, verbatim_text, OpRole, Roles};
 use crate::attribution::text::Key;
 use crate::attribution::AttributionError;
@@ -163,9 +163,9 @@ impl InfoFlow {
             };
             let reason = format!(
                 "{} held the information; {} {verb} it as {}, {left}.{}",
-                t.var(visible[last_good]).full_node_id,
+                shown(t, visible[last_good]),
                 t.op(writer).op_name,
-                t.var(next).full_node_id,
+                shown(t, next),
                 changed(t, key, [next])
             );
             Some((
@@ -219,7 +219,7 @@ impl InfoFlow {
         let answered_anyway = |v: VarIx, what: &str, confidence: f64| {
             let reason = format!(
                 "The answer op read {} which holds {what}, yet answered {:?}.",
-                t.var(v).full_node_id,
+                shown(t, v),
                 case.prediction
             );
             result(
@@ -230,17 +230,26 @@ impl InfoFlow {
                 confidence,
             )
         };
+        // What the answer op read, itself or through the retrieval that fed it.
+        let read = |v: VarIx| {
+            let inputs = &t.flow.op_inputs[stage.answer_op.get()];
+            inputs.contains(&v)
+                || t.flow.consumers[v.get()].iter().any(|&o| {
+                    Some(o) == stage.retrieval_op
+                        && t.flow.op_produced(o).any(|w| inputs.contains(&w))
+                })
+        };
+        // The copies of the evidence the answer read (not the question, not a prompt).
+        let copies_read = || {
+            lineage
+                .iter()
+                .copied()
+                .filter(|&w| w != stage.query && !t.is_prompt(w))
+                .filter(|&w| read(w))
+        };
         if let Some(v) = held {
             // Unless a memory unit the answer read had lost the information before the
             // question (a profile overwritten): the answer trusted the corrupted memory.
-            let read = |v: VarIx| {
-                let inputs = &t.flow.op_inputs[stage.answer_op.get()];
-                inputs.contains(&v)
-                    || t.flow.consumers[v.get()].iter().any(|&o| {
-                        Some(o) == stage.retrieval_op
-                            && t.flow.op_produced(o).any(|w| inputs.contains(&w))
-                    })
-            };
             // Or kept only part of what it held, less than the answer op read anywhere.
             let held_most = holding.iter().map(|&w| strength(w)).fold(0.0, f64::max);
             let trusted_loss = identities
@@ -261,19 +270,15 @@ impl InfoFlow {
             // Unless the answer repeats a corrupted copy of the evidence it read (one that still
             // seems to carry the information, by a date elsewhere in it, or not): the op that
             // corrupted it misled the answer.
-            let copies_read = lineage
-                .iter()
-                .copied()
-                .filter(|&w| w != stage.query && !t.is_prompt(w))
-                .filter(|&w| read(w));
-            if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies_read) {
+            let copies = copies_read().chain(std::iter::once(v));
+            if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies) {
                 return Ok(found);
             }
             if let Some(d) = pipeline::lossy_draft(t, roles, &stage, key, v, bar) {
                 let reason = format!(
                     "{} read {} which holds the answer-bearing information, yet its draft lost it.",
                     t.op(d).op_name,
-                    t.var(v).full_node_id
+                    shown(t, v)
                 );
                 return Ok(result(d, OpRole::Response, vec![v], reason, 0.8));
             }
@@ -292,7 +297,7 @@ impl InfoFlow {
                 if let Some(del) = Self::deleted_by_link(t, &stage, current) {
                     let reason = format!(
                         "{} held the information but {} marked it deleted.",
-                        t.var(current).full_node_id,
+                        shown(t, current),
                         t.op(del).op_name
                     );
                     losses.push((
@@ -321,11 +326,19 @@ impl InfoFlow {
             if losses.is_empty() {
                 // Retrieval is not at fault when the answer op had the answer all the same.
                 if let Some(v) = self.answer_holds_gold(t, &stage, key) {
+                    // The copies read, then any other copy of the evidence: a stretch the
+                    // answer repeats word for word was read, even along a path not traced.
+                    let copies = copies_read()
+                        .chain(std::iter::once(v))
+                        .chain(lineage.iter().copied().filter(|&w| !read(w)));
+                    if let Some(found) = misled(t, roles, &stage, case, evidence, key, copies) {
+                        return Ok(found);
+                    }
                     if let Some(d) = pipeline::lossy_draft(t, roles, &stage, key, v, bar) {
                         let reason = format!(
                             "{} read {} which holds the gold answer, yet its draft lost it.",
                             t.op(d).op_name,
-                            t.var(v).full_node_id
+                            shown(t, v)
                         );
                         return Ok(result(d, OpRole::Response, vec![v], reason, 0.75));
                     }
@@ -336,7 +349,7 @@ impl InfoFlow {
                     .unwrap_or(stage.answer_op);
                 let reason = format!(
                     "{} still held the information when the question was asked, but {} did not pass it on to the answer.",
-                    t.var(current).full_node_id,
+                    shown(t, current),
                     t.op(op).op_name
                 );
                 return Ok(result(op, OpRole::Retrieval, vec![current], reason, 0.8));
@@ -409,7 +422,7 @@ impl InfoFlow {
             };
             let reason = format!(
                 "{} held the information, but {} did not store it in memory.",
-                t.var(fact).full_node_id,
+                shown(t, fact),
                 t.op(op).op_name
             );
             return Ok(result(op, role, vec![fact], reason, 0.75));

@@ -37,6 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::roles::{Basis, OpRole, RoleConfig, Roles};
 use super::text::{parse_day, parts, terms, tokens, var_anchor, var_text, Key};
+use super::transcript::shorten;
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
 
@@ -266,9 +267,10 @@ fn misled(
         .map(|g| quoted::GoldDate { day: parse_day(g) });
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
-        let stretch = texts
-            .iter()
-            .find_map(|e| quoted::repeated_corruption(e, &copy, &said, &key.gold, dated))?;
+        let stretch = texts.iter().find_map(|e| {
+            quoted::repeated_corruption(e, &copy, &said, &key.gold, dated)
+                .or_else(|| quoted::added_negation(e, &copy, &said))
+        })?;
         let mut cur = v;
         for _ in 0..16 {
             let o = t.flow.producers[cur.get()]
@@ -301,7 +303,7 @@ fn misled(
         })?;
     let reason = format!(
         "The answer op read {}, a copy of the evidence that {} corrupted, and repeated it (\"{}\").",
-        t.var(v).full_node_id,
+        shown(t, v),
         t.op(op).op_name,
         stretch.join(" ")
     );
@@ -324,4 +326,14 @@ pub fn attribute_all(
         .iter()
         .map(|c| (c.query_id.clone(), attributor.attribute_with(t, roles, c)))
         .collect()
+}
+
+/// A value as a verdict's reason names it: its text, quoted and cut to a line (the evidence
+/// path keeps its id); its id when it has no text.
+fn shown(t: &Trace, v: VarIx) -> String {
+    let text = var_text(t.var(v));
+    if text.trim().is_empty() {
+        return t.var(v).full_node_id.clone();
+    }
+    format!("“{}”", shorten(&text, 70))
 }

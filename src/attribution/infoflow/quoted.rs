@@ -54,6 +54,65 @@ pub(crate) fn repeated_corruption(
     dated.and_then(|d| after_relative_date(ev, &cp, said, &is_gold, d))
 }
 
+/// The stretch of `copy` that negates what the evidence affirms ("Caroline is *not* proud of
+/// Mel" where the evidence said "I'm really proud of you"), when `said` (the prediction's
+/// tokens) repeats it: the word before a negation, the negation, and up to one of the first two
+/// content words after it, a word the evidence says and never within [`NEGATION_REACH`] tokens
+/// after a negation of its own.
+pub(crate) fn added_negation(
+    evidence: &[String],
+    copy: &str,
+    said: &[String],
+) -> Option<Vec<String>> {
+    let cp: Vec<String> = tokens(copy).collect();
+    let ev = evidence;
+    for j in 1..cp.len() {
+        if !is_negation(&cp, j) {
+            continue;
+        }
+        let content: Vec<usize> = (j + 1..(j + 1 + NEGATION_REACH).min(cp.len()))
+            .filter(|&k| !is_stop(&cp[k], StopList::Trace) && !is_negation(&cp, k))
+            .take(2)
+            .collect();
+        if content
+            .first()
+            .is_none_or(|&k| AFFIRMING.contains(&cp[k].as_str()))
+        {
+            continue;
+        }
+        let negated = |i: usize| (i.saturating_sub(NEGATION_REACH)..i).any(|h| is_negation(ev, h));
+        let affirmed = |k: &usize| {
+            let word = stem(&cp[*k]);
+            let at: Vec<usize> = (0..ev.len()).filter(|&i| stem(&ev[i]) == word).collect();
+            !at.is_empty() && !at.iter().any(|&i| negated(i))
+        };
+        let Some(k) = content.into_iter().find(affirmed) else {
+            continue;
+        };
+        let stretch = &cp[j - 1..=k];
+        if contains_run(said, stretch) {
+            return Some(stretch.to_vec());
+        }
+    }
+    None
+}
+
+/// How far before a word a negation still negates it, in tokens.
+const NEGATION_REACH: usize = 4;
+
+/// Words after a negation that make it affirm ("not only", "never forget").
+const AFFIRMING: [&str; 5] = ["only", "forget", "wait", "doubt", "hesitate"];
+
+/// Token `i` of `ws` negates: `not`, `never`, `no`, `cannot`, or the `t` of `n't` (tokens split
+/// "isn't" into "isn", "t").
+fn is_negation(ws: &[String], i: usize) -> bool {
+    match ws[i].as_str() {
+        "not" | "never" | "no" | "cannot" => true,
+        "t" => i > 0 && ws[i - 1].ends_with('n'),
+        _ => false,
+    }
+}
+
 /// The stretch of `copy` from one of the evidence's relative dates ("yesterday", "last week")
 /// to the first content word it put right after it, when that word is not the evidence's and
 /// names no date (or another weekday than the gold day's) and `said` repeats the stretch: the
@@ -229,6 +288,38 @@ mod tests {
                 None,
                 "{fine}"
             );
+        }
+    }
+
+    #[test]
+    fn a_negation_the_evidence_does_not_say_is_found_when_the_answer_repeats_it() {
+        let toks = |x: &str| tokens(x).collect::<Vec<_>>();
+        let evidence = toks("The new bakery opened last week and I'm so excited about it!");
+        let copy = "The bakery opened on 3 May; Sam is not excited about it.";
+        let said = toks("It opened on 3 May, and Sam is not excited about it.");
+        let got = added_negation(&evidence, copy, &said).expect("found");
+        assert_eq!(got.join(" "), "is not excited");
+        // The first content word rephrased ("gonna" → "going"), the next one kept.
+        let evidence = toks("Lost my job yesterday, so I'm gonna take a shot at my own shop.");
+        let copy = "Ravi lost his job; Ravi is never going to take a shot at his own shop.";
+        let got = added_negation(&evidence, copy, &toks(copy)).expect("found");
+        assert_eq!(got.join(" "), "is never going to take");
+        // Not when the answer does not repeat it, nor when the evidence negates the word too
+        // ("haven't" splits into "haven", "t"), nor for an affirming "not only".
+        let other = toks("The bakery opened on 3 May.");
+        assert_eq!(added_negation(&evidence, copy, &other), None);
+        for (ev, cp) in [
+            (
+                "I haven't tried the pasta there.",
+                "Sam has not tried the pasta.",
+            ),
+            (
+                "I'm not sure about the move.",
+                "Sam is not sure about the move.",
+            ),
+            ("We sell bread and cakes.", "They do not only sell bread."),
+        ] {
+            assert_eq!(added_negation(&toks(ev), cp, &toks(cp)), None, "{cp}");
         }
     }
 

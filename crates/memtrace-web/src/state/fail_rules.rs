@@ -9,17 +9,11 @@ use memtrace::Trace;
 
 use super::{LoadedTrace, PageState};
 
-/// The rules that parse, and the errors of those that do not (blank lines are skipped).
+/// The rules that parse, and the errors of those that do not (blank lines are skipped):
+/// [`FailRule::parse_all`] without the indexes.
 pub fn parse_rules(texts: &[String]) -> (Vec<FailRule>, Vec<RuleError>) {
-    let mut ok = Vec::new();
-    let mut bad = Vec::new();
-    for t in texts.iter().filter(|t| !t.trim().is_empty()) {
-        match t.parse::<FailRule>() {
-            Ok(r) => ok.push(r),
-            Err(e) => bad.push(e),
-        }
-    }
-    (ok, bad)
+    let (ok, bad) = FailRule::parse_all(texts);
+    (ok, bad.into_iter().map(|(_, e)| e).collect())
 }
 
 /// Recomputes a trace's cases with the rules and its marks; keeps the rest of the trace.
