@@ -61,7 +61,7 @@ fn documents(bytes: &[u8]) -> Option<Vec<Value>> {
 }
 
 fn mentions_logs(bytes: &[u8]) -> bool {
-    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    let has = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
     has(b"resourceLogs") || has(b"resource_logs")
 }
 
@@ -88,6 +88,10 @@ fn logs_only(docs: &[Value]) -> bool {
 /// come back unchanged, in order.
 #[must_use]
 pub fn join_logs_to_traces(files: Vec<NamedFile>) -> Vec<NamedFile> {
+    if files.len() < 2 {
+        // Nothing to join a logs file to (a logs file alone is refused where it is read).
+        return files;
+    }
     // Only files that look like logs (protobuf, or JSON naming resourceLogs) are parsed first.
     let looks_like_logs = |b: &[u8]| {
         body::decompressed(b, limits::MAX_FILE_BYTES).is_ok_and(|p| {

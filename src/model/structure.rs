@@ -59,18 +59,34 @@ pub(super) fn searched_and_answered(t: &Trace, v: VarIx) -> bool {
 fn judges_answer_to(t: &Trace, judge: OpIx, v: VarIx) -> bool {
     let inputs = &t.flow.op_inputs[judge.get()];
     let outputs = &t.flow.op_outputs[judge.get()];
-    t.flow.consumers[v.get()]
+    // From the judge's inputs first: a value read by every call (a prompt) has many readers.
+    let reads_answer = inputs.iter().any(|a| {
+        t.flow.producers[a.get()].iter().any(|&p| {
+            p != judge
+                && t.flow.op_outputs[p.get()].contains(a)
+                && t.flow.op_inputs[p.get()].contains(&v)
+        })
+    });
+    if reads_answer {
+        return true;
+    }
+    let longest = outputs
         .iter()
-        .filter(|&&a| a != judge)
-        .flat_map(|&a| t.flow.op_outputs[a.get()].iter().copied())
-        .any(|answer| {
-            let text = t.var(answer).value.as_str();
-            inputs.contains(&answer)
-                || (text.len() >= 8
+        .map(|&o| t.var(o).value.len())
+        .max()
+        .unwrap_or(0);
+    longest >= 8
+        && t.flow.consumers[v.get()]
+            .iter()
+            .filter(|&&a| a != judge)
+            .flat_map(|&a| t.flow.op_outputs[a.get()].iter().copied())
+            .any(|answer| {
+                let text = t.var(answer).value.as_str();
+                (8..=longest).contains(&text.len())
                     && outputs
                         .iter()
-                        .any(|&o| o != answer && t.var(o).value.contains(text)))
-        })
+                        .any(|&o| o != answer && t.var(o).value.contains(text))
+            })
 }
 
 /// Values no op wrote that an op reading them judged another op's answer to: found from the

@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::verbatim::{edits, passes_on_verbatim, verbatim_copies};
+use super::verbatim::{edits, message_texts, passes_on_verbatim, verbatim_copies, LeafCache};
 use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
 use crate::algo::answer_op;
 use crate::attribution::infoflow::graph::{
@@ -164,6 +164,7 @@ struct Walk<'a> {
     a: Anchors,
     message_like: Vec<bool>,
     responses: Vec<bool>,
+    leaves: LeafCache,
 }
 
 impl Walk<'_> {
@@ -246,19 +247,24 @@ impl Walk<'_> {
             .filter(|&v| self.is_memory(v) && first_producer(t, v) == Some(o))
             .collect();
         let reads_messages = inputs.iter().any(|&v| self.message_like[v.get()]);
+        let texts = if reads_messages {
+            message_texts(t, o, &self.message_like, &self.leaves)
+        } else {
+            Vec::new()
+        };
         if reads_messages {
             // A segment cut from a buffer is still the messages: what reads it reads messages.
-            for w in verbatim_copies(t, o, &self.message_like) {
+            for w in verbatim_copies(t, o, &texts, &self.leaves) {
                 if !self.is_memory(w) {
                     self.message_like[w.get()] = true;
                 }
             }
         }
         if !written.is_empty() {
-            return self.memory_write(o, &written, reads_messages);
+            return self.memory_write(o, &written, reads_messages, &texts);
         }
         if reads_messages {
-            if passes_on_verbatim(t, o, &self.message_like) {
+            if passes_on_verbatim(t, o, &texts, &self.leaves) {
                 for v in t.flow.op_produced(o) {
                     self.message_like[v.get()] = true;
                 }
@@ -278,7 +284,13 @@ impl Walk<'_> {
 
     /// The role of `o`, which wrote the first version of `written` memory units' versions
     /// (tombstones, a raw unit turned into memory, an edit, new units).
-    fn memory_write(&mut self, o: OpIx, written: &[VarIx], reads_messages: bool) -> Option<Found> {
+    fn memory_write(
+        &mut self,
+        o: OpIx,
+        written: &[VarIx],
+        reads_messages: bool,
+        texts: &[String],
+    ) -> Option<Found> {
         let t = self.t;
         let later = |v: &&VarIx| t.var(**v).version > 1;
         let tombs = written
@@ -327,7 +339,7 @@ impl Walk<'_> {
             );
         }
         let kind = &t.var(written[0]).category;
-        if reads_messages && passes_on_verbatim(t, o, &self.message_like) {
+        if reads_messages && passes_on_verbatim(t, o, texts, &self.leaves) {
             // A raw unit: the op that later rewrites it decides what is kept.
             for &v in written {
                 self.message_like[v.get()] = true;
@@ -378,6 +390,7 @@ impl<'a> Steps<'a> {
             a,
             message_like,
             responses: vec![false; t.ops.len()],
+            leaves: LeafCache::new(t),
         };
         let mut order: Vec<OpIx> = (0..t.ops.len() as u32).map(OpIx).collect();
         order.sort_by(|x, y| t.op(*x).created_at.cmp(&t.op(*y).created_at).then(x.cmp(y)));

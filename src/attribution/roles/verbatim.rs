@@ -1,6 +1,8 @@
 //! Text helpers for roles: string leaves of a value, verbatim copies of messages, edits.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -76,45 +78,72 @@ pub(crate) fn spells_out(t: &Trace, next: VarIx, v: VarIx) -> bool {
     !whole.is_empty() && covered * 5 >= whole.len() * 4
 }
 
+/// Each variable's string leaves ([`var_leaves`]), parsed once per walk.
+pub(super) struct LeafCache(RefCell<Vec<Option<Rc<[String]>>>>);
+
+impl LeafCache {
+    pub(super) fn new(t: &Trace) -> Self {
+        LeafCache(RefCell::new(vec![None; t.vars.len()]))
+    }
+
+    fn of(&self, t: &Trace, v: VarIx) -> Rc<[String]> {
+        if let Some(Some(l)) = self.0.borrow().get(v.get()) {
+            return l.clone();
+        }
+        let l: Rc<[String]> = var_leaves(t, v).into();
+        if let Some(slot) = self.0.borrow_mut().get_mut(v.get()) {
+            *slot = Some(l.clone());
+        }
+        l
+    }
+}
+
 /// The message texts of `op`'s message-like inputs: a message's content; each message of a
 /// buffer another op made.
-fn message_texts(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<String> {
+pub(super) fn message_texts(
+    t: &Trace,
+    op: OpIx,
+    message_like: &[bool],
+    c: &LeafCache,
+) -> Vec<String> {
     let mut out = Vec::new();
     for &v in &t.flow.op_inputs[op.get()] {
         if !message_like[v.get()] {
             continue;
         }
+        let leaves = c.of(t, v);
+        let long = leaves.iter().filter(|s| s.len() >= 20);
         if t.flow.producers[v.get()].is_empty() {
-            out.extend(verbatim_text(t, v));
+            // A message: its longest string (the content, not its speaker or timestamp).
+            out.extend(long.max_by_key(|s| s.len()).cloned());
         } else {
-            out.extend(var_leaves(t, v).into_iter().filter(|s| s.len() >= 20));
+            out.extend(long.cloned());
         }
     }
     out
 }
 
-/// True when every message-like input's text reappears verbatim in what `op` produced.
-pub(super) fn passes_on_verbatim(t: &Trace, op: OpIx, message_like: &[bool]) -> bool {
-    let produced: Vec<VarIx> = t.flow.op_produced(op).collect();
-    let texts = message_texts(t, op, message_like);
+/// True when every message text (from [`message_texts`]) reappears verbatim in what `op`
+/// produced.
+pub(super) fn passes_on_verbatim(t: &Trace, op: OpIx, texts: &[String], c: &LeafCache) -> bool {
+    let produced: Vec<Rc<[String]>> = t.flow.op_produced(op).map(|p| c.of(t, p)).collect();
     !texts.is_empty()
-        && texts
-            .iter()
-            .all(|text| produced.iter().any(|&p| holds_verbatim(t, text, p)))
+        && texts.iter().all(|text| {
+            produced
+                .iter()
+                .any(|p| p.iter().any(|l| l.contains(text.as_str())))
+        })
 }
 
-/// What `op` produced that is a verbatim copy of some of its messages (a segment cut from a
-/// buffer): every string of it long enough to say anything is part of a message text.
-pub(super) fn verbatim_copies(t: &Trace, op: OpIx, message_like: &[bool]) -> Vec<VarIx> {
-    let texts = message_texts(t, op, message_like);
+/// What `op` produced that is a verbatim copy of some of its message `texts` (a segment cut
+/// from a buffer): every string of it long enough to say anything is part of a message text.
+pub(super) fn verbatim_copies(t: &Trace, op: OpIx, texts: &[String], c: &LeafCache) -> Vec<VarIx> {
     t.flow
         .op_produced(op)
         .filter(|&w| {
-            let long: Vec<String> = var_leaves(t, w)
-                .into_iter()
-                .filter(|s| s.len() >= 20)
-                .collect();
-            !long.is_empty() && long.iter().all(|l| texts.iter().any(|x| x.contains(l)))
+            let leaves = c.of(t, w);
+            let mut long = leaves.iter().filter(|s| s.len() >= 20).peekable();
+            long.peek().is_some() && long.all(|l| texts.iter().any(|x| x.contains(l.as_str())))
         })
         .collect()
 }
