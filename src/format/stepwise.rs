@@ -2,8 +2,9 @@
 //! steps for a few milliseconds, lets the browser paint, and runs more. Pure: the caller owns
 //! the clock; a step's size is counted in bytes of the file.
 //!
-//! A strict smartcomment load is split: the size limits pass, the parse (one record at a time,
-//! with the quick reader of `util::json_read`, serde_json where it gives up), validation and
+//! A strict smartcomment load is split: the parse (one record at a time, with the quick reader
+//! of `util::json_read`, serde_json where it gives up; the limits pre-pass only where the parser
+//! does not enforce the limits itself, as in `load`), validation and
 //! the bipartite index go about `budget` bytes a step, then failure detection one step per
 //! rule. The same parser reads a whole file at once for [`load`](super::load). Any other
 //! format, or a lenient load, is one step. The result is always the one `load` gives: at the
@@ -13,7 +14,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::limits::Scan;
+use super::limits::{self, Scan};
 use super::parts::Parts;
 use super::{detect, load_with_limits, validate, Format, FormatError, Limits, LoadOptions, Loaded};
 use crate::model::{DetectSteps, FlowSteps, Trace};
@@ -120,6 +121,22 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
         let all = self.bytes.as_ref();
         let bytes = all.strip_prefix(BOM).unwrap_or(all);
         match phase {
+            // As `load`: a strict smartcomment file needs no pre-pass when its parser enforces
+            // the limits (nesting itself, string lengths on the records read).
+            Phase::Limits(scan)
+                if scan.done() == 0
+                    && !self.opts.lenient
+                    && limits::parser_enforces(&self.limits)
+                    && limits::check_size(all, &self.limits).is_ok()
+                    && self.opts.format.map_or_else(|| detect(bytes), Ok).ok()
+                        == Some(Format::Smartcomment) =>
+            {
+                Next::More(Phase::Parse(Box::new(Parser {
+                    pos: all.len() - bytes.len(),
+                    check_strings: true,
+                    ..Parser::default()
+                })))
+            }
             Phase::Limits(mut scan) => match scan.step(all, &self.limits, budget) {
                 Ok(false) => Next::More(Phase::Limits(scan)),
                 // Only a strict smartcomment load is split.
@@ -135,7 +152,10 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
             },
             Phase::Parse(mut p) => match p.step(all, budget) {
                 Ok(false) => Next::More(Phase::Parse(p)),
-                Ok(true) => p.finish().map_or(Next::Whole, |parts| {
+                Ok(true) => p.finish().map_or(Next::Whole, |(parts, check_strings)| {
+                    if check_strings && limits::check_strings(&parts, &self.limits).is_err() {
+                        return Next::Whole;
+                    }
                     let steps = validate::Steps::new(&parts);
                     Next::More(Phase::Validate(Box::new((parts, steps))))
                 }),
@@ -243,6 +263,8 @@ struct Parser<'a> {
     whole: Option<&'a str>,
     /// In a whole-file read: no string read is longer than this (see [`Cursor::longest`]).
     longest: usize,
+    /// The limits pre-pass was left out: the records' strings are checked once read.
+    check_strings: bool,
 }
 
 impl Parser<'_> {
@@ -477,13 +499,14 @@ impl Parser<'_> {
     }
 
     /// The parts, once the object is closed: the top-level keys become the graph's meta.
-    fn finish(self) -> Result<Parts, Bad> {
+    /// With whether the records' strings are still to be checked against the limits.
+    fn finish(self) -> Result<(Parts, bool), Bad> {
         if !self.saw_data {
             return Err(Bad);
         }
         let mut parts = self.parts;
         parts.meta = serde_json::from_value(Value::Object(self.meta)).map_err(|_| Bad)?;
-        Ok(parts)
+        Ok((parts, self.check_strings))
     }
 }
 
@@ -502,7 +525,7 @@ pub(super) fn parse_quick(bytes: &[u8]) -> Option<(Parts, usize)> {
     match p.step(bytes, usize::MAX) {
         Ok(true) => {
             let longest = p.longest;
-            Some((p.finish().ok()?, longest))
+            Some((p.finish().ok()?.0, longest))
         }
         _ => None,
     }

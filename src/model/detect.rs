@@ -121,6 +121,8 @@ struct Seen {
 /// one a step; [`DetectSteps::finish`] runs what is left and gives what [`detect`] gives.
 #[derive(Default)]
 pub struct DetectSteps {
+    verdict_ops: Option<Vec<bool>>,
+    questions: Option<Vec<bool>>,
     seen: Option<Seen>,
     /// (found by, rule, what it looks for, what it found), in rule order.
     lists: Vec<(FoundBy, String, String, Found)>,
@@ -130,12 +132,19 @@ impl DetectSteps {
     /// Runs the next part; true when all have run. `user` must be the same in every call.
     pub fn step(&mut self, t: &Trace, user: &[FailRule]) -> bool {
         let Some(seen) = &self.seen else {
-            let questions = judged::question_set(t);
-            let verdict_ops = structure::verdict_ops(t);
+            // Three steps: the ops writing a verdict, the questions, each op's judge hint.
+            let Some(verdict_ops) = &self.verdict_ops else {
+                self.verdict_ops = Some(structure::verdict_ops(t));
+                return false;
+            };
+            let Some(questions) = self.questions.take() else {
+                self.questions = Some(judged::question_set_with(t, verdict_ops));
+                return false;
+            };
             let judges = all_ops(t)
                 .map(|o| {
                     judged::judge_hint(t, o)
-                        .or_else(|| structure::structural_judge(t, o, &questions, &verdict_ops))
+                        .or_else(|| structure::structural_judge(t, o, &questions, verdict_ops))
                 })
                 .collect();
             self.seen = Some(Seen { questions, judges });

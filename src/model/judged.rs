@@ -47,7 +47,12 @@ fn hinted(t: &Trace, v: VarIx, needles: &[&str]) -> bool {
 /// whose words an earlier session happened to store (a fact quoting the dialogue turn it was
 /// asked in) still is.
 pub(super) fn question_set(t: &Trace) -> Vec<bool> {
-    let judged = structure::judged_questions(t, &structure::verdict_ops(t));
+    question_set_with(t, &structure::verdict_ops(t))
+}
+
+/// [`question_set`], given [`structure::verdict_ops`].
+pub(super) fn question_set_with(t: &Trace, verdict_ops: &[bool]) -> Vec<bool> {
+    let judged = structure::judged_questions(t, verdict_ops);
     let candidates: Vec<VarIx> = (0..t.vars.len())
         .map(|i| VarIx(i as u32))
         .filter(|&v| {

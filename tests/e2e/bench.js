@@ -75,6 +75,31 @@ async function dropAndPaint(page, file) {
   }, path.basename(file));
 }
 
+/** The floor a dropped file has: ms to read the file at `file` (File.arrayBuffer) and parse it
+ *  (TextDecoder + JSON.parse) in the page, median of three. */
+async function readAndParse(page, file) {
+  await page.evaluate(() => {
+    if (document.querySelector('#bench-floor')) return;
+    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'bench-floor', hidden: true });
+    document.body.append(input);
+  });
+  await page.setInputFiles('#bench-floor', file);
+  const ms = await page.evaluate(async () => {
+    const times = [];
+    for (let i = 0; i < 3; i += 1) {
+      const t0 = performance.now();
+      const buf = await document.querySelector('#bench-floor').files[0].arrayBuffer();
+      const doc = JSON.parse(new TextDecoder().decode(buf));
+      times.push(performance.now() - t0);
+      if (!doc) throw new Error('empty trace');
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    return times.sort((a, b) => a - b)[1];
+  });
+  await page.evaluate(() => document.querySelector('#bench-floor').remove());
+  return ms;
+}
+
 /** Drags the canvas left and right by `moves` mouse moves, one per animation frame. Returns the
  *  median time of one move until its pixels are on the canvas (handler, draw, deferred canvas
  *  work), the median draw time the page reports, and the median interval between frames. */
@@ -154,6 +179,7 @@ const f2 = (x) => x.toFixed(2);
     await page.evaluate(() => { window.__memtrace_load_whole = false; });
     await page.click(`button[aria-label="close ${path.basename(wholePath)}"]`);
     fs.unlinkSync(wholePath);
+    const floor = await readAndParse(page, bigPath);
     const big = await dropAndPaint(page, bigPath);
     await wholeTrace(page, 10000);
     const fitted = await pan(page, PAN_MOVES);
@@ -177,19 +203,21 @@ const f2 = (x) => x.toFixed(2);
     problems.push(...hi.problems);
     if (problems.length) throw new Error(problems.join('\n'));
 
-    const ratio = (a, b) => (b > 0 ? `${f1(a / b)}×` : '–');
+    const ratio = (a, b) => (b > 0 ? `${f2(a / b)}×` : '–');
     const panRow = (what, p, goal) => rows.push([what, `${f2(p.handler)} ms (draw ${f2(p.draw)}, frame interval ${f1(p.interval)})`,
       goal, `${f2(small.handler)} ms (1k-node trace, ${small.nodes} nodes)`, ratio(p.handler, small.handler)]);
     const mb = f1(fs.statSync(bigPath).size / 1e6);
     const longest = (tasks) => Math.max(0, ...tasks.map((t) => t.ms));
     rows.push([`longest main-thread task, drop to first ${big.view} view (${mb} MB trace)`,
-      `${f1(longest(big.tasks))} ms (${big.tasks.length} tasks over 50 ms)`, '≤ 100 ms',
+      `${f1(longest(big.tasks))} ms (${big.tasks.length} tasks over 50 ms)`, '≤ 50 ms',
       `${f1(longest(whole.tasks))} ms (parsed in one go)`, ratio(longest(big.tasks), longest(whole.tasks))]);
     rows.push(['  longest task in the 2 s after it', `${f1(longest(big.after))} ms (${big.after.length} tasks over 50 ms)`,
       '–', `${f1(longest(whole.after))} ms (parsed in one go)`, '–']);
     rows.push([`first ${big.view} view after drop, ${(fitted.nodes / 1000).toFixed(1)}k-node trace (${mb} MB)`,
-      `${f2(big.ms / 1000)} s`, '≤ 2 s',
+      `${f2(big.ms / 1000)} s`, '≤ 1.0 s',
       `${f2(whole.ms / 1000)} s (parsed in one go); ${f2(demoPaint / 1000)} s (demo, page load)`, ratio(big.ms, whole.ms)]);
+    rows.push([`  the same, against reading and parsing the file (${mb} MB)`, `${f2(big.ms / 1000)} s`, '≤ 1.6×',
+      `${f2(floor / 1000)} s (File.arrayBuffer + JSON.parse in the page, median of 3)`, ratio(big.ms, floor)]);
     panRow(`pan, whole trace fitted (${fitted.nodes} nodes laid, ${fitted.drawn} on screen)`, fitted, '≤ 16 ms');
     panRow('  same pan, overview cache off (before)', before, '≤ 16 ms');
     panRow(`pan, zoomed in (${zoomed.drawn} nodes on screen)`, zoomed, '≤ 16 ms');

@@ -25,6 +25,37 @@ pub fn stage(name: &'static str) -> Stage {
     }
 }
 
+/// Resolves once the browser has painted what is on screen now (two animation frames, then a
+/// task): work started after it does not delay it. Off the browser it resolves at once.
+pub async fn after_paint() {
+    next_frame().await;
+    next_frame().await;
+}
+
+/// An animation frame, then a task.
+async fn next_frame() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+        let p = js_sys::Promise::new(&mut |resolve: js_sys::Function, _| {
+            let now = resolve.clone();
+            let then = Closure::once_into_js(move || {
+                let later =
+                    web_sys::window().and_then(|w| w.set_timeout_with_callback(&resolve).ok());
+                if later.is_none() {
+                    let _ = resolve.call0(&JsValue::NULL);
+                }
+            });
+            let framed = web_sys::window()
+                .and_then(|w| w.request_animation_frame(then.unchecked_ref()).ok());
+            if framed.is_none() {
+                let _ = now.call0(&JsValue::NULL);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
 fn performance() -> Option<web_sys::Performance> {
     web_sys::window().and_then(|w| w.performance())

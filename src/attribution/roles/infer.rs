@@ -437,10 +437,17 @@ impl<'a> Steps<'a> {
                     .or_default() += 1;
             }
         }
+        // Hints by (category, name): a trace has few of them and many ops.
+        let mut hints: BTreeMap<(&str, &str), Option<OpRole>> = BTreeMap::new();
         t.ops
             .iter()
             .zip(by_op)
-            .map(|(op, f)| assign(op, f, cfg, &per_name))
+            .map(|(op, f)| {
+                let hint = *hints
+                    .entry((op.category.as_str(), op.op_name.as_str()))
+                    .or_insert_with(|| RoleHints::hint(&cfg.hints, op));
+                assign(op, f, cfg, hint, &per_name)
+            })
             .collect()
     }
 }
@@ -449,6 +456,7 @@ fn assign(
     op: &crate::model::OpRecord,
     f: Option<Found>,
     cfg: &RoleConfig,
+    hint: Option<OpRole>,
     per_name: &BTreeMap<&str, BTreeMap<OpRole, usize>>,
 ) -> Assigned {
     let make = |role, basis, reason: String| Assigned {
@@ -463,7 +471,6 @@ fn assign(
             format!("set by the user for {}", op.op_name),
         );
     }
-    let hint = RoleHints::hint(&cfg.hints, op);
     match f {
         Some(f) if !f.weak || hint.is_none_or(|h| h == f.role || h == OpRole::Update) => {
             make(f.role, Basis::Structure, f.reason)

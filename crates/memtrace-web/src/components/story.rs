@@ -24,7 +24,8 @@ pub struct Props {
     /// The verdict on screen (any method); info-flow's path when it names the same op.
     pub verdict: Option<Verdict>,
     pub roles: Shared<Roles>,
-    /// The trace's graph index, when the load built it; else the view builds it.
+    /// The trace's graph index, when the load built it; else the view builds it after its
+    /// first render.
     pub index: Option<Shared<GraphIndex>>,
     pub selected: Option<NodeRef>,
     pub on_select: Callback<Option<NodeRef>>,
@@ -82,14 +83,34 @@ fn node_of(t: &Trace, id: &str) -> Option<NodeRef> {
 
 #[function_component(StoryView)]
 pub fn story_view(props: &Props) -> Html {
-    // Built once per trace, not per case (most of a story's time on a large trace), or while
-    // the file loaded.
-    let index = use_memo((props.trace.clone(), props.index.clone()), |(t, built)| {
-        if let Some(g) = built {
-            return Some(g.0.clone());
-        }
-        let _t = crate::timing::stage("story: graph index");
-        GraphIndex::build(&t.0).ok().map(Rc::new)
+    // The graph index gives the story its folded groups. Built once per trace, not per case
+    // (most of a story's time on a large trace), in a task of its own after the first story is
+    // on screen, unless the load built it.
+    let later = use_state(|| None::<(Shared<Trace>, Shared<GraphIndex>)>);
+    {
+        let later = later.clone();
+        use_effect_with(
+            (props.trace.clone(), props.index.is_some()),
+            move |(t, built)| {
+                let done = later.as_ref().is_some_and(|(lt, _)| lt == t);
+                if !*built && !done {
+                    let t = t.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        crate::timing::after_paint().await;
+                        let _t = crate::timing::stage("story: graph index");
+                        if let Ok(g) = GraphIndex::build(&t.0) {
+                            later.set(Some((t, Shared(Rc::new(g)))));
+                        }
+                    });
+                }
+            },
+        );
+    }
+    let index = props.index.clone().or_else(|| {
+        later
+            .as_ref()
+            .filter(|(lt, _)| *lt == props.trace)
+            .map(|(_, g)| g.clone())
     });
     let s = use_memo(
         (
@@ -97,15 +118,16 @@ pub fn story_view(props: &Props) -> Html {
             props.roles.clone(),
             props.case,
             props.verdict.clone(),
+            index,
         ),
-        |(t, roles, case, v)| {
+        |(t, roles, case, v, index)| {
             let _t = crate::timing::stage("story");
             let t = &t.0;
             let c = t.cases.get(*case)?;
             let a = attribution(t, &roles.0, *case, v.as_ref());
             Some(story_in(
                 t,
-                index.as_ref().as_deref(),
+                index.as_ref().map(|g| &*g.0),
                 c,
                 a.as_ref(),
                 &roles.0,

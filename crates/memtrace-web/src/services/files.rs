@@ -6,7 +6,6 @@
 use std::rc::Rc;
 use std::time::Duration;
 
-use memtrace::algo::GraphIndex;
 use memtrace::attribution::{RoleConfig, Roles, RolesInference};
 use memtrace::format::stepwise::StepLoad;
 use memtrace::format::{FormatError, LoadOptions, Loaded};
@@ -102,6 +101,8 @@ async fn infer_in_steps(
         let _t = crate::timing::stage("roles: anchors");
         RolesInference::new(t)
     };
+    // The anchors are a task of their own.
+    yew::platform::time::sleep(Duration::ZERO).await;
     loop {
         if cancels() != started {
             return Err(Cancelled);
@@ -167,11 +168,15 @@ async fn read(
             Ok(p) => p,
             Err(e) => return Ok(Err(format!("the browser could not read the file: {e:?}"))),
         };
-        let bytes = match gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(part)).await {
-            Ok(b) => b,
+        let buf = match gloo_file::futures::read_as_array_buffer(&gloo_file::Blob::from(part)).await
+        {
+            Ok(b) => js_sys::Uint8Array::new(&b),
             Err(e) => return Ok(Err(format!("the browser could not read the file: {e}"))),
         };
-        out.extend_from_slice(&bytes);
+        // Straight into the file's buffer: one copy out of the browser, none more.
+        let at = out.len();
+        out.resize(at + buf.length() as usize, 0);
+        buf.copy_to(&mut out[at..]);
         progress.bytes_done += whole(end - start);
         emit(Action::Progress(Some(progress.clone())));
         start = end;
@@ -291,17 +296,14 @@ pub async fn show(
                 let _t = crate::timing::stage("copy bytes");
                 Rc::from(bytes)
             };
+            yew::platform::time::sleep(Duration::ZERO).await;
             let parsed = parse_in_steps(bytes.clone(), progress, emit, started).await?;
-            let (mut roles, mut graph) = (None, None);
+            let mut roles = None;
             if let Ok(l) = &parsed {
                 yew::platform::time::sleep(Duration::ZERO).await;
                 roles = Some(Rc::new(
                     infer_in_steps(&l.trace, progress, emit, started).await?,
                 ));
-                // The story's graph index: a task of its own, not part of the first render.
-                yew::platform::time::sleep(Duration::ZERO).await;
-                let _t = crate::timing::stage("graph index");
-                graph = GraphIndex::build(&l.trace).ok().map(Rc::new);
             }
             // The first render of the trace is a task of its own.
             yew::platform::time::sleep(Duration::ZERO).await;
@@ -314,7 +316,8 @@ pub async fn show(
                 bytes,
                 parsed: Box::new(parsed),
                 roles,
-                graph,
+                // The story builds its graph index once it is on screen.
+                graph: None,
             });
         }
         Ok(bytes) => {
