@@ -118,9 +118,16 @@ pub fn app() -> Html {
                 // `?url=`: the file at that address, instead of the demo.
                 let by_url = crate::services::url::requested();
                 if first_visit && by_url.is_none() {
-                    dispatch.dispatch(Action::Load {
-                        name: crate::DEMO_NAME.into(),
-                        bytes: crate::DEMO_TRACE.into(),
+                    let name = crate::DEMO_NAME.to_owned();
+                    dispatch.dispatch(match crate::services::url::demo().await {
+                        Ok(bytes) => Action::Load {
+                            name,
+                            bytes: bytes.into(),
+                        },
+                        Err(m) => Action::ReadFailed {
+                            name,
+                            message: format!("the demo did not load: {m}"),
+                        },
                     });
                 }
                 if let Some(s) = settings.and_then(|s| serde_json::from_str(&s).ok()) {

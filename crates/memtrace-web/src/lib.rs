@@ -30,7 +30,9 @@ pub mod services;
 #[cfg(target_arch = "wasm32")]
 pub use app::App;
 
-/// The demo trace shown on first visit: written by us, embedded in the page.
+/// The demo trace shown on first visit, written by us: served next to the page as `demo.json`
+/// (fetched, not part of the wasm); the tests read it here.
+#[cfg(test)]
 pub const DEMO_TRACE: &[u8] = include_bytes!("../../../www/demo.json");
 /// The name the demo shows under.
 pub const DEMO_NAME: &str = "demo: household robot (simulated LLM)";

@@ -33,6 +33,7 @@ pub async fn after_paint() {
 }
 
 /// An animation frame, then a task.
+#[cfg_attr(not(target_arch = "wasm32"), allow(clippy::unused_async))]
 async fn next_frame() {
     #[cfg(target_arch = "wasm32")]
     {

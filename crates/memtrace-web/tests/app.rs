@@ -9,10 +9,23 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The demo trace, which the page fetches from its `<link id="memtrace-demo">`.
+const DEMO: &[u8] = include_bytes!("../../../www/demo.json");
+
+/// A root for the page, with the demo's link (a blob: address of [`DEMO`]) in the document.
 fn root() -> web_sys::Element {
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .expect("document");
+    if doc.query_selector("#memtrace-demo").ok().flatten().is_none() {
+        let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(DEMO));
+        let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).expect("blob");
+        let url = web_sys::Url::create_object_url_with_blob(&blob).expect("url");
+        let link = doc.create_element("link").expect("link");
+        link.set_id("memtrace-demo");
+        link.set_attribute("href", &url).expect("href");
+        doc.body().expect("body").append_child(&link).expect("append");
+    }
     let div = doc.create_element("div").expect("div");
     doc.body()
         .expect("body")
@@ -44,7 +57,7 @@ async fn first_visit_renders_the_demo_summary() {
         .unwrap_or_default()
         .parse()
         .unwrap_or(0);
-    let expected = memtrace::summarize(memtrace_web::DEMO_TRACE)
+    let expected = memtrace::summarize(DEMO)
         .expect("demo")
         .operations;
     assert_eq!(ops, expected);
@@ -54,7 +67,7 @@ async fn first_visit_renders_the_demo_summary() {
 async fn first_visit_lists_the_demo_failures_and_draws_the_graph() {
     let root = root();
     yew::Renderer::<memtrace_web::App>::with_root(root.clone()).render();
-    let want = memtrace::load(memtrace_web::DEMO_TRACE, memtrace::LoadOptions::default())
+    let want = memtrace::load(DEMO, memtrace::LoadOptions::default())
         .expect("demo")
         .trace
         .cases

@@ -36,7 +36,7 @@ mod stage;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::roles::{Basis, OpRole, RoleConfig, Roles};
-use super::text::{parse_day, parts, terms, tokens, var_anchor, var_text, Key};
+use super::text::{parse_day, parts, terms, tokens, var_anchor, var_text, var_texts, Key};
 use super::transcript::shorten;
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
@@ -331,7 +331,14 @@ pub fn attribute_all(
 /// A value as a verdict's reason names it: its text, quoted and cut to a line (the evidence
 /// path keeps its id); its id when it has no text.
 fn shown(t: &Trace, v: VarIx) -> String {
-    let text = var_text(t.var(v));
+    let mut text = var_text(t.var(v));
+    if text.starts_with(['{', '[']) {
+        // A structured value (`{"facts": […]}`): its strings, not its wrapper.
+        let leaves = var_texts(t.var(v));
+        if !leaves.is_empty() {
+            text = leaves.join("; ");
+        }
+    }
     if text.trim().is_empty() {
         return t.var(v).full_node_id.clone();
     }

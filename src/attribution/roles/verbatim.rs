@@ -11,16 +11,27 @@ use crate::model::{pyrepr, OpIx, Trace, VarIx};
 /// Every string in a value, whitespace-collapsed and lowercased.
 pub(super) fn leaves(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(s) => out.push(
-            s.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase(),
-        ),
+        Value::String(s) => out.push(normalized(s)),
         Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
         Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
         _ => {}
     }
+}
+
+/// `s` whitespace-collapsed and lowercased, in one pass for ASCII words.
+fn normalized(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if w.is_ascii() {
+            out.extend(w.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            out.push_str(&w.to_lowercase());
+        }
+    }
+    out
 }
 
 /// Every string in `v`'s value, whitespace-collapsed and lowercased, appended to `out`.
@@ -184,4 +195,18 @@ pub(crate) fn edits(t: &Trace, prev: VarIx, next: VarIx) -> bool {
         && kept * 10 >= new.len() * 7
         && new.len() * 10 >= old.len() * 6
         && new.len() * 10 <= old.len() * 15
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalized;
+
+    #[test]
+    fn normalized_collapses_and_lowercases_like_the_whole_string() {
+        for s in ["  Hello\n  WORLD\t", "ΟΔΟΣ Σας", "Straße  ÉTÉ x", "", "   "] {
+            let whole = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            assert_eq!(normalized(s), whole, "{s:?}");
+        }
+        assert_eq!(normalized(" A  b "), "a b");
+    }
 }

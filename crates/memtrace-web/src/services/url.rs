@@ -110,6 +110,23 @@ async fn fetch(url: &web_sys::Url) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// The demo trace: the address of the page's `<link id="memtrace-demo">` (index.html preloads
+/// `demo.json`, which it copies into dist/), else `demo.json` next to the page.
+///
+/// # Errors
+/// A sentence when it cannot be fetched.
+pub async fn demo() -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no browser window")?;
+    let base = window.location().href().map_err(|e| js_text(&e))?;
+    let href = window
+        .document()
+        .and_then(|d| d.query_selector("link#memtrace-demo").ok().flatten())
+        .and_then(|l| l.get_attribute("href"))
+        .unwrap_or_else(|| "demo.json".to_owned());
+    let url = web_sys::Url::new_with_base(&href, &base).map_err(|e| js_text(&e))?;
+    fetch(&url).await
+}
+
 /// Fetches `raw` (the `?url=` value) and loads it as a dropped file; emits progress, then the
 /// file's `Parsed`/`Load` or one `ReadFailed` named by the address.
 pub fn open(raw: String, emit: impl Fn(Action) + 'static) {
