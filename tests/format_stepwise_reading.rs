@@ -62,7 +62,10 @@ fn a_large_file_is_parsed_while_it_is_read() {
     assert!(bytes.len() > 8 << 20, "{} bytes", bytes.len());
     for chunk in [64 * 1024, 1 << 20] {
         let before_end = same(&bytes, LoadOptions::default(), chunk);
-        assert!(before_end > 0.3, "only {before_end} done before the last chunk");
+        assert!(
+            before_end > 0.3,
+            "only {before_end} done before the last chunk"
+        );
     }
 }
 
@@ -91,7 +94,14 @@ fn a_bad_file_gives_the_same_error() {
     let cut = &good[..good.len() * 3 / 4];
     let mut trailing = good.clone();
     trailing.extend_from_slice(b" {}");
-    for bytes in [broken.as_slice(), cut, trailing.as_slice(), b"", b"{", b"[1,2"] {
+    for bytes in [
+        broken.as_slice(),
+        cut,
+        trailing.as_slice(),
+        b"",
+        b"{",
+        b"[1,2",
+    ] {
         for chunk in [64 * 1024, 1 << 20] {
             same(bytes, LoadOptions::default(), chunk);
         }

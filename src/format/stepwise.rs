@@ -18,8 +18,8 @@ use crate::model::{DetectSteps, FlowSteps, Trace};
 
 mod parser;
 
-use parser::{Bad, Parser};
 pub(super) use parser::parse_quick;
+use parser::{Bad, Parser};
 
 /// A load under way. `B` holds the file's bytes (`Vec<u8>`, `Rc<[u8]>`, `&[u8]` …).
 pub struct StepLoad<B> {
@@ -83,6 +83,15 @@ impl StepLoad<Vec<u8>> {
         }
     }
 
+    /// Adds the next `n` bytes of the file, written into place by `fill`.
+    pub fn push_with(&mut self, n: usize, fill: impl FnOnce(&mut [u8])) {
+        if !self.complete {
+            let at = self.bytes.len();
+            self.bytes.resize(at + n, 0);
+            fill(&mut self.bytes[at..]);
+        }
+    }
+
     /// All of the file has been pushed.
     pub fn end(&mut self) {
         self.complete = true;
@@ -129,9 +138,7 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
             && limits::check_size(all, &self.limits).is_ok()
             && self.opts.format.map_or_else(|| detect(bytes), Ok).ok()
                 == Some(Format::Smartcomment);
-        fast.then(|| {
-            Phase::Parse(Box::new(Parser::at(all.len() - bytes.len(), true)))
-        })
+        fast.then(|| Phase::Parse(Box::new(Parser::at(all.len() - bytes.len(), true))))
     }
 
     /// A step while the file is read: parses what is there, [`AHEAD`] short of its end.
@@ -179,11 +186,10 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
     pub fn stage(&self) -> &'static str {
         match &self.phase {
             Phase::Limits(_) => "limits",
-            Phase::Parse(_) => "parse",
+            Phase::Parse(_) | Phase::Deferred => "parse",
             Phase::Validate(_) => "validate",
             Phase::Index(_) => "index",
             Phase::Cases(_) => "failures",
-            Phase::Deferred => "parse",
             Phase::Done => "done",
         }
     }
@@ -293,4 +299,3 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
         }
     }
 }
-

@@ -17,14 +17,22 @@ fn root() -> web_sys::Element {
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .expect("document");
-    if doc.query_selector("#memtrace-demo").ok().flatten().is_none() {
+    if doc
+        .query_selector("#memtrace-demo")
+        .ok()
+        .flatten()
+        .is_none()
+    {
         let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(DEMO));
         let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).expect("blob");
         let url = web_sys::Url::create_object_url_with_blob(&blob).expect("url");
         let link = doc.create_element("link").expect("link");
         link.set_id("memtrace-demo");
         link.set_attribute("href", &url).expect("href");
-        doc.body().expect("body").append_child(&link).expect("append");
+        doc.body()
+            .expect("body")
+            .append_child(&link)
+            .expect("append");
     }
     let div = doc.create_element("div").expect("div");
     doc.body()
@@ -57,9 +65,7 @@ async fn first_visit_renders_the_demo_summary() {
         .unwrap_or_default()
         .parse()
         .unwrap_or(0);
-    let expected = memtrace::summarize(DEMO)
-        .expect("demo")
-        .operations;
+    let expected = memtrace::summarize(DEMO).expect("demo").operations;
     assert_eq!(ops, expected);
 }
 

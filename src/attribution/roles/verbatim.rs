@@ -204,7 +204,11 @@ mod tests {
     #[test]
     fn normalized_collapses_and_lowercases_like_the_whole_string() {
         for s in ["  Hello\n  WORLD\t", "ΟΔΟΣ Σας", "Straße  ÉTÉ x", "", "   "] {
-            let whole = s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            let whole = s
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase();
             assert_eq!(normalized(s), whole, "{s:?}");
         }
         assert_eq!(normalized(" A  b "), "a b");
