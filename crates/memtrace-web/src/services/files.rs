@@ -66,33 +66,15 @@ async fn parse_in_steps(
     started: u64,
 ) -> Result<Result<Loaded, FormatError>, Cancelled> {
     let mut s = StepLoad::new(bytes, LoadOptions::default());
-    loop {
-        if let Some(r) = run_steps(&mut s, progress, emit, started).await? {
-            return Ok(r);
-        }
-    }
-}
-
-/// Runs `s` in slices of about [`SLICE_MS`], yielding to the browser between them, until it
-/// gives its result (`Some`) or waits for more of the file (`None`).
-async fn run_steps<B: AsRef<[u8]>>(
-    s: &mut StepLoad<B>,
-    progress: &mut Progress,
-    emit: &impl Fn(Action),
-    started: u64,
-) -> Result<Option<Result<Loaded, FormatError>>, Cancelled> {
-    let mut stage = (s.stage(), crate::timing::stage(stage_name(s.stage())));
+    let mut stage = (s.stage(), crate::timing::stage("steps: limits"));
     loop {
         if cancels() != started {
             return Err(Cancelled);
         }
         let start = now();
         while now() - start < SLICE_MS {
-            if s.waiting() {
-                return Ok(None);
-            }
             if let Some(r) = s.step(STEP_BYTES) {
-                return Ok(Some(r));
+                return Ok(r);
             }
             if s.stage() != stage.0 {
                 drop(stage);
@@ -223,22 +205,6 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
             };
             emit(Action::ReadFailed { name, message });
         };
-        if let [file] = files.as_slice() {
-            // One file: parsed while it is read.
-            let name = file.name();
-            progress.file.clone_from(&name);
-            if read_and_show(file, &mut progress, &emit, started)
-                .await
-                .is_err()
-            {
-                cancelled(0, name);
-            } else {
-                progress.files_done += 1;
-                emit(Action::Progress(Some(progress.clone())));
-            }
-            emit(Action::Progress(None));
-            return;
-        }
         let mut read_ok = Vec::new();
         for (k, file) in files.into_iter().enumerate() {
             let name = file.name();
@@ -270,111 +236,6 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
         }
         emit(Action::Progress(None));
     });
-}
-
-/// Reads one dropped file and shows it. A plain trace file is parsed while it is read: each
-/// chunk is parsed while the next one is read ([`StepLoad::reading`]). A compressed file, a
-/// bundle or an annotation file is read whole first and shown by [`show`].
-async fn read_and_show(
-    file: &web_sys::File,
-    progress: &mut Progress,
-    emit: &impl Fn(Action),
-    started: u64,
-) -> Result<(), Cancelled> {
-    let name = file.name();
-    let size = file.size();
-    let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
-    let failed = |message: String| Action::ReadFailed {
-        name: name.clone(),
-        message,
-    };
-    if whole(size) > limit_bytes {
-        let e = FormatError::TooLarge {
-            size_bytes: whole(size),
-            limit_bytes,
-        };
-        emit(failed(e.to_string()));
-        return Ok(());
-    }
-    let chunk = |start: f64| {
-        let part = file
-            .slice_with_f64_and_f64(start, (start + CHUNK_BYTES).min(size))
-            .map_err(|e| format!("the browser could not read the file: {e:?}"))?;
-        Ok::<_, String>(gloo_file::futures::read_as_array_buffer(
-            &gloo_file::Blob::from(part),
-        ))
-    };
-    let capacity = usize::try_from(whole(size)).unwrap_or(0);
-    let mut load = StepLoad::reading(capacity, LoadOptions::default());
-    // Set by the first chunk: read whole, then [`show`]n (not a plain trace file).
-    let mut other: Option<Vec<u8>> = None;
-    let mut start = 0.0;
-    let mut next = Some(chunk(0.0));
-    let mut first = true;
-    while let Some(pending) = next.take() {
-        let read = {
-            let _t = crate::timing::stage("read file");
-            match pending {
-                Ok(p) => p
-                    .await
-                    .map_err(|e| format!("the browser could not read the file: {e}")),
-                Err(m) => Err(m),
-            }
-        };
-        if cancels() != started {
-            return Err(Cancelled);
-        }
-        let buf = match read {
-            Ok(b) => js_sys::Uint8Array::new(&b),
-            Err(m) => {
-                emit(failed(m));
-                return Ok(());
-            }
-        };
-        let end = (start + CHUNK_BYTES).min(size);
-        progress.bytes_done += whole(end - start);
-        emit(Action::Progress(Some(progress.clone())));
-        // The next chunk is read while this one is parsed.
-        start = end;
-        if start < size {
-            next = Some(chunk(start));
-        }
-        let n = buf.length() as usize;
-        if std::mem::take(&mut first) {
-            let mut head = vec![0; n.min(4096)];
-            buf.subarray(0, u32::try_from(head.len()).unwrap_or(0))
-                .copy_to(&mut head);
-            let compressed =
-                head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
-            if compressed || !parsed_in_steps(&head) || whole_wanted() {
-                other = Some(Vec::with_capacity(capacity));
-            }
-        }
-        if let Some(v) = &mut other {
-            let at = v.len();
-            v.resize(at + n, 0);
-            buf.copy_to(&mut v[at..]);
-        } else {
-            load.push_with(n, |dst| buf.copy_to(dst));
-            run_steps(&mut load, progress, emit, started).await?;
-        }
-    }
-    if let Some(bytes) = other {
-        return show(name, bytes, progress, emit, started).await;
-    }
-    load.end();
-    let parsed = loop {
-        if let Some(r) = run_steps(&mut load, progress, emit, started).await? {
-            break r;
-        }
-    };
-    // The copy kept for saving and export is a task of its own.
-    yew::platform::time::sleep(Duration::ZERO).await;
-    let bytes: Rc<[u8]> = {
-        let _t = crate::timing::stage("copy bytes");
-        Rc::from(load.into_bytes())
-    };
-    shown_trace(name, bytes, parsed, progress, emit, started).await
 }
 
 /// Reads one file's bytes, refusing one over the size limit before reading a byte of it (the
@@ -437,7 +298,27 @@ pub async fn show(
             };
             yew::platform::time::sleep(Duration::ZERO).await;
             let parsed = parse_in_steps(bytes.clone(), progress, emit, started).await?;
-            shown_trace(name, bytes, parsed, progress, emit, started).await?;
+            let mut roles = None;
+            if let Ok(l) = &parsed {
+                yew::platform::time::sleep(Duration::ZERO).await;
+                roles = Some(Rc::new(
+                    infer_in_steps(&l.trace, progress, emit, started).await?,
+                ));
+            }
+            // The first render of the trace is a task of its own.
+            yew::platform::time::sleep(Duration::ZERO).await;
+            if cancels() != started {
+                return Err(Cancelled);
+            }
+            let _t = crate::timing::stage("show (reduce, render)");
+            emit(Action::Parsed {
+                name,
+                bytes,
+                parsed: Box::new(parsed),
+                roles,
+                // The story builds its graph index once it is on screen.
+                graph: None,
+            });
         }
         Ok(bytes) => {
             // Let the page paint "parsing …" before the synchronous parse.
@@ -453,39 +334,6 @@ pub async fn show(
         }
         Err(message) => emit(Action::ReadFailed { name, message }),
     }
-    Ok(())
-}
-
-/// Infers the roles of a parsed trace in steps, then shows it (one `Parsed`).
-async fn shown_trace(
-    name: String,
-    bytes: Rc<[u8]>,
-    parsed: Result<Loaded, FormatError>,
-    progress: &mut Progress,
-    emit: &impl Fn(Action),
-    started: u64,
-) -> Result<(), Cancelled> {
-    let mut roles = None;
-    if let Ok(l) = &parsed {
-        yew::platform::time::sleep(Duration::ZERO).await;
-        roles = Some(Rc::new(
-            infer_in_steps(&l.trace, progress, emit, started).await?,
-        ));
-    }
-    // The first render of the trace is a task of its own.
-    yew::platform::time::sleep(Duration::ZERO).await;
-    if cancels() != started {
-        return Err(Cancelled);
-    }
-    let _t = crate::timing::stage("show (reduce, render)");
-    emit(Action::Parsed {
-        name,
-        bytes,
-        parsed: Box::new(parsed),
-        roles,
-        // The story builds its graph index once it is on screen.
-        graph: None,
-    });
     Ok(())
 }
 
