@@ -112,7 +112,7 @@ function sizes(dir) {
     const load = median(r.load);
     const parse = median(r.parse);
     rows.push([`load ${mb(r.size)} trace (${r.nodes} variables): \`Trace.load(bytes)\`, web build`,
-      `${f2(load / 1000)} s`, '≤ 1.2× JSON.parse',
+      `${f2(load / 1000)} s`, '≤ 1.0× JSON.parse',
       `${f2(parse / 1000)} s (\`JSON.parse(new TextDecoder().decode(bytes))\`)`, `${f2(load / parse)}×`]);
     const a = await loadAsyncRun(page);
     if (a.vars !== r.nodes) throw new Error(`loadAsync read ${a.vars} variables, JSON.parse ${r.nodes} nodes`);
