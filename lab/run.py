@@ -7,6 +7,7 @@ judge, and writes the corpus under tests/data/lab/<library>/<tracer>/.
   python lab/run.py [--library all|mem0ai|langmem|graphiti] [--tracer openinference|genai|openllmetry]
                     (no --tracer: every tracer the library is run with, TRACERS in lab/libs/<library>.py)
                     [--conversations 26,30] [--out tests/data/lab] [--sessions 4] [--questions 60] [--faults 5]
+                    [--skip 12]  (fault questions after the first 12 correct ones: another draw of cases)
 """
 
 import argparse
@@ -150,6 +151,8 @@ def main():
     ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3, graphiti 3)")
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--faults", type=int, default=6)
+    ap.add_argument("--skip", type=int, default=0,
+                    help="leave the first N correct questions unfaulted (another draw of cases, e.g. to tune on)")
     args = ap.parse_args()
     names = LIBRARIES if args.library == "all" else [args.library]
     if args.library == "all" or args.tracer is None:
@@ -187,7 +190,7 @@ def main():
         log(f"conv {cid}: {len(correct)}/{len(qs)} correct on the clean run")
         # At least two correct questions stay unfaulted: the trace holds passing cases too.
         limit = min(args.faults, max(0, len(correct) - 2))
-        kept = choose_faults(lab, conv, sessions, correct, turns, limit, log)
+        kept = choose_faults(lab, conv, sessions, correct[args.skip:], turns, limit, log)
         for attempt in range(4):
             if attempt == 3:
                 raise SystemExit(f"conv {cid}: the combined run did not settle")

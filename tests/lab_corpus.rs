@@ -21,11 +21,11 @@ const HELD_OUT: [&str; 4] = ["42", "43", "47", "49"];
 const LIBRARIES: [&str; 3] = ["graphiti", "langmem", "mem0ai"];
 /// The held-out op-id floor per `library/format` as (right, of): today's measured figures, kept so
 /// they cannot fall unnoticed (mem0ai 12 of 19 and graphiti 10 of 12, below the 0.90;
-/// langmem 12 of 12; mem0ai × OTel GenAI 9 of 19: its embedding calls carry no content, so no
-/// retrieval fault is placed; mem0ai × OpenLLMetry 13 of 19).
+/// langmem 12 of 12; mem0ai × OTel GenAI 11 of 19: its embedding calls carry no content, so a
+/// retrieval fault is placed only by the span tree; mem0ai × OpenLLMetry 13 of 19).
 const HELD_OUT_FLOOR: [(&str, usize, usize); 5] = [
     ("mem0ai/openinference", 12, 19),
-    ("mem0ai/genai", 9, 19),
+    ("mem0ai/genai", 11, 19),
     ("mem0ai/openllmetry", 13, 19),
     ("langmem/openinference", 12, 12),
     ("graphiti/openinference", 10, 12),
@@ -233,7 +233,7 @@ fn infoflow_runs_on_every_lab_case() {
 /// cases op-id 0.000 / type 0.000, held-out 19 cases 0.158 / 0.158; langmem/openinference tuning
 /// 10 cases 0.200 / 0.400, held-out 12 cases 0.333 / 0.333.
 #[test]
-#[ignore = "not met yet: mem0ai held-out op-id 0.632, type 0.684 (GenAI 0.474, 0.632; OpenLLMetry 0.684, 0.737); graphiti 0.833, 0.833 (langmem 1.000) — #38"]
+#[ignore = "not met yet: mem0ai held-out op-id 0.632, type 0.632 (GenAI 0.579, 0.579; OpenLLMetry 0.684, 0.684); graphiti 0.833, 0.833 (langmem 1.000) — #38"]
 fn infoflow_meets_the_target_on_held_out() {
     for (k, (n, op, ty)) in infoflow_by_split() {
         if k.ends_with("held-out") {

@@ -170,15 +170,49 @@ pub(super) fn prediction_of(
 
 /// The producer of a prediction that read the query (identical predictions of two questions are
 /// one variable with two producers), else its first producer.
-pub(super) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -> Option<OpIx> {
-    let producers = &t.flow.producers[prediction.get()];
-    query
-        .and_then(|q| {
-            producers
+pub(crate) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -> Option<OpIx> {
+    // Identical answers to two questions are versions of one variable (or one version with
+    // two producers): the producers of every version holding this value are candidates.
+    let p = t.var(prediction);
+    let mut producers = t.flow.producers[prediction.get()].clone();
+    for &v in t.flow.versions.get(&p.full_name).into_iter().flatten() {
+        if v != prediction && t.var(v).value == p.value {
+            producers.extend(t.flow.producers[v.get()].iter().copied());
+        }
+    }
+    let Some(q) = query else {
+        return producers.first().copied();
+    };
+    if let Some(o) = producers
+        .iter()
+        .copied()
+        .find(|&o| t.flow.op_inputs[o.get()].contains(&q))
+    {
+        return Some(o);
+    }
+    // This question's answer is the first made after it whose inputs quote it (it reached the
+    // op in a prompt), else the first made after it.
+    let asked = &t.var(q).created_at;
+    let question = pyrepr::display(&t.var(q).value);
+    let question = question.trim();
+    let quotes = |o: OpIx| {
+        !question.is_empty()
+            && t.flow.op_inputs[o.get()]
                 .iter()
-                .copied()
-                .find(|&o| t.flow.op_inputs[o.get()].contains(&q))
-        })
+                .any(|&v| t.var(v).value.contains(question))
+    };
+    let first = |quoting: bool| {
+        producers
+            .iter()
+            .copied()
+            .filter(|&o| t.op(o).created_at >= *asked && (!quoting || quotes(o)))
+            .min_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)))
+    };
+    if producers.len() < 2 {
+        return producers.first().copied();
+    }
+    first(true)
+        .or_else(|| first(false))
         .or_else(|| producers.first().copied())
 }
 

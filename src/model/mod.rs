@@ -25,6 +25,7 @@ pub use error::GraphError;
 pub(crate) use error::{cycle, dangling, duplicate_id};
 pub use fail_rule::{FailRule, Mark, RuleError};
 pub use flow::{Flow, FlowSteps, Role, Versions};
+pub(crate) use judged::answer_op_of;
 pub use question::{question_ref, QuestionRef};
 pub(crate) use record::StrLen;
 pub use record::{

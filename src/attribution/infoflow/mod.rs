@@ -143,21 +143,53 @@ impl InfoFlow {
             return Ok(Self::verdict(t, roles, case, &f, Vec::new(), 1.0));
         }
         let (mut evidence, from_start_points) = self.evidence(t, case, &stage);
-        evidence.extend(self.gold_sources(t, case, &stage, &evidence));
+        // Follow each evidence message on its own: its key is what it alone contributes.
+        let mut findings = Vec::new();
+        let follow_one = |e: VarIx| -> Result<_, AttributionError> {
+            let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))])
+                .timed(var_anchor(t.var(e)));
+            Ok((
+                key.gold_is_literal.then_some(key.gold.clone()),
+                self.follow(t, roles, &stage, case, &[e], &key)?,
+            ))
+        };
+        // A message no op read tells nothing; the case fails only when none can be followed.
+        let mut unread = None;
+        for &e in &evidence {
+            match follow_one(e) {
+                Ok(f) => findings.push(f),
+                Err(err) => unread = unread.or(Some(err)),
+            }
+        }
+        // The messages holding the gold answer's words, unless what the evidence became holds
+        // them already: an evidence message saying "last month" that memory stored as
+        // "December 2022" needs no other source.
+        let gold = Key::new(&case.golden_answers, &case.query, &[]);
+        let became_gold = findings.iter().any(|(_, f)| {
+            f.role != OpRole::Extraction
+                && f.path
+                    .iter()
+                    .any(|&v| gold.gold_carry(&var_text(t.var(v))) >= self.threshold)
+        });
+        if !became_gold {
+            let sources = self.gold_sources(t, case, &stage, &evidence);
+            for &e in &sources {
+                match follow_one(e) {
+                    Ok(f) => findings.push(f),
+                    Err(err) => unread = unread.or(Some(err)),
+                }
+            }
+            evidence.extend(sources);
+        }
+        if findings.is_empty() {
+            if let Some(err) = unread {
+                return Err(err);
+            }
+        }
         let ev_ids: Vec<String> = evidence
             .iter()
             .map(|&e| t.var(e).full_node_id.clone())
             .collect();
-        // Follow each evidence message on its own: its key is what it alone contributes.
-        let mut findings = Vec::new();
-        for &e in &evidence {
-            let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))])
-                .timed(var_anchor(t.var(e)));
-            findings.push((
-                key.gold_is_literal.then_some(key.gold.clone()),
-                self.follow(t, roles, &stage, case, &[e], &key)?,
-            ));
-        }
         // Gold words that reached the answer op through some evidence message.
         let reached_gold: BTreeSet<&String> = findings
             .iter()

@@ -8,7 +8,26 @@ use super::graph::{self, find_retrieval, memory_kinds_near, question_pipeline};
 use super::{pipeline, InfoFlow, Stage};
 use crate::attribution::text::{content_tokens, var_text, var_texts, Key};
 use crate::attribution::AttributionError;
-use crate::model::{FailureCase, OpIx, Trace, VarIx};
+use crate::model::{answer_op_of, FailureCase, OpIx, Trace, VarIx};
+
+/// With no traced retrieval, the step the answer's context came from when its tracer captured
+/// none of its content (an embedding call whose span holds no text): the latest op of the
+/// question's session between the question and the answer that reads nothing traced.
+fn blind_step(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
+    let answer = t.op(answer_op);
+    let asked = &t.var(query).created_at;
+    let reads_nothing = |o: OpIx| {
+        t.flow.op_inputs[o.get()]
+            .iter()
+            .all(|&v| t.var(v).category == "sentinel")
+    };
+    (0..t.ops.len() as u32)
+        .map(OpIx)
+        .filter(|&o| o != answer_op && t.op(o).session_id == answer.session_id)
+        .filter(|&o| t.op(o).created_at >= *asked && t.op(o).created_at <= answer.created_at)
+        .filter(|&o| reads_nothing(o))
+        .max_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)))
+}
 
 impl InfoFlow {
     /// Finds the query, the answer op, the retrieval op and the memory kinds of a case.
@@ -31,13 +50,13 @@ impl InfoFlow {
             .copied()
             .find(|&o| t.flow.op_inputs[o.get()].contains(&query))
             .or_else(|| case.answer_op.as_deref().and_then(|a| t.op_by_id(a)))
-            .or_else(|| producers.first().copied())
+            .or_else(|| prediction.and_then(|p| answer_op_of(t, p, Some(query))))
             .ok_or_else(|| unresolvable("no operation produced the prediction"))?;
-        let retrieval_op = find_retrieval(t, query, answer_op);
-        let mut memory_kinds = memory_kinds_near(t, query, answer_op, retrieval_op);
+        let traced_retrieval = find_retrieval(t, query, answer_op);
+        let mut memory_kinds = memory_kinds_near(t, query, answer_op, traced_retrieval);
         if memory_kinds.is_empty() {
             // Retrieval returned nothing this time: learn the kinds from its other calls.
-            if let Some(r) = retrieval_op {
+            if let Some(r) = traced_retrieval {
                 let name = &t.op(r).op_name;
                 for (o, op) in t.ops.iter().enumerate() {
                     let o = OpIx(o as u32);
@@ -48,6 +67,7 @@ impl InfoFlow {
                 }
             }
         }
+        let retrieval_op = traced_retrieval.or_else(|| blind_step(t, query, answer_op));
         let cutoff_op = retrieval_op.unwrap_or(answer_op);
         Ok(Stage {
             query,

@@ -1,0 +1,229 @@
+//! Info-flow on the shapes real libraries' traces take (tests/data/lab): two questions answered
+//! with the same words are one variable of two versions, the answer is found by the question
+//! it was asked after; a retrieval whose tracer captured no content is still where the
+//! information was lost; a relative date the memory resolved ("last month" stored as
+//! "December 2022") needs no other message holding the gold words. Hand-built traces.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{message, unit, TraceBuilder};
+use memtrace::attribution::InfoFlow;
+use memtrace::model::{ErrorType, FailureCase};
+use memtrace::Trace;
+
+fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
+    let a = InfoFlow::default().attribute(t, c).unwrap();
+    (a.op_id, a.error_type, a.reason)
+}
+
+fn failed(
+    query: &str,
+    question: &str,
+    gold: &str,
+    prediction: &str,
+    evidence: &str,
+) -> FailureCase {
+    FailureCase {
+        query_id: query.into(),
+        query: question.into(),
+        golden_answers: vec![gold.into()],
+        prediction: prediction.into(),
+        prediction_id: Some("answer@1".into()),
+        evidence_ids: vec![evidence.into()],
+        judge_score: Some(0.0),
+        annotation: None,
+        answer_op: None,
+        judge_op: None,
+    }
+}
+
+/// A question asked in a session of its own: its search (reading the query, returning
+/// `found`), and an answer op reading a prompt that quotes the question and `found`.
+fn ask(b: &mut TraceBuilder, n: u32, question: &str, found: &str, answer_version: u32) -> String {
+    b.session(&format!("q{n}"));
+    let query = b.var(&format!("question-{n}"), 1, "input", question);
+    b.op(
+        &format!("op-search-{n}"),
+        "search",
+        "search",
+        &[&query],
+        &[],
+        &[found],
+    );
+    let prompt = format!("Memories: (see above)\nQuestion: {question}\nAnswer briefly.");
+    let prompt = b.var(&format!("prompt-{n}"), 1, "llm_input", &prompt);
+    let answer = b.var(
+        "answer",
+        answer_version,
+        "llm_output",
+        "The memories do not say.",
+    );
+    b.op(
+        &format!("op-answer-{n}"),
+        "chat",
+        "llm",
+        &[&prompt, found],
+        &[],
+        &[&answer],
+    );
+    query
+}
+
+#[test]
+fn an_answer_shared_by_two_questions_is_found_by_the_question_it_followed() {
+    let mut b = TraceBuilder::new();
+    let m1 = message(
+        &mut b,
+        "U1:D1:1",
+        "I went to a pottery workshop on Friday.",
+        "2023-05-01T10:00:00",
+    );
+    let m2 = message(
+        &mut b,
+        "U1:D1:2",
+        "I used to go horseback riding with my dad.",
+        "2023-05-01T10:01:00",
+    );
+    let pottery = unit(
+        &mut b,
+        "memory-unit-a",
+        1,
+        Some("Caroline attended a pottery workshop."),
+    );
+    let horses = unit(
+        &mut b,
+        "memory-unit-b",
+        1,
+        Some("Caroline used to go horseback riding with her dad."),
+    );
+    b.op("op-extract-1", "add", "add", &[&m1], &[], &[&pottery]);
+    b.op("op-extract-2", "add", "add", &[&m2], &[], &[&horses]);
+    // The first question gets the right memory and still says it does not know.
+    ask(&mut b, 1, "What workshop did Caroline attend?", &pottery, 1);
+    // The second gets the wrong one: its search lost the memory that answers it.
+    let q2 = ask(&mut b, 2, "What did Caroline do with her dad?", &pottery, 2);
+    let t = b.build();
+    let c = failed(
+        &q2,
+        "What did Caroline do with her dad?",
+        "horseback riding",
+        "The memories do not say.",
+        &m2,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-search-2", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_search_traced_without_content_is_where_the_memory_was_not_passed_on() {
+    let mut b = TraceBuilder::new();
+    let m = message(
+        &mut b,
+        "U1:D1:1",
+        "I found a rainbow sidewalk on my walk.",
+        "2023-05-01T10:00:00",
+    );
+    let found = unit(
+        &mut b,
+        "memory-unit-a",
+        1,
+        Some("Caroline found a rainbow sidewalk on a walk."),
+    );
+    let other = unit(&mut b, "memory-unit-b", 1, Some("Caroline likes painting."));
+    b.op("op-extract-1", "add", "add", &[&m], &[], &[&found]);
+    b.op("op-extract-2", "add", "add", &[&m], &[], &[&other]);
+    b.session("q1");
+    let question = "What did Caroline find on her walk?";
+    let query = b.var("question-1", 1, "input", question);
+    // An embedding call whose span holds no text: it reads nothing, writes only its status.
+    let none = b.var("COMMENT:NONE", 1, "sentinel", "NONE");
+    let status = b.var("status-embed", 1, "status", "OK");
+    b.op(
+        "op-embed",
+        "embeddings",
+        "embedding",
+        &[&none],
+        &[],
+        &[&status],
+    );
+    let prompt = format!("Memories: Caroline likes painting.\nQuestion: {question}");
+    let prompt = b.var("prompt-1", 1, "llm_input", &prompt);
+    let answer = b.var("answer", 1, "llm_output", "She likes painting.");
+    b.op(
+        "op-answer",
+        "chat",
+        "llm",
+        &[&prompt, &other],
+        &[],
+        &[&answer],
+    );
+    let t = b.build();
+    let c = failed(
+        &query,
+        question,
+        "a rainbow sidewalk",
+        "She likes painting.",
+        &m,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-embed", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_relative_date_memory_resolved_needs_no_message_holding_the_gold_words() {
+    let mut b = TraceBuilder::new();
+    // An earlier message holds the gold words about something else; its reader kept none.
+    let car = b.var(
+        "U1:D1:1",
+        1,
+        "message",
+        "I donated my old car on 30 December 2022.",
+    );
+    let car_fact = unit(
+        &mut b,
+        "memory-unit-a",
+        1,
+        Some("Maria volunteers at a shelter."),
+    );
+    b.op("op-extract-1", "add", "add", &[&car], &[], &[&car_fact]);
+    // The evidence says "last month"; the extraction resolved it.
+    let said = b.var(
+        "U1:D1:2",
+        1,
+        "message",
+        "I took this photo at the beach last month.",
+    );
+    let beach = unit(
+        &mut b,
+        "memory-unit-b",
+        1,
+        Some("Maria went to the beach in December 2022."),
+    );
+    b.op("op-extract-2", "add", "add", &[&said], &[], &[&beach]);
+    let question = "When did Maria go to the beach?";
+    let query = ask(&mut b, 1, question, &car_fact, 1);
+    let t = b.build();
+    let c = failed(
+        &query,
+        question,
+        "December 2022",
+        "The memories do not say.",
+        &said,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-search-1", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}
