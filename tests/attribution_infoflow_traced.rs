@@ -2,7 +2,8 @@
 //! with the same words are one variable of two versions, the answer is found by the question
 //! it was asked after; a retrieval whose tracer captured no content is still where the
 //! information was lost; a relative date the memory resolved ("last month" stored as
-//! "December 2022") needs no other message holding the gold words. Hand-built traces.
+//! "December 2022") needs no other message holding the gold words; a gold answer a paraphrase
+//! split over two extracted facts is still held. Hand-built traces.
 
 #![allow(clippy::unwrap_used)]
 
@@ -219,6 +220,51 @@ fn a_relative_date_memory_resolved_needs_no_message_holding_the_gold_words() {
         "December 2022",
         "The memories do not say.",
         &said,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-search-1", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
+    let mut b = TraceBuilder::new();
+    let m = message(
+        &mut b,
+        "U1:D3:6",
+        "I wanted my customers to feel cozy and comfortable in the store.",
+        "2023-05-01T10:00:00",
+    );
+    // One reply of facts: "cozy" in one, "comfortable" in the next (a paraphrase split it).
+    let facts = serde_json::json!({"memory": [
+        {"id": "0", "text": "Gina wanted the store to make customers feel cozy."},
+        {"id": "1", "text": "Gina made the store comfortable for customers."},
+        {"id": "2", "text": "Gina found a new supplier."},
+    ]});
+    let reply = b.var("reply-1", 1, "llm_output", &facts.to_string());
+    b.op("op-extract", "chat", "llm", &[&m], &[], &[&reply]);
+    // The replies are the memory: the answer reads the ones the search returned.
+    let m2 = message(
+        &mut b,
+        "U1:D3:9",
+        "I'm practicing dance.",
+        "2023-05-01T10:05:00",
+    );
+    let dance = serde_json::json!({"memory": [{"id": "0", "text": "Jon is practicing dance."}]});
+    let other = b.var("reply-2", 1, "llm_output", &dance.to_string());
+    b.op("op-extract-2", "chat", "llm", &[&m2], &[], &[&other]);
+    let question = "What did Gina want her customers to feel in her store?";
+    let query = ask(&mut b, 1, question, &other, 1);
+    let t = b.build();
+    let c = failed(
+        &query,
+        question,
+        "cozy and comfortable",
+        "The memories do not say.",
+        &m,
     );
     let (op, kind, reason) = verdict(&t, &c);
     assert_eq!(

@@ -280,14 +280,27 @@ impl Key {
     }
 
     /// As [`Key::carry`] for a variable: its readable text, dated by [`var_anchor`].
+    /// A structured value's items count together when each holds at least half of the key
+    /// ("cozy" in one extracted fact, "comfortable" in the next).
     pub fn carry_var(&self, v: &NodeRecord) -> f64 {
         let anchor = var_anchor(v);
         let undated = |x: &String| self.dated_by_time && anchor.is_none() && !parts::has_date(x);
-        var_texts(v)
+        let texts = var_texts(v);
+        let items: Vec<(f64, &String)> = texts
             .iter()
             .filter(|x| !undated(x))
-            .map(|x| self.carry_at(x, anchor))
-            .fold(0.0, f64::max)
+            .map(|x| (self.carry_at(x, anchor), x))
+            .collect();
+        let best = items.iter().map(|i| i.0).fold(0.0, f64::max);
+        let halves: Vec<&str> = items
+            .iter()
+            .filter(|i| i.0 >= 0.5)
+            .map(|i| i.1.as_str())
+            .collect();
+        if best >= 1.0 || halves.len() < 2 {
+            return best;
+        }
+        best.max(self.carry_at(&halves.join(" "), anchor))
     }
 
     /// Why a variable does not carry the key although it keeps the gold answer's words: the
