@@ -3,7 +3,8 @@
 //! it was asked after; a retrieval whose tracer captured no content is still where the
 //! information was lost; a relative date the memory resolved ("last month" stored as
 //! "December 2022") needs no other message holding the gold words; a gold answer a paraphrase
-//! split over two extracted facts is still held. Hand-built traces.
+//! split over two extracted facts is still held; a fact told of another speaker than the one
+//! asked about does not hold it. Hand-built traces.
 
 #![allow(clippy::unwrap_used)]
 
@@ -272,4 +273,48 @@ fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
         ("op-search-1", ErrorType::RetrievalError),
         "{reason}"
     );
+}
+
+#[test]
+fn a_fact_told_of_another_speaker_does_not_hold_the_answer() {
+    let mut b = TraceBuilder::new();
+    let m = message(
+        &mut b,
+        "U1:D14:23",
+        "user: Caroline: I was out walking in my neighborhood when I came across a rainbow \
+         sidewalk.\nassistant: Melanie: Wow, that sounds so vibrant!",
+        "2023-05-01T10:00:00",
+    );
+    // The extraction kept the words but told them of Melanie.
+    let facts = serde_json::json!({"memory": [
+        {"id": "0", "text": "Melanie was out walking in the neighborhood and came across a rainbow sidewalk."},
+    ]});
+    let reply = b.var("reply-1", 1, "llm_output", &facts.to_string());
+    b.op("op-extract", "chat", "llm", &[&m], &[], &[&reply]);
+    let m2 = message(
+        &mut b,
+        "U1:D14:25",
+        "I painted a lake.",
+        "2023-05-01T10:05:00",
+    );
+    let lake = serde_json::json!({"memory": [{"id": "0", "text": "Caroline painted a lake."}]});
+    let other = b.var("reply-2", 1, "llm_output", &lake.to_string());
+    b.op("op-extract-2", "chat", "llm", &[&m2], &[], &[&other]);
+    let question = "What did Caroline find in her neighborhood during her walk?";
+    let query = ask(&mut b, 1, question, &other, 1);
+    let t = b.build();
+    let c = failed(
+        &query,
+        question,
+        "a rainbow sidewalk",
+        "A lake painting.",
+        &m,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-extract", ErrorType::ExtractionError),
+        "{reason}"
+    );
+    assert!(reason.contains("Melanie"), "{reason}");
 }

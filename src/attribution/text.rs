@@ -315,7 +315,9 @@ impl Key {
             .map(|p| (self.base_one(p), p))
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .filter(|best| best.0 >= 0.5)?;
-        self.parts.check(best.1, anchor).err()
+        self.parts
+            .subject_swapped(best.1)
+            .or_else(|| self.parts.check(best.1, anchor).err())
     }
 
     /// The share of the key a text must hold to carry it, for a base `threshold`: lower (half of
@@ -376,6 +378,9 @@ impl Key {
             }
         }
         if !self.asked.is_empty() && !self.asked.iter().any(|w| have.contains(w)) {
+            return 0.0;
+        }
+        if self.parts.subject_swapped(text).is_some() {
             return 0.0;
         }
         let close = self.close_gold(text);

@@ -113,6 +113,9 @@ pub struct Parts {
     pub terms: BTreeSet<String>,
     /// Names the question or evidence use: another name in a text is not a swap.
     known: BTreeSet<String>,
+    /// The question's names ("caroline"), and the evidence's other names.
+    asked_names: BTreeSet<String>,
+    other_names: BTreeSet<String>,
     gold_text: String,
 }
 
@@ -166,6 +169,11 @@ fn is_name_word(tok: &Tok<'_>) -> bool {
         && month_of(&tok.low).is_none()
         && weekday_of(&tok.low).is_none()
         && !tok.low.chars().all(|c| c.is_ascii_digit())
+}
+
+/// One name, or a name and its short form or possessive ("mel" / "melanie", "caroline's").
+fn alias(a: &str, b: &str) -> bool {
+    a == b || (a.len().min(b.len()) >= 3 && (a.starts_with(b) || b.starts_with(a)))
 }
 
 /// Capitalized words not at a sentence start.
@@ -249,9 +257,29 @@ impl Parts {
         for e in evidence {
             ev_caps.extend(caps(&toks(e)).map(|x| x.low.clone()));
         }
+        let asked_names: BTreeSet<String> = known.clone();
+        let gold_low = gold.join(" ").to_lowercase();
+        // Speaker labels ("Melanie: Wow…") name people too, at a line's start.
+        let mut speakers = ev_caps.clone();
+        for e in evidence {
+            let t = toks(e);
+            for (k, x) in t.iter().enumerate() {
+                let labels = t.get(k + 1).is_some_and(|n| n.gap.starts_with(':'));
+                if labels && is_name_word(x) {
+                    speakers.insert(x.low.clone());
+                }
+            }
+        }
+        let other_names = speakers
+            .iter()
+            .filter(|n| !asked_names.iter().any(|a| alias(a, n)) && !gold_low.contains(n.as_str()))
+            .cloned()
+            .collect();
         known.extend(ev_caps.iter().cloned());
         let mut out = Parts {
             known,
+            asked_names,
+            other_names,
             gold_text: gold.join("; "),
             ..Parts::default()
         };
@@ -410,6 +438,28 @@ impl Parts {
             }
         }
         Ok(stated)
+    }
+
+    /// The text speaks of another person of the evidence instead of the one asked about
+    /// ("Melanie was out walking …" for "What did Caroline find on her walk?"): the asked name
+    /// and the one found. Nicknames count as the name ("Mel" for "Melanie").
+    pub fn subject_swapped(&self, text: &str) -> Option<Change> {
+        if self.asked_names.is_empty() || self.other_names.is_empty() {
+            return None;
+        }
+        let t = toks(text);
+        let asked = |low: &str| self.asked_names.iter().any(|a| alias(a, low));
+        if t.iter().any(|x| asked(&x.low)) {
+            return None;
+        }
+        let other = t
+            .iter()
+            .find(|x| is_name_word(x) && self.other_names.contains(&x.low))?;
+        Some(Change {
+            kind: "name",
+            gold: self.asked_names.iter().next().cloned().unwrap_or_default(),
+            found: Some(other.raw.to_owned()),
+        })
     }
 
     fn check_date(g: &Mention, s: &Seen, anchor: Option<Date>) -> Result<bool, Change> {
