@@ -230,33 +230,48 @@ fn a_relative_date_memory_resolved_needs_no_message_holding_the_gold_words() {
     );
 }
 
+/// A message said at `at` and the model reply of `facts` an op (`op`, reply `n`) extracted
+/// from it, as Mem0's `{"memory": [{id, text}]}`. Returns the message's and the reply's ids.
+fn extracted(
+    b: &mut TraceBuilder,
+    (op, n): (&str, u32),
+    (name, said, at): (&str, &str, &str),
+    facts: &[&str],
+) -> (String, String) {
+    let m = message(b, name, said, at);
+    let items: Vec<_> = facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| serde_json::json!({"id": i.to_string(), "text": f}))
+        .collect();
+    let value = serde_json::json!({ "memory": items });
+    let reply = b.var(&format!("reply-{n}"), 1, "llm_output", &value.to_string());
+    b.op(op, "chat", "llm", &[&m], &[], &[&reply]);
+    (m, reply)
+}
+
 #[test]
 fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
     let mut b = TraceBuilder::new();
-    let m = message(
-        &mut b,
-        "U1:D3:6",
-        "I wanted my customers to feel cozy and comfortable in the store.",
-        "2023-05-01T10:00:00",
-    );
     // One reply of facts: "cozy" in one, "comfortable" in the next (a paraphrase split it).
-    let facts = serde_json::json!({"memory": [
-        {"id": "0", "text": "Gina wanted the store to make customers feel cozy."},
-        {"id": "1", "text": "Gina made the store comfortable for customers."},
-        {"id": "2", "text": "Gina found a new supplier."},
-    ]});
-    let reply = b.var("reply-1", 1, "llm_output", &facts.to_string());
-    b.op("op-extract", "chat", "llm", &[&m], &[], &[&reply]);
-    // The replies are the memory: the answer reads the ones the search returned.
-    let m2 = message(
+    let said = "I wanted my customers to feel cozy and comfortable in the store.";
+    let (m, _) = extracted(
         &mut b,
-        "U1:D3:9",
-        "I'm practicing dance.",
-        "2023-05-01T10:05:00",
+        ("op-extract", 1),
+        ("U1:D3:6", said, "2023-05-01T10:00:00"),
+        &[
+            "Gina wanted the store to make customers feel cozy.",
+            "Gina made the store comfortable for customers.",
+            "Gina found a new supplier.",
+        ],
     );
-    let dance = serde_json::json!({"memory": [{"id": "0", "text": "Jon is practicing dance."}]});
-    let other = b.var("reply-2", 1, "llm_output", &dance.to_string());
-    b.op("op-extract-2", "chat", "llm", &[&m2], &[], &[&other]);
+    // The replies are the memory: the answer reads the ones the search returned.
+    let (_, other) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
+        &["Jon is practicing dance."],
+    );
     let question = "What did Gina want her customers to feel in her store?";
     let query = ask(&mut b, 1, question, &other, 1);
     let t = b.build();
@@ -278,28 +293,21 @@ fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
 #[test]
 fn a_fact_told_of_another_speaker_does_not_hold_the_answer() {
     let mut b = TraceBuilder::new();
-    let m = message(
-        &mut b,
-        "U1:D14:23",
-        "user: Caroline: I was out walking in my neighborhood when I came across a rainbow \
-         sidewalk.\nassistant: Melanie: Wow, that sounds so vibrant!",
-        "2023-05-01T10:00:00",
-    );
+    let said = "user: Caroline: I was out walking in my neighborhood when I came across a \
+                rainbow sidewalk.\nassistant: Melanie: Wow, that sounds so vibrant!";
     // The extraction kept the words but told them of Melanie.
-    let facts = serde_json::json!({"memory": [
-        {"id": "0", "text": "Melanie was out walking in the neighborhood and came across a rainbow sidewalk."},
-    ]});
-    let reply = b.var("reply-1", 1, "llm_output", &facts.to_string());
-    b.op("op-extract", "chat", "llm", &[&m], &[], &[&reply]);
-    let m2 = message(
+    let (m, _) = extracted(
         &mut b,
-        "U1:D14:25",
-        "I painted a lake.",
-        "2023-05-01T10:05:00",
+        ("op-extract", 1),
+        ("U1:D14:23", said, "2023-05-01T10:00:00"),
+        &["Melanie was out walking in the neighborhood and came across a rainbow sidewalk."],
     );
-    let lake = serde_json::json!({"memory": [{"id": "0", "text": "Caroline painted a lake."}]});
-    let other = b.var("reply-2", 1, "llm_output", &lake.to_string());
-    b.op("op-extract-2", "chat", "llm", &[&m2], &[], &[&other]);
+    let (_, other) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        ("U1:D14:25", "I painted a lake.", "2023-05-01T10:05:00"),
+        &["Caroline painted a lake."],
+    );
     let question = "What did Caroline find in her neighborhood during her walk?";
     let query = ask(&mut b, 1, question, &other, 1);
     let t = b.build();

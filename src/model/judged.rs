@@ -168,8 +168,9 @@ pub(super) fn prediction_of(
     named.or_else(from_json).or_else(answered)
 }
 
-/// The producer of a prediction that read the query (identical predictions of two questions are
-/// one variable with two producers), else its first producer.
+/// The op that answered `query` with `prediction`: its producer that read the query, else (two
+/// questions answered alike) the one this question reached ([`answer_op_of`]'s comments), else
+/// its first producer.
 pub(crate) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -> Option<OpIx> {
     // Identical answers to two questions are versions of one variable (or one version with
     // two producers): the producers of every version holding this value are candidates.
@@ -190,6 +191,9 @@ pub(crate) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -
     {
         return Some(o);
     }
+    if producers.len() < 2 {
+        return producers.first().copied();
+    }
     // This question's answer is the first made after it whose inputs quote it (it reached the
     // op in a prompt), else the first made after it.
     let asked = &t.var(q).created_at;
@@ -208,9 +212,6 @@ pub(crate) fn answer_op_of(t: &Trace, prediction: VarIx, query: Option<VarIx>) -
             .filter(|&o| t.op(o).created_at >= *asked && (!quoting || quotes(o)))
             .min_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)))
     };
-    if producers.len() < 2 {
-        return producers.first().copied();
-    }
     first(true)
         .or_else(|| first(false))
         .or_else(|| producers.first().copied())

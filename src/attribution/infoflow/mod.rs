@@ -144,7 +144,6 @@ impl InfoFlow {
         }
         let (mut evidence, from_start_points) = self.evidence(t, case, &stage);
         // Follow each evidence message on its own: its key is what it alone contributes.
-        let mut findings = Vec::new();
         let follow_one = |e: VarIx| -> Result<_, AttributionError> {
             let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))])
                 .timed(var_anchor(t.var(e)));
@@ -153,19 +152,12 @@ impl InfoFlow {
                 self.follow(t, roles, &stage, case, &[e], &key)?,
             ))
         };
-        // A message no op read tells nothing; the case fails only when none can be followed.
-        let mut unread = None;
-        for &e in &evidence {
-            match follow_one(e) {
-                Ok(f) => findings.push(f),
-                Err(err) => unread = unread.or(Some(err)),
-            }
-        }
+        let mut followed: Vec<_> = evidence.iter().map(|&e| follow_one(e)).collect();
         // The messages holding the gold answer's words, unless what the evidence became holds
         // them already: an evidence message saying "last month" that memory stored as
         // "December 2022" needs no other source.
         let gold = Key::new(&case.golden_answers, &case.query, &[]);
-        let became_gold = findings.iter().any(|(_, f)| {
+        let became_gold = followed.iter().flatten().any(|(_, f)| {
             f.role != OpRole::Extraction
                 && f.path
                     .iter()
@@ -173,18 +165,14 @@ impl InfoFlow {
         });
         if !became_gold {
             let sources = self.gold_sources(t, case, &stage, &evidence);
-            for &e in &sources {
-                match follow_one(e) {
-                    Ok(f) => findings.push(f),
-                    Err(err) => unread = unread.or(Some(err)),
-                }
-            }
+            followed.extend(sources.iter().map(|&e| follow_one(e)));
             evidence.extend(sources);
         }
-        if findings.is_empty() {
-            if let Some(err) = unread {
-                return Err(err);
-            }
+        // A message no op read tells nothing; the case fails only when none can be followed.
+        let (findings, unread): (Vec<_>, Vec<_>) = followed.into_iter().partition(Result::is_ok);
+        let findings: Vec<_> = findings.into_iter().flatten().collect();
+        if let (true, Some(Err(err))) = (findings.is_empty(), unread.into_iter().next()) {
+            return Err(err);
         }
         let ev_ids: Vec<String> = evidence
             .iter()

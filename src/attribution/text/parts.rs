@@ -254,24 +254,22 @@ impl Parts {
         let q_stems: BTreeSet<String> = q.iter().map(|x| stem(&x.low)).collect();
         let mut known: BTreeSet<String> = caps(&q).map(|x| x.low.clone()).collect();
         let mut ev_caps = BTreeSet::new();
+        // Speaker labels ("Melanie: Wow…") name people too, at a line's start.
+        let mut labels = BTreeSet::new();
         for e in evidence {
-            ev_caps.extend(caps(&toks(e)).map(|x| x.low.clone()));
+            let t = toks(e);
+            ev_caps.extend(caps(&t).map(|x| x.low.clone()));
+            labels.extend(
+                t.iter()
+                    .zip(t.iter().skip(1))
+                    .filter(|(x, next)| next.gap.starts_with(':') && is_name_word(x))
+                    .map(|(x, _)| x.low.clone()),
+            );
         }
         let asked_names: BTreeSet<String> = known.clone();
         let gold_low = gold.join(" ").to_lowercase();
-        // Speaker labels ("Melanie: Wow…") name people too, at a line's start.
-        let mut speakers = ev_caps.clone();
-        for e in evidence {
-            let t = toks(e);
-            for (k, x) in t.iter().enumerate() {
-                let labels = t.get(k + 1).is_some_and(|n| n.gap.starts_with(':'));
-                if labels && is_name_word(x) {
-                    speakers.insert(x.low.clone());
-                }
-            }
-        }
-        let other_names = speakers
-            .iter()
+        let other_names = ev_caps
+            .union(&labels)
             .filter(|n| !asked_names.iter().any(|a| alias(a, n)) && !gold_low.contains(n.as_str()))
             .cloned()
             .collect();
