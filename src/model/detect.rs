@@ -117,12 +117,15 @@ struct Seen {
     judges: Vec<Option<String>>,
 }
 
+/// Bytes of written values a step of the question scan reads.
+const SCAN_BYTES: usize = 8 << 20;
+
 /// [`detect`] in steps, for a caller that must stay responsive: the questions, then each rule,
 /// one a step; [`DetectSteps::finish`] runs what is left and gives what [`detect`] gives.
 #[derive(Default)]
 pub struct DetectSteps {
     verdict_ops: Option<Vec<bool>>,
-    questions: Option<Vec<bool>>,
+    questions: Option<judged::QuestionScan>,
     seen: Option<Seen>,
     /// (found by, rule, what it looks for, what it found), in rule order.
     lists: Vec<(FoundBy, String, String, Found)>,
@@ -132,13 +135,19 @@ impl DetectSteps {
     /// Runs the next part; true when all have run. `user` must be the same in every call.
     pub fn step(&mut self, t: &Trace, user: &[FailRule]) -> bool {
         let Some(seen) = &self.seen else {
-            // Three steps: the ops writing a verdict, the questions, each op's judge hint.
+            // The ops writing a verdict, the questions (a few steps), each op's judge hint.
             let Some(verdict_ops) = &self.verdict_ops else {
                 self.verdict_ops = Some(structure::verdict_ops(t));
                 return false;
             };
-            let Some(questions) = self.questions.take() else {
-                self.questions = Some(judged::question_set_with(t, verdict_ops));
+            let Some(scan) = &mut self.questions else {
+                self.questions = Some(judged::QuestionScan::new(t, verdict_ops));
+                return false;
+            };
+            if !scan.step(t, SCAN_BYTES) {
+                return false;
+            }
+            let Some(questions) = self.questions.take().map(judged::QuestionScan::finish) else {
                 return false;
             };
             let judges = all_ops(t)

@@ -52,57 +52,113 @@ pub(super) fn question_set(t: &Trace) -> Vec<bool> {
 
 /// [`question_set`], given [`structure::verdict_ops`].
 pub(super) fn question_set_with(t: &Trace, verdict_ops: &[bool]) -> Vec<bool> {
-    let judged = structure::judged_questions(t, verdict_ops);
-    let candidates: Vec<VarIx> = (0..t.vars.len())
-        .map(|i| VarIx(i as u32))
-        .filter(|&v| {
-            let rec = t.var(v);
-            let named = || {
-                (hinted(t, v, &["query", "question"])
-                    || rec.category.split([' ', '&']).any(|w| w == "query"))
-                    && !structure::only_embedded(t, v)
-            };
-            let shaped = || structure::searched_and_answered(t, v) || judged[v.get()];
-            // A prompt about questions ("question-answering-prompt") is not one.
-            let prompt = || {
-                rec.category.contains("prompt")
-                    || (hinted(t, v, &["prompt", "template"])
-                        && super::verdict::words(&class_or_name(t, v))
-                            .iter()
-                            .any(|w| w == "prompt" || w == "template"))
-            };
-            rec.category != "sentinel"
-                && !rec.value.is_empty()
-                && (shaped() || named())
-                && !prompt()
-        })
-        .collect();
-    let mut out = vec![false; t.vars.len()];
-    for &v in &candidates {
-        out[v.get()] = true;
-    }
-    // One pass over every written value finds the candidates it contains.
-    let long: Vec<VarIx> = candidates
-        .iter()
-        .copied()
-        .filter(|&v| t.var(v).value.len() >= 8)
-        .collect();
-    let Ok(matcher) = AhoCorasick::new(long.iter().map(|&v| t.var(v).value.as_str())) else {
-        return out;
-    };
-    for (x, rec) in t.vars.iter().enumerate() {
-        if t.flow.producers[x].is_empty() {
-            continue;
+    let mut s = QuestionScan::new(t, verdict_ops);
+    while !s.step(t, usize::MAX) {}
+    s.out
+}
+
+/// [`question_set_with`] in steps: the candidates (some thousands of variables a step), then the
+/// written values that may hold one (a pass over every written value, megabytes a step).
+pub(super) struct QuestionScan {
+    /// Questions judged by a verdict op.
+    judged: Vec<bool>,
+    out: Vec<bool>,
+    /// The next variable to look at as a candidate, then to scan.
+    next: usize,
+    /// Candidates of 8 bytes or more, in the matcher's pattern order, once all are found.
+    long: Vec<VarIx>,
+    matcher: Option<AhoCorasick>,
+}
+
+impl QuestionScan {
+    pub(super) fn new(t: &Trace, verdict_ops: &[bool]) -> Self {
+        QuestionScan {
+            judged: structure::judged_questions(t, verdict_ops),
+            out: vec![false; t.vars.len()],
+            next: 0,
+            long: Vec::new(),
+            matcher: None,
         }
-        for hit in matcher.find_overlapping_iter(&rec.value) {
-            let v = long[hit.pattern().as_usize()];
-            let q = t.var(v);
-            if v.get() != x && rec.created_at < q.created_at && rec.session_id == q.session_id {
-                out[v.get()] = false;
+    }
+
+    /// Looks at more variables, about `budget` bytes' worth; true when all are done.
+    pub(super) fn step(&mut self, t: &Trace, budget: usize) -> bool {
+        let n = t.vars.len();
+        if self.matcher.is_none() && self.next < n {
+            let end = self.next.saturating_add((budget / 1024).max(1)).min(n);
+            for i in self.next..end {
+                self.out[i] = self.candidate(t, VarIx(i as u32));
+            }
+            self.next = end;
+            return false;
+        }
+        if self.matcher.is_none() {
+            self.long = (0..n)
+                .filter(|&i| self.out[i] && t.vars[i].value.len() >= 8)
+                .map(|i| VarIx(i as u32))
+                .collect();
+            match AhoCorasick::new(self.long.iter().map(|&v| t.var(v).value.as_str())) {
+                Ok(m) => self.matcher = Some(m),
+                Err(_) => return true,
+            }
+            self.next = 0;
+            return false;
+        }
+        self.scan(t, budget)
+    }
+
+    /// A question by shape (searched with and answered, or judged) or by name, and no prompt.
+    fn candidate(&self, t: &Trace, v: VarIx) -> bool {
+        let rec = t.var(v);
+        let named = || {
+            (hinted(t, v, &["query", "question"])
+                || rec.category.split([' ', '&']).any(|w| w == "query"))
+                && !structure::only_embedded(t, v)
+        };
+        let shaped = || structure::searched_and_answered(t, v) || self.judged[v.get()];
+        // A prompt about questions ("question-answering-prompt") is not one.
+        let prompt = || {
+            rec.category.contains("prompt")
+                || (hinted(t, v, &["prompt", "template"])
+                    && super::verdict::words(&class_or_name(t, v))
+                        .iter()
+                        .any(|w| w == "prompt" || w == "template"))
+        };
+        rec.category != "sentinel" && !rec.value.is_empty() && (shaped() || named()) && !prompt()
+    }
+
+    /// Scans written values, about `budget` bytes of them: a value some op wrote earlier in the
+    /// same session that holds a candidate makes it no question.
+    fn scan(&mut self, t: &Trace, budget: usize) -> bool {
+        let Some(matcher) = &self.matcher else {
+            return true;
+        };
+        let mut scanned = 0usize;
+        while scanned < budget {
+            let Some(rec) = t.vars.get(self.next) else {
+                return true;
+            };
+            let x = self.next;
+            self.next += 1;
+            if t.flow.producers[x].is_empty() {
+                continue;
+            }
+            scanned = scanned.saturating_add(rec.value.len().max(1));
+            for hit in matcher.find_overlapping_iter(&rec.value) {
+                let v = self.long[hit.pattern().as_usize()];
+                let q = t.var(v);
+                if v.get() != x && rec.created_at < q.created_at && rec.session_id == q.session_id {
+                    self.out[v.get()] = false;
+                }
             }
         }
+        self.next >= t.vars.len()
     }
-    out
+
+    /// Which variables are questions, once every step has run.
+    pub(super) fn finish(self) -> Vec<bool> {
+        self.out
+    }
 }
 
 /// The question an op judged: an input named like a question, else an input that is one.

@@ -15,7 +15,7 @@
 //! Ops that structure says nothing about take the role other ops of their name got by
 //! structure, else the [`RoleHints`] match, else other. The user's overrides win over all.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::verbatim::{edits, message_texts, passes_on_verbatim, verbatim_copies, LeafCache};
 use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
@@ -39,6 +39,8 @@ struct Anchors {
     /// name that reads a failed case's query (a generic kind such as a span's `input` alone is
     /// not enough).
     query_like: BTreeSet<VarIx>,
+    /// Op names of the answers and judges.
+    anchored_names: BTreeSet<String>,
 }
 
 fn anchors(t: &Trace) -> Anchors {
@@ -112,6 +114,12 @@ fn anchors(t: &Trace) -> Anchors {
         a.message_kinds.remove(&k.to_ascii_lowercase());
     }
     a.query_like = query_like(t, &a);
+    a.anchored_names = a
+        .answers
+        .iter()
+        .chain(&a.judges)
+        .map(|&o| t.op(o).op_name.clone())
+        .collect();
     a
 }
 
@@ -163,13 +171,15 @@ struct Walk<'a> {
     t: &'a Trace,
     a: Anchors,
     message_like: Vec<bool>,
+    /// Per variable: a memory unit (of a memory kind, no query).
+    memory: Vec<bool>,
     responses: Vec<bool>,
     leaves: LeafCache,
 }
 
 impl Walk<'_> {
     fn is_memory(&self, v: VarIx) -> bool {
-        !self.a.queries.contains(&v) && self.a.memory_kinds.contains(&self.t.var(v).category)
+        self.memory[v.get()]
     }
 
     fn reads_query(&self, o: OpIx) -> bool {
@@ -180,11 +190,14 @@ impl Walk<'_> {
 
     /// True when an answer op revised a draft `o` wrote ([`drafts_for`]).
     fn drafts_answer(&self, o: OpIx) -> bool {
+        let t = self.t;
         let is_query = |v: VarIx| self.a.query_like.contains(&v);
-        self.a
-            .answers
-            .iter()
-            .any(|&a| drafts_for(self.t, o, a, &is_query))
+        // Only an answer that reads something `o` wrote can revise it.
+        t.flow
+            .op_produced(o)
+            .flat_map(|w| t.flow.consumers[w.get()].iter().copied())
+            .filter(|a| self.a.answers.contains(a))
+            .any(|a| drafts_for(t, o, a, &is_query))
     }
 
     /// The structural role of `o`, if structure says one.
@@ -215,9 +228,8 @@ impl Walk<'_> {
         }) {
             return found(OpRole::Judge, "reads what a response op wrote".into());
         }
-        let anchored = |set: &BTreeSet<OpIx>| set.iter().any(|&x| t.op(x).op_name == *name);
         let reads_query = self.reads_query(o);
-        if reads_query && (anchored(&self.a.answers) || anchored(&self.a.judges)) {
+        if reads_query && self.a.anchored_names.contains(name) {
             // Another question's answer or judge (it reads that question): its name's anchored
             // ops decide. An op of the same name that reads no question (one LLM client making
             // the extraction, answer and judge calls alike) is judged by what it reads below.
@@ -376,19 +388,28 @@ pub(super) struct Steps<'a> {
 impl<'a> Steps<'a> {
     pub(super) fn new(t: &'a Trace) -> Self {
         let a = anchors(t);
-        let message_like: Vec<bool> = (0..t.vars.len())
-            .map(|i| {
-                let v = VarIx(i as u32);
-                t.flow.producers[i].is_empty()
-                    && !a.queries.contains(&v)
-                    && a.message_kinds
-                        .contains(&t.var(v).category.to_ascii_lowercase())
-            })
-            .collect();
+        // Per category, not per variable: a trace has few categories and many variables.
+        let mut kinds: HashMap<&str, (bool, bool)> = HashMap::new();
+        let (mut message_like, mut memory) = (vec![false; t.vars.len()], vec![false; t.vars.len()]);
+        for (i, var) in t.vars.iter().enumerate() {
+            if a.queries.contains(&VarIx(i as u32)) {
+                continue;
+            }
+            let (message, mem) = *kinds.entry(var.category.as_str()).or_insert_with(|| {
+                let c = &var.category;
+                (
+                    a.message_kinds.contains(&c.to_ascii_lowercase()),
+                    a.memory_kinds.contains(c),
+                )
+            });
+            message_like[i] = message && t.flow.producers[i].is_empty();
+            memory[i] = mem;
+        }
         let walk = Walk {
             t,
             a,
             message_like,
+            memory,
             responses: vec![false; t.ops.len()],
             leaves: LeafCache::new(t),
         };

@@ -6,6 +6,8 @@
 use std::rc::Rc;
 use std::time::Duration;
 
+use wasm_bindgen::JsCast;
+
 use memtrace::attribution::{RoleConfig, Roles, RolesInference};
 use memtrace::format::stepwise::StepLoad;
 use memtrace::format::{FormatError, LoadOptions, Loaded};
@@ -57,6 +59,24 @@ fn now() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// Lets the browser run what waits (input, paint) and resumes as soon as it has: with
+/// `scheduler.yield()` where the browser has it, else a zero timeout (which nested timeouts
+/// stretch to 4 ms each).
+async fn next_task() {
+    let yielded = js_sys::Reflect::get(&js_sys::global(), &"scheduler".into())
+        .ok()
+        .filter(wasm_bindgen::JsValue::is_object)
+        .and_then(|s| {
+            let f = js_sys::Reflect::get(&s, &"yield".into()).ok()?;
+            let f: &js_sys::Function = f.dyn_ref()?;
+            f.call0(&s).ok()?.dyn_into::<js_sys::Promise>().ok()
+        });
+    match yielded {
+        Some(p) => drop(wasm_bindgen_futures::JsFuture::from(p).await),
+        None => yew::platform::time::sleep(Duration::ZERO).await,
+    }
+}
+
 /// Parses a trace file as `format::load` does, in slices of about [`SLICE_MS`], yielding to
 /// the browser between them; the progress bar shows how far it is.
 async fn parse_in_steps(
@@ -71,11 +91,14 @@ async fn parse_in_steps(
         if cancels() != started {
             return Err(Cancelled);
         }
-        let start = now();
-        while now() - start < SLICE_MS {
+        let (start, mut last) = (now(), 0.0);
+        // The next step is taken to last as long as the one before.
+        while now() - start + last < SLICE_MS {
+            let at = now();
             if let Some(r) = s.step(STEP_BYTES) {
                 return Ok(r);
             }
+            last = now() - at;
             if s.stage() != stage.0 {
                 drop(stage);
                 stage = (s.stage(), crate::timing::stage(stage_name(s.stage())));
@@ -84,7 +107,7 @@ async fn parse_in_steps(
             }
         }
         shown(progress, 0.9 * s.progress(), emit);
-        yew::platform::time::sleep(Duration::ZERO).await;
+        next_task().await;
     }
 }
 
@@ -102,22 +125,24 @@ async fn infer_in_steps(
         RolesInference::new(t)
     };
     // The anchors are a task of their own.
-    yew::platform::time::sleep(Duration::ZERO).await;
+    next_task().await;
     loop {
         if cancels() != started {
             return Err(Cancelled);
         }
-        let start = now();
-        while now() - start < SLICE_MS {
+        let (start, mut last) = (now(), 0.0);
+        while now() - start + last < SLICE_MS {
+            let at = now();
             if r.step(STEP_OPS) {
                 let _t = crate::timing::stage("roles: finish");
                 return Ok(r.finish(&RoleConfig::default()));
             }
+            last = now() - at;
         }
         let (done, all) = r.done();
         #[allow(clippy::cast_precision_loss)] // a fraction for the progress bar
         shown(progress, 0.9 + 0.1 * done as f64 / all.max(1) as f64, emit);
-        yew::platform::time::sleep(Duration::ZERO).await;
+        next_task().await;
     }
 }
 
@@ -155,10 +180,16 @@ async fn read(
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
-) -> Result<Result<Vec<u8>, String>, Cancelled> {
+) -> Result<Result<Rc<[u8]>, String>, Cancelled> {
     let size = file.size();
-    let mut out = Vec::with_capacity(usize::try_from(whole(size)).unwrap_or(0));
-    let mut start = 0.0;
+    // The file's buffer, made once at its size: each chunk is copied straight into it (one copy
+    // out of the browser, none more; no copy into an `Rc` afterwards).
+    let len = usize::try_from(whole(size)).unwrap_or(0);
+    let mut out = zeroed(len);
+    let Some(buf_out) = Rc::get_mut(&mut out) else {
+        return Ok(Err("the page could not make the file's buffer".into()));
+    };
+    let (mut start, mut at) = (0.0, 0);
     while start < size {
         if cancels() != started {
             return Err(Cancelled);
@@ -173,15 +204,32 @@ async fn read(
             Ok(b) => js_sys::Uint8Array::new(&b),
             Err(e) => return Ok(Err(format!("the browser could not read the file: {e}"))),
         };
-        // Straight into the file's buffer: one copy out of the browser, none more.
-        let at = out.len();
-        out.resize(at + buf.length() as usize, 0);
-        buf.copy_to(&mut out[at..]);
+        let n = buf.length() as usize;
+        let Some(into) = buf_out.get_mut(at..at + n) else {
+            return Ok(Err("the file grew while it was read; drop it again".into()));
+        };
+        buf.copy_to(into);
+        at += n;
         progress.bytes_done += whole(end - start);
         emit(Action::Progress(Some(progress.clone())));
         start = end;
     }
+    if at != len {
+        return Ok(Err(
+            "the file changed while it was read; drop it again".into()
+        ));
+    }
     Ok(Ok(out))
+}
+
+/// `len` zero bytes. A large allocation is fresh memory from the browser, already zero: no pass
+/// over 100 MB before the first byte is read (filling them is a task of 70–120 ms).
+/// (`Rc::new_zeroed_slice` is Rust 1.92; the page is built with the toolchain `scripts/test` uses.)
+#[allow(unsafe_code, clippy::incompatible_msrv)]
+fn zeroed(len: usize) -> Rc<[u8]> {
+    let z = Rc::<[u8]>::new_zeroed_slice(len);
+    // SAFETY: every byte is initialized (to zero), and any byte is a valid `u8`.
+    unsafe { z.assume_init() }
 }
 
 /// Reads every file; emits progress, then one `Load` or `ReadFailed` per file, in order. After
@@ -219,7 +267,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 Ok(Ok(bytes)) => read_ok.push((name, bytes)),
             }
         }
-        let joined = memtrace::format::otlp_join::join_logs_to_traces(read_ok);
+        let joined = joined(read_ok);
         let shown = joined.len();
         for (k, (name, bytes)) in joined.into_iter().enumerate() {
             progress.file.clone_from(&name);
@@ -238,6 +286,19 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
     });
 }
 
+/// `files` with OTLP log records joined to the traces file whose spans they name
+/// ([`memtrace::format::otlp_join`]); a single file as it is.
+fn joined(files: Vec<(String, Rc<[u8]>)>) -> Vec<(String, Rc<[u8]>)> {
+    if files.len() < 2 {
+        return files;
+    }
+    let files = files.into_iter().map(|(n, b)| (n, b.to_vec())).collect();
+    memtrace::format::otlp_join::join_logs_to_traces(files)
+        .into_iter()
+        .map(|(n, b)| (n, Rc::from(b)))
+        .collect()
+}
+
 /// Reads one file's bytes, refusing one over the size limit before reading a byte of it (the
 /// tab would run out of memory).
 async fn read_checked(
@@ -245,7 +306,7 @@ async fn read_checked(
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
-) -> Result<Result<Vec<u8>, String>, Cancelled> {
+) -> Result<Result<Rc<[u8]>, String>, Cancelled> {
     let size_bytes = whole(file.size());
     let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
     if size_bytes > limit_bytes {
@@ -280,33 +341,28 @@ pub fn plain_name(name: &str) -> &str {
 /// [`Cancelled`] when [`cancel`] stopped the load (nothing was shown).
 pub async fn show(
     name: String,
-    bytes: Vec<u8>,
+    bytes: Rc<[u8]>,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
 ) -> Result<(), Cancelled> {
     let (name, bytes) = match memtrace::format::decompressed(&bytes) {
         Ok(std::borrow::Cow::Borrowed(_)) => (name, Ok(bytes)),
-        Ok(std::borrow::Cow::Owned(plain)) => (plain_name(&name).to_owned(), Ok(plain)),
+        Ok(std::borrow::Cow::Owned(plain)) => (plain_name(&name).to_owned(), Ok(Rc::from(plain))),
         Err(e) => (name, Err(e.to_string())),
     };
     match bytes {
         Ok(bytes) if parsed_in_steps(&bytes) && !whole_wanted() => {
-            let bytes: Rc<[u8]> = {
-                let _t = crate::timing::stage("copy bytes");
-                Rc::from(bytes)
-            };
-            yew::platform::time::sleep(Duration::ZERO).await;
             let parsed = parse_in_steps(bytes.clone(), progress, emit, started).await?;
             let mut roles = None;
             if let Ok(l) = &parsed {
-                yew::platform::time::sleep(Duration::ZERO).await;
+                next_task().await;
                 roles = Some(Rc::new(
                     infer_in_steps(&l.trace, progress, emit, started).await?,
                 ));
             }
             // The first render of the trace is a task of its own.
-            yew::platform::time::sleep(Duration::ZERO).await;
+            next_task().await;
             if cancels() != started {
                 return Err(Cancelled);
             }
@@ -327,10 +383,7 @@ pub async fn show(
                 return Err(Cancelled);
             }
             let _t = crate::timing::stage("load action (reduce, render)");
-            emit(Action::Load {
-                name,
-                bytes: Rc::from(bytes),
-            });
+            emit(Action::Load { name, bytes });
         }
         Err(message) => emit(Action::ReadFailed { name, message }),
     }

@@ -158,7 +158,7 @@ pub fn open(raw: String, emit: impl Fn(Action) + 'static) {
                 progress.bytes_done = 1;
                 emit(Action::Progress(Some(progress.clone())));
                 let name = file_name(&url);
-                if files::show(name.clone(), bytes, &mut progress, &emit, started)
+                if files::show(name.clone(), bytes.into(), &mut progress, &emit, started)
                     .await
                     .is_err()
                 {
