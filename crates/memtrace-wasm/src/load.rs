@@ -87,8 +87,10 @@ impl Trace {
                 if signal.as_ref().is_some_and(web_sys::AbortSignal::aborted) {
                     return Err(aborted().into());
                 }
-                let start = js_sys::Date::now();
-                while js_sys::Date::now() - start < slice_ms {
+                let (start, mut last) = (js_sys::Date::now(), 0.0);
+                // The next step is taken to last as long as the one before.
+                while js_sys::Date::now() - start + last < slice_ms {
+                    let at = js_sys::Date::now();
                     if let Some(result) = steps.step(STEP_BYTES) {
                         let loaded = result.map_err(MemtraceError::from)?;
                         let inner = finish(loaded, opts.load)?;
@@ -97,6 +99,7 @@ impl Trace {
                         }
                         .into());
                     }
+                    last = js_sys::Date::now() - at;
                 }
                 if let Some(f) = &progress {
                     let p = LoadProgress {
@@ -105,6 +108,7 @@ impl Trace {
                     };
                     f.call1(&JsValue::NULL, &to_js(&p)?)?;
                 }
+                // A timeout, not `scheduler.yield()`: the host page's own timers get their turn.
                 TimerSleep.sleep(0).await;
             }
         }))

@@ -6,8 +6,6 @@
 use std::rc::Rc;
 use std::time::Duration;
 
-use wasm_bindgen::JsCast;
-
 use memtrace::attribution::{RoleConfig, Roles, RolesInference};
 use memtrace::format::stepwise::StepLoad;
 use memtrace::format::{FormatError, LoadOptions, Loaded};
@@ -61,8 +59,11 @@ fn now() -> f64 {
 
 /// Lets the browser run what waits (input, paint) and resumes as soon as it has: with
 /// `scheduler.yield()` where the browser has it, else a zero timeout (which nested timeouts
-/// stretch to 4 ms each).
+/// stretch to 4 ms each). The page's own timers wait until the load is done: it has none that
+/// matter meanwhile (the JavaScript module's `loadAsync`, in someone else's page, yields with a
+/// timeout instead).
 async fn next_task() {
+    use wasm_bindgen::JsCast;
     let yielded = js_sys::Reflect::get(&js_sys::global(), &"scheduler".into())
         .ok()
         .filter(wasm_bindgen::JsValue::is_object)
