@@ -59,10 +59,12 @@ pub(crate) fn memory_kinds_near(
     retrieval: Option<OpIx>,
 ) -> BTreeSet<String> {
     let pipeline = question_pipeline(t, query, answer_op);
+    let mut sorted = pipeline.clone();
+    sorted.sort_unstable();
     let written_elsewhere = |v: VarIx| {
         t.flow.producers[v.get()]
             .iter()
-            .any(|&o| o != answer_op && Some(o) != retrieval && !pipeline.contains(&o))
+            .any(|&o| o != answer_op && Some(o) != retrieval && sorted.binary_search(&o).is_err())
     };
     let kinds = |near: Vec<VarIx>| -> BTreeSet<String> {
         near.into_iter()
