@@ -58,13 +58,13 @@ pub(crate) fn memory_kinds_near(
     answer_op: OpIx,
     retrieval: Option<OpIx>,
 ) -> BTreeSet<String> {
-    let pipeline = question_pipeline(t, query, answer_op);
-    let mut sorted = pipeline.clone();
-    sorted.sort_unstable();
+    // Sorted for the lookups below; its order is used nowhere else.
+    let mut pipeline = question_pipeline(t, query, answer_op);
+    pipeline.sort_unstable();
     let written_elsewhere = |v: VarIx| {
         t.flow.producers[v.get()]
             .iter()
-            .any(|&o| o != answer_op && Some(o) != retrieval && sorted.binary_search(&o).is_err())
+            .any(|&o| o != answer_op && Some(o) != retrieval && pipeline.binary_search(&o).is_err())
     };
     let kinds = |near: Vec<VarIx>| -> BTreeSet<String> {
         near.into_iter()
