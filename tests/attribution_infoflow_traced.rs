@@ -4,14 +4,17 @@
 //! information was lost; a relative date the memory resolved ("last month" stored as
 //! "December 2022") needs no other message holding the gold words; a gold answer a paraphrase
 //! split over two extracted facts is still held; a fact told of another speaker than the one
-//! asked about does not hold it. Hand-built traces.
+//! asked about does not hold it; where one model client makes every call and memory is not
+//! traced (OTel GenAI), another question's answer that read the fact shows it was there to be
+//! found. Hand-built traces.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
 use common::{message, unit, TraceBuilder};
-use memtrace::attribution::InfoFlow;
+use memtrace::attribution::roles::Basis;
+use memtrace::attribution::{InfoFlow, OpRole, RoleConfig, Roles};
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
 
@@ -325,4 +328,168 @@ fn a_fact_told_of_another_speaker_does_not_hold_the_answer() {
         "{reason}"
     );
     assert!(reason.contains("Melanie"), "{reason}");
+}
+
+/// The OTel GenAI shape of a Mem0 run: one model client (`chat`) extracts, updates the memory
+/// and answers; the store itself is not traced, so what memory holds is the update call's
+/// output, quoted into later answer prompts; every prompt is an `llm_input`, the questions too
+/// (each read by the agent span and by its answer call); the query embeddings hold no text.
+/// Question 1 is answered from the fact; question 2 (the failed one) is not.
+fn genai_shaped() -> (Trace, FailureCase) {
+    let mut b = TraceBuilder::new();
+    let said = "Caroline: I used to go horseback riding with my dad.";
+    let extract_prompt = b.var(
+        "prompt-extract",
+        1,
+        "llm_input",
+        &format!("Extract facts from the new messages.\nNew Messages: {said}"),
+    );
+    let facts = b.var(
+        "facts",
+        1,
+        "llm_output",
+        r#"{"facts": ["Caroline used to go horseback riding with her dad"]}"#,
+    );
+    b.op(
+        "op-extract",
+        "chat",
+        "llm",
+        &[&extract_prompt],
+        &[],
+        &[&facts],
+    );
+    let update_prompt = b.var(
+        "prompt-update",
+        1,
+        "llm_input",
+        "Compare the new facts with the memory and decide ADD, UPDATE or DELETE.",
+    );
+    let memory = b.var(
+        "memory-list",
+        1,
+        "llm_output",
+        r#"{"memory": [{"id": "0", "text": "Caroline used to go horseback riding with her dad", "event": "ADD"}]}"#,
+    );
+    b.op(
+        "op-update",
+        "chat",
+        "llm",
+        &[&update_prompt, &facts],
+        &[],
+        &[&memory],
+    );
+    let none = b.var("COMMENT:NONE", 1, "sentinel", "NONE");
+    let question = |b: &mut TraceBuilder, n: u32, q: &str, context: Option<&str>, a: &str| {
+        b.session(&format!("q{n}"));
+        let query = b.var(&format!("query-{n}"), 1, "llm_input", q);
+        let status = b.var(&format!("status-{n}"), 1, "status", "UNSET");
+        b.op(
+            &format!("op-embed-{n}"),
+            "embeddings",
+            "embedding",
+            &[&none],
+            &[],
+            &[&status],
+        );
+        let shown = context.map_or("(none)", |_| {
+            "Caroline used to go horseback riding with her dad"
+        });
+        let prompt = b.var(
+            &format!("prompt-answer-{n}"),
+            1,
+            "llm_input",
+            &format!("Memories: {shown}\nQuestion: {q}"),
+        );
+        let answer = b.var(&format!("answer-{n}"), 1, "llm_output", a);
+        let mut inputs = vec![prompt.as_str(), query.as_str()];
+        inputs.extend(context);
+        b.op(
+            &format!("op-answer-{n}"),
+            "chat",
+            "llm",
+            &inputs,
+            &[],
+            &[&answer],
+        );
+        let reply = b.var(&format!("agent-output-{n}"), 1, "llm_output", a);
+        b.op(
+            &format!("op-agent-{n}"),
+            "invoke_agent",
+            "agent",
+            &[&query],
+            &[],
+            &[&reply],
+        );
+        (query, answer)
+    };
+    question(
+        &mut b,
+        1,
+        "What did Caroline do with her dad as a child?",
+        Some(&memory),
+        "She rode horses with her dad.",
+    );
+    let (query, answer) = question(
+        &mut b,
+        2,
+        "What activity did Caroline use to do with her dad?",
+        None,
+        "The memories do not say.",
+    );
+    let t = b.build();
+    let mut c = failed(
+        &query,
+        "What activity did Caroline use to do with her dad?",
+        "horseback riding",
+        "The memories do not say.",
+        &extract_prompt,
+    );
+    c.prediction_id = Some(answer);
+    // The failed case anchors the roles, as detection's cases do.
+    let mut t = t;
+    t.cases = vec![c.clone()];
+    (t, c)
+}
+
+#[test]
+fn one_model_client_s_prompts_are_no_questions_and_another_question_s_answer_is_a_response() {
+    let (t, _) = genai_shaped();
+    let roles = Roles::infer(&t, &RoleConfig::default());
+    let role = |id: &str| roles.role(t.op_by_id(id).unwrap());
+    // The prompts only the model client reads are not questions: the calls reading them are
+    // judged by what they read and write (the extraction reads the messages), not as answers
+    // to other questions (structure says nothing of the update here: no memory is traced).
+    let get = |id: &str| roles.get(t.op_by_id(id).unwrap()).unwrap().clone();
+    assert_eq!(
+        role("op-extract"),
+        OpRole::Extraction,
+        "{:?}",
+        get("op-extract")
+    );
+    assert_ne!(
+        get("op-update").basis,
+        Basis::Structure,
+        "{:?}",
+        get("op-update")
+    );
+    // Question 1 is read by the agent span and the model call, as the failed question is: the
+    // call answers it, by structure.
+    let a = get("op-answer-1");
+    assert_eq!(
+        (a.role, a.basis),
+        (OpRole::Response, Basis::Structure),
+        "{a:?}"
+    );
+}
+
+#[test]
+fn a_fact_another_question_was_answered_from_was_there_to_be_found() {
+    let (t, c) = genai_shaped();
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-embed-2", ErrorType::RetrievalError),
+        "{reason}"
+    );
+    assert!(reason.contains("another question"), "{reason}");
 }

@@ -398,6 +398,22 @@ impl InfoFlow {
             // dropped it (a decision step whatever its name).
             .filter(|&(o, _)| !passes_on(o) || !t.flow.op_produced(o).any(&carries))
             .collect();
+        // Another question's answer read a fact made before this question was asked: the fact
+        // was there to be found (kept where the trace does not show), and this question's
+        // retrieval did not bring it.
+        let found_elsewhere = consumers.iter().find(|&&(o, f)| {
+            roles.role(o) == OpRole::Response && t.var(f).created_at <= stage.cutoff
+        });
+        if let Some(&(other, fact)) = found_elsewhere {
+            let op = stage.retrieval_op.unwrap_or(stage.answer_op);
+            let reason = format!(
+                "{} held the information before the question was asked ({} read it to answer another question), but {} did not pass it on to the answer.",
+                shown(t, fact),
+                t.op(other).op_name,
+                t.op(op).op_name
+            );
+            return Ok(result(op, OpRole::Retrieval, vec![fact], reason, 0.75));
+        }
         let stores = |o: OpIx| {
             graph::descendants(t, &t.flow.op_produced(o).collect::<Vec<_>>())
                 .into_iter()

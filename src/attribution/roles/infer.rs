@@ -3,6 +3,7 @@
 //! retrieval ([`find_retrieval`]) and the kinds of memory units it returns
 //! ([`memory_kinds_near`]). Then each op, in time order, by what it reads and writes:
 //!
+//! - reads another question's query, with the name of a failed question's answer op → response;
 //! - reads a query → retrieval (what it writes is not memory);
 //! - writes memory-unit versions: all tombstones → deletion; a later version of a unit that
 //!   held messages verbatim (a raw unit) → extraction; a later version of another unit →
@@ -35,12 +36,15 @@ struct Anchors {
     retrievals: BTreeSet<OpIx>,
     memory_kinds: BTreeSet<String>,
     message_kinds: BTreeSet<String>,
-    /// Queries of other questions: unproduced variables of a query's kind read by an op of a
-    /// name that reads a failed case's query (a generic kind such as a span's `input` alone is
-    /// not enough).
+    /// The failed cases' evidence: messages whatever their kind (a prompt that quotes them).
+    evidence: BTreeSet<VarIx>,
+    /// Queries of other questions: unproduced variables of a query's kind, no evidence, read by
+    /// ops of every name that reads each failed case's query (a generic kind such as a span's
+    /// `input` or `llm_input` alone is not enough: a prompt only the model client reads is none).
     query_like: BTreeSet<VarIx>,
-    /// Op names of the answers and judges.
-    anchored_names: BTreeSet<String>,
+    /// Op names of the answers, and of the judges.
+    answer_names: BTreeSet<String>,
+    judge_names: BTreeSet<String>,
 }
 
 fn anchors(t: &Trace) -> Anchors {
@@ -52,6 +56,7 @@ fn anchors(t: &Trace) -> Anchors {
         a.queries.insert(q);
         a.query_kinds.insert(t.var(q).category.clone());
         for e in case.evidence_ids.iter().filter_map(|id| t.var_by_id(id)) {
+            a.evidence.insert(e);
             a.message_kinds
                 .insert(t.var(e).category.to_ascii_lowercase());
         }
@@ -114,31 +119,44 @@ fn anchors(t: &Trace) -> Anchors {
         a.message_kinds.remove(&k.to_ascii_lowercase());
     }
     a.query_like = query_like(t, &a);
-    a.anchored_names = a
-        .answers
-        .iter()
-        .chain(&a.judges)
-        .map(|&o| t.op(o).op_name.clone())
-        .collect();
+    let op_names = |ops: &BTreeSet<OpIx>| ops.iter().map(|&o| t.op(o).op_name.clone()).collect();
+    a.answer_names = op_names(&a.answers);
+    a.judge_names = op_names(&a.judges);
     a
 }
 
 fn query_like(t: &Trace, a: &Anchors) -> BTreeSet<VarIx> {
-    let readers: BTreeSet<&str> = a
+    let names = |v: VarIx| -> BTreeSet<&str> {
+        t.flow.consumers[v.get()]
+            .iter()
+            .map(|&o| t.op(o).op_name.as_str())
+            .collect()
+    };
+    // The names that read every failed question (the question's own steps: a search and the
+    // answer); a prompt of the same kind that only a model call reads is no question.
+    let every = a
         .queries
         .iter()
-        .flat_map(|q| t.flow.consumers[q.get()].iter())
-        .map(|&o| t.op(o).op_name.as_str())
-        .collect();
+        .map(|&q| names(q))
+        .reduce(|x, y| x.intersection(&y).copied().collect())
+        .unwrap_or_default();
+    let readers: BTreeSet<&str> = a.queries.iter().flat_map(|&q| names(q)).collect();
+    let asked = |v: VarIx| {
+        let n = names(v);
+        if every.is_empty() {
+            n.iter().any(|x| readers.contains(x))
+        } else {
+            every.is_subset(&n)
+        }
+    };
     (0..t.vars.len() as u32)
         .map(VarIx)
         .filter(|&v| {
             a.queries.contains(&v)
                 || (t.flow.producers[v.get()].is_empty()
+                    && !a.evidence.contains(&v)
                     && a.query_kinds.contains(&t.var(v).category)
-                    && t.flow.consumers[v.get()]
-                        .iter()
-                        .any(|&o| readers.contains(t.op(o).op_name.as_str())))
+                    && asked(v))
         })
         .collect()
 }
@@ -229,10 +247,19 @@ impl Walk<'_> {
             return found(OpRole::Judge, "reads what a response op wrote".into());
         }
         let reads_query = self.reads_query(o);
-        if reads_query && self.a.anchored_names.contains(name) {
-            // Another question's answer or judge (it reads that question): its name's anchored
-            // ops decide. An op of the same name that reads no question (one LLM client making
-            // the extraction, answer and judge calls alike) is judged by what it reads below.
+        if reads_query && self.a.answer_names.contains(name) {
+            // Another question's answer (it reads that question, as the failed questions'
+            // answer ops of its name do); its judge reads what it wrote. An op of the same name
+            // that reads no question (one LLM client making the extraction, answer and judge
+            // calls alike) is judged by what it reads below.
+            self.responses[o.get()] = true;
+            return found(
+                OpRole::Response,
+                format!("answers another question: reads its query, as the answer ops of the failed ones ({name}) do"),
+            );
+        }
+        if reads_query && self.a.judge_names.contains(name) {
+            // Another question's judge: its name's anchored ops decide.
             return None;
         }
         if reads_query && self.drafts_answer(o) {
@@ -402,7 +429,8 @@ impl<'a> Steps<'a> {
                     a.memory_kinds.contains(c),
                 )
             });
-            message_like[i] = message && t.flow.producers[i].is_empty();
+            message_like[i] = (message || a.evidence.contains(&VarIx(i as u32)))
+                && t.flow.producers[i].is_empty();
             memory[i] = mem;
         }
         let walk = Walk {
