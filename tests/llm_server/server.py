@@ -10,7 +10,8 @@ Endpoints (any prefix before them is accepted, so a base URL like http://127.0.0
   POST .../embeddings         OpenAI embeddings (8 deterministic numbers per input)
   OPTIONS *                   CORS preflight (every reply carries Access-Control-Allow-Origin: *)
   POST /_control              {"fault_rate": 0.3, "seed": 1, "kinds": ["429", "500", "slow", "reset",
-                               "malformed"], "retry_after_s": 1, "slow_ms": 3000}
+                               "malformed"], "retry_after_s": 1, "slow_ms": 3000,
+                               "only_if_contains": "text"}  (faults only requests whose body holds it)
   POST /_reset                clears the log, the script positions and the faults
   GET  /_log                  every request: seq, method, path, headers, body, fault, status, t_ms
   GET  /_health               {"ok": true}
@@ -65,6 +66,7 @@ class State:
         self.kinds = ["429", "500"]
         self.retry_after_s = 1
         self.slow_ms = 3000
+        self.only_if_contains = None
         self.rng = random.Random(0)
         self.redirect_to = "http://127.0.0.1:9"
 
@@ -324,6 +326,7 @@ class Handler(BaseHTTPRequestHandler):
                 st.kinds = [str(k) for k in body.get("kinds", ["429", "500"])]
                 st.retry_after_s = body.get("retry_after_s", 1)
                 st.slow_ms = int(body.get("slow_ms", 3000))
+                st.only_if_contains = body.get("only_if_contains")
                 st.rng = random.Random(body.get("seed", 0))
                 st.redirect_to = body.get("redirect_to", st.redirect_to)
             return self._send(200, {"ok": True})
@@ -343,7 +346,8 @@ class Handler(BaseHTTPRequestHandler):
                 fault = kind
         with st.lock:
             seq = len(st.log)
-            if fault is None and st.fault_rate > 0 and st.rng.random() < st.fault_rate:
+            chosen = st.only_if_contains is None or st.only_if_contains in raw
+            if fault is None and chosen and st.fault_rate > 0 and st.rng.random() < st.fault_rate:
                 fault = st.rng.choice(st.kinds)
             record = {
                 "seq": seq, "method": "POST", "path": self.path,
