@@ -3,7 +3,8 @@
 //! it was asked after; a retrieval whose tracer captured no content is still where the
 //! information was lost; a relative date the memory resolved ("last month" stored as
 //! "December 2022") needs no other message holding the gold words; a gold answer a paraphrase
-//! split over two extracted facts is still held; a fact told of another speaker than the one
+//! split over two extracted facts is still held, and two search results holding one half each
+//! were enough to answer from; a fact told of another speaker than the one
 //! asked about does not hold it; where one model client makes every call and memory is not
 //! traced (OTel GenAI), another question's answer that read the fact shows it was there to be
 //! found. Hand-built traces.
@@ -289,6 +290,70 @@ fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
     assert_eq!(
         (op.as_str(), kind),
         ("op-search-1", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}
+
+#[test]
+fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
+    let mut b = TraceBuilder::new();
+    let said = "I wanted my customers to feel cozy and comfortable in the store.";
+    let (m, _) = extracted(
+        &mut b,
+        ("op-extract", 1),
+        ("U1:D3:6", said, "2023-05-01T10:00:00"),
+        &[
+            "Gina wanted the store to make customers feel cozy.",
+            "Gina made the store comfortable for customers.",
+        ],
+    );
+    let (_, other) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
+        &["Jon is practicing dance."],
+    );
+    // The search (its store not traced: it reads only the query) hands on another fact, and
+    // both of the case's as a list of results: "cozy" in one, "comfortable" in the other. The
+    // answer read the list and refused all the same.
+    b.session("q1");
+    let question = "What did Gina want her customers to feel in her store?";
+    let query = b.var("question-1", 1, "input", question);
+    let results = serde_json::json!([
+        {"key": "a", "value": {"content": "Gina made the store comfortable for customers."}},
+        {"key": "b", "value": {"content": "Gina wanted the store to make customers feel cozy."}},
+    ]);
+    let found = b.var("results-1", 1, "llm_output", &results.to_string());
+    b.op(
+        "op-search-1",
+        "search",
+        "search",
+        &[&query],
+        &[],
+        &[&other, &found],
+    );
+    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
+    let answer = b.var("answer", 1, "llm_output", "The memories do not say.");
+    b.op(
+        "op-answer-1",
+        "chat",
+        "llm",
+        &[&prompt, &found],
+        &[],
+        &[&answer],
+    );
+    let t = b.build();
+    let c = failed(
+        &query,
+        question,
+        "cozy and comfortable",
+        "The memories do not say.",
+        &m,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-answer-1", ErrorType::ResponseError),
         "{reason}"
     );
 }

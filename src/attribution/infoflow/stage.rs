@@ -201,40 +201,50 @@ impl InfoFlow {
         })
     }
 
-    /// An input of the answer op holding the gold answer's words, alone or together with other
-    /// inputs that each hold at least half of them.
-    pub(super) fn answer_holds_gold(&self, t: &Trace, stage: &Stage, key: &Key) -> Option<VarIx> {
-        let inputs: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
+    /// Each input of the answer op (not the question, not a prompt) with the gold answer's words
+    /// it holds. A structured input (a profile, a search's results) is judged item by item: its
+    /// best item, together with the items that each hold at least half of the words ("cozy" in
+    /// one result, "comfortable" in another), as [`Key::carry_var`] reads a value.
+    fn answer_parts(t: &Trace, stage: &Stage, key: &Key) -> Vec<(VarIx, BTreeSet<String>)> {
+        t.flow.op_inputs[stage.answer_op.get()]
             .iter()
             .copied()
             .filter(|&v| v != stage.query && !t.is_prompt(v))
-            .collect();
-        // A structured input (a profile) is judged item by item: the best item counts.
-        let texts: Vec<Vec<String>> = inputs.iter().map(|&v| var_texts(t.var(v))).collect();
-        let best = |items: &Vec<String>| {
-            items
-                .iter()
-                .map(|x| key.gold_found(x))
-                .max_by_key(BTreeSet::len)
-                .unwrap_or_default()
-        };
+            .map(|v| {
+                let items: Vec<BTreeSet<String>> = var_texts(t.var(v))
+                    .iter()
+                    .map(|x| key.gold_found(x))
+                    .collect();
+                let best = items.iter().max_by_key(|x| x.len()).cloned();
+                let halves = items.iter().filter(|x| half(key, x)).flatten().cloned();
+                (v, halves.chain(best.into_iter().flatten()).collect())
+            })
+            .collect()
+    }
+
+    /// An input of the answer op holding the gold answer's words, alone or together with other
+    /// inputs that each hold at least half of them.
+    pub(super) fn answer_holds_gold(&self, t: &Trace, stage: &Stage, key: &Key) -> Option<VarIx> {
+        if key.gold.is_empty() {
+            return None;
+        }
+        let parts = Self::answer_parts(t, stage, key);
         let bar = key.bar(self.threshold);
-        if let Some(i) = texts.iter().position(|x| {
-            !key.gold.is_empty() && best(x).len() as f64 / key.gold.len() as f64 >= bar
-        }) {
-            return inputs.get(i).copied();
+        if let Some((v, _)) = parts
+            .iter()
+            .find(|(_, part)| part.len() as f64 / key.gold.len() as f64 >= bar)
+        {
+            return Some(*v);
         }
-        let mut found = BTreeSet::new();
-        let mut first = None;
-        for (i, x) in texts.iter().enumerate() {
-            let part = best(x);
-            if !part.is_empty() && part.len() * 2 >= key.gold.len() {
-                first = first.or(inputs.get(i).copied());
-                found.extend(part);
-            }
-        }
-        (!key.gold.is_empty() && found.len() == key.gold.len())
-            .then_some(first)
+        let halves = parts.iter().filter(|(_, part)| half(key, part));
+        let found: BTreeSet<&String> = halves.clone().flat_map(|(_, part)| part).collect();
+        (found.len() == key.gold.len())
+            .then(|| halves.map(|(v, _)| *v).next())
             .flatten()
     }
+}
+
+/// `part` holds at least half of the gold answer's words (and one at least).
+fn half(key: &Key, part: &BTreeSet<String>) -> bool {
+    !part.is_empty() && part.len() * 2 >= key.gold.len()
 }
