@@ -4,7 +4,8 @@
 //! information was lost; a relative date the memory resolved ("last month" stored as
 //! "December 2022") needs no other message holding the gold words; a gold answer a paraphrase
 //! split over two extracted facts is still held, and two search results holding one half each
-//! were enough to answer from; a fact told of another speaker than the one
+//! were enough to answer from; an answer repeating one speaker's words told of another blames
+//! the op that swapped them; a fact told of another speaker than the one
 //! asked about does not hold it; where one model client makes every call and memory is not
 //! traced (OTel GenAI), another question's answer that read the fact shows it was there to be
 //! found. Hand-built traces.
@@ -356,6 +357,60 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         ("op-answer-1", ErrorType::ResponseError),
         "{reason}"
     );
+}
+
+#[test]
+fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_swapped_them() {
+    let mut b = TraceBuilder::new();
+    // A message holding the gold answer's words, whose extraction lost them (earlier).
+    let said = "Maria: In December 2022 I went to the beach with friends.";
+    let (_, lost) = extracted(
+        &mut b,
+        ("op-extract-0", 0),
+        ("U1:D2:3", said, "2023-01-01T10:00:00"),
+        &["Maria went out with friends."],
+    );
+    // The case's evidence: Maria's beach photo of last month, kept, and John's words after
+    // it, extracted as Maria's; the answer repeats those.
+    let said = "Maria: I took it at the beach last month.\n\
+                John: Wow! It reminds me of the film camera I had as a kid, I took beach pics.";
+    let swapped = "It reminds Maria of the film camera Maria had as a kid, Maria took beach pics.";
+    let (m, reply) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        ("U1:D3:15", said, "2023-01-01T10:05:00"),
+        &["Maria took a photo at the beach in December 2022.", swapped],
+    );
+    b.session("q1");
+    let question = "When did Maria go to the beach?";
+    let query = b.var("question-1", 1, "input", question);
+    b.op(
+        "op-search-1",
+        "search",
+        "search",
+        &[&query],
+        &[],
+        &[&reply, &lost],
+    );
+    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
+    let answer = b.var("answer", 1, "llm_output", swapped);
+    b.op(
+        "op-answer-1",
+        "chat",
+        "llm",
+        &[&prompt, &reply, &lost],
+        &[],
+        &[&answer],
+    );
+    let t = b.build();
+    let c = failed(&query, question, "December 2022", swapped, &m);
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-extract-2", ErrorType::ExtractionError),
+        "{reason}"
+    );
+    assert!(reason.contains("film camera maria"), "{reason}");
 }
 
 #[test]

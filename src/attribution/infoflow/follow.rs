@@ -36,6 +36,7 @@ impl InfoFlow {
                 path,
                 reason,
                 confidence,
+                repeated: false,
             };
         let stage = stage.clone();
 

@@ -22,7 +22,8 @@
 //! no evidence message does (those said nearest the evidence); a memory's versions older than
 //! the evidence are not followed (they cannot hold what it says). The verdict is the earliest
 //! loss of a part of the gold answer that reached the answer by no other message, else the
-//! answer op when the gold answer reached it, else the earliest loss.
+//! answer op when the gold answer reached it, else the earliest loss — unless the answer repeats
+//! what an op corrupted: that op, whatever other evidence lost on its way.
 //!
 //! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
@@ -93,6 +94,8 @@ struct Finding {
     path: Vec<VarIx>,
     reason: String,
     confidence: f64,
+    /// The answer repeats what `op` corrupted ([`misled`]).
+    repeated: bool,
 }
 
 /// Where a memory unit lost the information: when, the op, its role, the versions, why.
@@ -213,7 +216,11 @@ impl InfoFlow {
         let reached_with_gold = findings
             .iter()
             .find(|(gold, f)| f.role == OpRole::Response && gold.is_some());
-        let chosen = part_lost
+        // An op whose corruption the answer repeats decided the failure, whatever other
+        // evidence (a message holding the gold's words) lost on its way.
+        let repeated = findings.iter().filter(|(_, f)| f.repeated).min_by(earliest);
+        let chosen = repeated
+            .or(part_lost)
             .or(reached_with_gold)
             .or_else(|| losses.min_by(earliest))
             .or_else(|| findings.first());
@@ -262,7 +269,7 @@ fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> Strin
 }
 
 /// The op that made a corrupted copy of the evidence the prediction repeats
-/// ([`quoted::repeated_corruption`]), among the `read` versions (derived from the evidence, read
+/// ([`quoted::repeated_corruption`], [`quoted::added_negation`], [`quoted::swapped_speaker`]), among the `read` versions (derived from the evidence, read
 /// by the answer): walking up from the version, the first op none of whose inputs holds the
 /// repeated stretch. Only an extraction, update or deletion.
 fn misled(
@@ -274,10 +281,8 @@ fn misled(
     key: &Key,
     read: impl Iterator<Item = VarIx>,
 ) -> Option<Finding> {
-    let texts: Vec<Vec<String>> = evidence
-        .iter()
-        .map(|&e| tokens(&var_text(t.var(e))).collect())
-        .collect();
+    let raw: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
+    let texts: Vec<Vec<String>> = raw.iter().map(|e| tokens(e).collect()).collect();
     let said: Vec<String> = tokens(&case.prediction).collect();
     // The gold answer is a date (a day, when it names one).
     let dated = case
@@ -287,9 +292,10 @@ fn misled(
         .map(|g| quoted::GoldDate { day: parse_day(g) });
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
-        let stretch = texts.iter().find_map(|e| {
+        let stretch = texts.iter().zip(&raw).find_map(|(e, line)| {
             quoted::repeated_corruption(e, &copy, &said, &key.gold, dated)
                 .or_else(|| quoted::added_negation(e, &copy, &said))
+                .or_else(|| quoted::swapped_speaker(line, &copy, &said))
         })?;
         let mut cur = v;
         for _ in 0..16 {
@@ -333,6 +339,7 @@ fn misled(
         path: vec![v],
         reason,
         confidence: 0.75,
+        repeated: true,
     })
 }
 

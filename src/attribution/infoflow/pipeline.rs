@@ -52,6 +52,7 @@ pub(super) fn judge_erred(
             t.op(judge).op_name
         ),
         confidence: 0.8,
+        repeated: false,
     })
 }
 
