@@ -3,9 +3,7 @@
 //! it was asked after; a retrieval whose tracer captured no content is still where the
 //! information was lost; a relative date the memory resolved ("last month" stored as
 //! "December 2022") needs no other message holding the gold words; a gold answer a paraphrase
-//! split over two extracted facts is still held, and two search results holding one half each
-//! were enough to answer from; an answer repeating one speaker's words told of another blames
-//! the op that swapped them; a fact told of another speaker than the one
+//! split over two extracted facts is still held; a fact told of another speaker than the one
 //! asked about does not hold it; where one model client makes every call and memory is not
 //! traced (OTel GenAI), another question's answer that read the fact shows it was there to be
 //! found. Hand-built traces.
@@ -14,7 +12,7 @@
 
 mod common;
 
-use common::{message, unit, TraceBuilder};
+use common::{extracted, failed, message, unit, TraceBuilder};
 use memtrace::attribution::roles::Basis;
 use memtrace::attribution::{InfoFlow, OpRole, RoleConfig, Roles};
 use memtrace::model::{ErrorType, FailureCase};
@@ -23,27 +21,6 @@ use memtrace::Trace;
 fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
     let a = InfoFlow::default().attribute(t, c).unwrap();
     (a.op_id, a.error_type, a.reason)
-}
-
-fn failed(
-    query: &str,
-    question: &str,
-    gold: &str,
-    prediction: &str,
-    evidence: &str,
-) -> FailureCase {
-    FailureCase {
-        query_id: query.into(),
-        query: question.into(),
-        golden_answers: vec![gold.into()],
-        prediction: prediction.into(),
-        prediction_id: Some("answer@1".into()),
-        evidence_ids: vec![evidence.into()],
-        judge_score: Some(0.0),
-        annotation: None,
-        answer_op: None,
-        judge_op: None,
-    }
 }
 
 /// A question asked in a session of its own: its search (reading the query, returning
@@ -235,26 +212,6 @@ fn a_relative_date_memory_resolved_needs_no_message_holding_the_gold_words() {
     );
 }
 
-/// A message said at `at` and the model reply of `facts` an op (`op`, reply `n`) extracted
-/// from it, as Mem0's `{"memory": [{id, text}]}`. Returns the message's and the reply's ids.
-fn extracted(
-    b: &mut TraceBuilder,
-    (op, n): (&str, u32),
-    (name, said, at): (&str, &str, &str),
-    facts: &[&str],
-) -> (String, String) {
-    let m = message(b, name, said, at);
-    let items: Vec<_> = facts
-        .iter()
-        .enumerate()
-        .map(|(i, f)| serde_json::json!({"id": i.to_string(), "text": f}))
-        .collect();
-    let value = serde_json::json!({ "memory": items });
-    let reply = b.var(&format!("reply-{n}"), 1, "llm_output", &value.to_string());
-    b.op(op, "chat", "llm", &[&m], &[], &[&reply]);
-    (m, reply)
-}
-
 #[test]
 fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
     let mut b = TraceBuilder::new();
@@ -293,124 +250,6 @@ fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
         ("op-search-1", ErrorType::RetrievalError),
         "{reason}"
     );
-}
-
-#[test]
-fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
-    let mut b = TraceBuilder::new();
-    let said = "I wanted my customers to feel cozy and comfortable in the store.";
-    let (m, _) = extracted(
-        &mut b,
-        ("op-extract", 1),
-        ("U1:D3:6", said, "2023-05-01T10:00:00"),
-        &[
-            "Gina wanted the store to make customers feel cozy.",
-            "Gina made the store comfortable for customers.",
-        ],
-    );
-    let (_, other) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
-        &["Jon is practicing dance."],
-    );
-    // The search (its store not traced: it reads only the query) hands on another fact, and
-    // both of the case's as a list of results: "cozy" in one, "comfortable" in the other. The
-    // answer read the list and refused all the same.
-    b.session("q1");
-    let question = "What did Gina want her customers to feel in her store?";
-    let query = b.var("question-1", 1, "input", question);
-    let results = serde_json::json!([
-        {"key": "a", "value": {"content": "Gina made the store comfortable for customers."}},
-        {"key": "b", "value": {"content": "Gina wanted the store to make customers feel cozy."}},
-    ]);
-    let found = b.var("results-1", 1, "llm_output", &results.to_string());
-    b.op(
-        "op-search-1",
-        "search",
-        "search",
-        &[&query],
-        &[],
-        &[&other, &found],
-    );
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", "The memories do not say.");
-    b.op(
-        "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &found],
-        &[],
-        &[&answer],
-    );
-    let t = b.build();
-    let c = failed(
-        &query,
-        question,
-        "cozy and comfortable",
-        "The memories do not say.",
-        &m,
-    );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer-1", ErrorType::ResponseError),
-        "{reason}"
-    );
-}
-
-#[test]
-fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_swapped_them() {
-    let mut b = TraceBuilder::new();
-    // A message holding the gold answer's words, whose extraction lost them (earlier).
-    let said = "Maria: In December 2022 I went to the beach with friends.";
-    let (_, lost) = extracted(
-        &mut b,
-        ("op-extract-0", 0),
-        ("U1:D2:3", said, "2023-01-01T10:00:00"),
-        &["Maria went out with friends."],
-    );
-    // The case's evidence: Maria's beach photo of last month, kept, and John's words after
-    // it, extracted as Maria's; the answer repeats those.
-    let said = "Maria: I took it at the beach last month.\n\
-                John: Wow! It reminds me of the film camera I had as a kid, I took beach pics.";
-    let swapped = "It reminds Maria of the film camera Maria had as a kid, Maria took beach pics.";
-    let (m, reply) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:15", said, "2023-01-01T10:05:00"),
-        &["Maria took a photo at the beach in December 2022.", swapped],
-    );
-    b.session("q1");
-    let question = "When did Maria go to the beach?";
-    let query = b.var("question-1", 1, "input", question);
-    b.op(
-        "op-search-1",
-        "search",
-        "search",
-        &[&query],
-        &[],
-        &[&reply, &lost],
-    );
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", swapped);
-    b.op(
-        "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &reply, &lost],
-        &[],
-        &[&answer],
-    );
-    let t = b.build();
-    let c = failed(&query, question, "December 2022", swapped, &m);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract-2", ErrorType::ExtractionError),
-        "{reason}"
-    );
-    assert!(reason.contains("film camera maria"), "{reason}");
 }
 
 #[test]

@@ -250,3 +250,46 @@ pub fn case(question: &str, gold: &str, prediction: &str, evidence: &str) -> Fai
         judge_op: None,
     }
 }
+
+/// A failure case of `question` (its query variable `query`), gold `gold`, answered
+/// `prediction` (`answer@1`), its evidence the message `evidence`.
+pub fn failed(
+    query: &str,
+    question: &str,
+    gold: &str,
+    prediction: &str,
+    evidence: &str,
+) -> FailureCase {
+    FailureCase {
+        query_id: query.into(),
+        query: question.into(),
+        golden_answers: vec![gold.into()],
+        prediction: prediction.into(),
+        prediction_id: Some("answer@1".into()),
+        evidence_ids: vec![evidence.into()],
+        judge_score: Some(0.0),
+        annotation: None,
+        answer_op: None,
+        judge_op: None,
+    }
+}
+
+/// A message said at `at` and the model reply of `facts` an op (`op`, reply `n`) extracted
+/// from it, as Mem0's `{"memory": [{id, text}]}`. Returns the message's and the reply's ids.
+pub fn extracted(
+    b: &mut TraceBuilder,
+    (op, n): (&str, u32),
+    (name, said, at): (&str, &str, &str),
+    facts: &[&str],
+) -> (String, String) {
+    let m = message(b, name, said, at);
+    let items: Vec<_> = facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| serde_json::json!({"id": i.to_string(), "text": f}))
+        .collect();
+    let value = serde_json::json!({ "memory": items });
+    let reply = b.var(&format!("reply-{n}"), 1, "llm_output", &value.to_string());
+    b.op(op, "chat", "llm", &[&m], &[], &[&reply]);
+    (m, reply)
+}

@@ -22,8 +22,8 @@
 //! no evidence message does (those said nearest the evidence); a memory's versions older than
 //! the evidence are not followed (they cannot hold what it says). The verdict is the earliest
 //! loss of a part of the gold answer that reached the answer by no other message, else the
-//! answer op when the gold answer reached it, else the earliest loss — unless the answer repeats
-//! what an op corrupted: that op, whatever other evidence lost on its way.
+//! answer op when the gold answer reached it, else the earliest loss — except that when the gold
+//! answer reached it by no evidence and the answer repeats what an op corrupted, that op.
 //!
 //! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
@@ -216,9 +216,13 @@ impl InfoFlow {
         let reached_with_gold = findings
             .iter()
             .find(|(gold, f)| f.role == OpRole::Response && gold.is_some());
-        // An op whose corruption the answer repeats decided the failure, whatever other
-        // evidence (a message holding the gold's words) lost on its way.
-        let repeated = findings.iter().filter(|(_, f)| f.repeated).min_by(earliest);
+        // When no evidence brought the gold answer to the answer op, an op whose corruption
+        // the answer repeats decided the failure, whatever other evidence (a message holding
+        // the gold's words) lost on its way.
+        let repeated = findings
+            .iter()
+            .filter(|(_, f)| f.repeated && reached_with_gold.is_none())
+            .min_by(earliest);
         let chosen = repeated
             .or(part_lost)
             .or(reached_with_gold)

@@ -68,7 +68,9 @@ pub(crate) fn added_negation(
     let cp: Vec<String> = tokens(copy).collect();
     let ev = evidence;
     for j in 1..cp.len() {
-        if !is_negation(&cp, j) {
+        // A negation the evidence has in the same place ("long time no see", "I can't") is
+        // not added.
+        if !is_negation(&cp, j) || contains_run(ev, &cp[j - 1..=j]) {
             continue;
         }
         let content: Vec<usize> = (j + 1..(j + 1 + NEGATION_REACH).min(cp.len()))
@@ -381,7 +383,8 @@ mod tests {
         let got = added_negation(&evidence, copy, &toks(copy)).expect("found");
         assert_eq!(got.join(" "), "is never going to take");
         // Not when the answer does not repeat it, nor when the evidence negates the word too
-        // ("haven't" splits into "haven", "t"), nor for an affirming "not only".
+        // ("haven't" splits into "haven", "t"), nor for an affirming "not only", nor where the
+        // evidence says the same negation.
         let other = toks("The bakery opened on 3 May.");
         assert_eq!(added_negation(&evidence, copy, &other), None);
         for (ev, cp) in [
@@ -394,6 +397,11 @@ mod tests {
                 "Sam is not sure about the move.",
             ),
             ("We sell bread and cakes.", "They do not only sell bread."),
+            // The evidence's own negation in the same place ("time no", "can't").
+            (
+                "Hey John, long time no see! I had a big win.",
+                "Hey John, long time no see! John had a big win.",
+            ),
         ] {
             assert_eq!(added_negation(&toks(ev), cp, &toks(cp)), None, "{cp}");
         }

@@ -1,0 +1,136 @@
+//! Info-flow on what an answer op did with what it read (tests/data/lab's langmem shapes): two
+//! search results holding one half of the gold answer each were enough to answer from; an
+//! answer repeating one speaker's words told of another blames the op that swapped them.
+//! Hand-built traces.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{extracted, failed, TraceBuilder};
+use memtrace::attribution::InfoFlow;
+use memtrace::model::{ErrorType, FailureCase};
+use memtrace::Trace;
+
+fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
+    let a = InfoFlow::default().attribute(t, c).unwrap();
+    (a.op_id, a.error_type, a.reason)
+}
+
+#[test]
+fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
+    let mut b = TraceBuilder::new();
+    let said = "I wanted my customers to feel cozy and comfortable in the store.";
+    let (m, _) = extracted(
+        &mut b,
+        ("op-extract", 1),
+        ("U1:D3:6", said, "2023-05-01T10:00:00"),
+        &[
+            "Gina wanted the store to make customers feel cozy.",
+            "Gina made the store comfortable for customers.",
+        ],
+    );
+    let (_, other) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
+        &["Jon is practicing dance."],
+    );
+    // The search (its store not traced: it reads only the query) hands on another fact, and
+    // both of the case's as a list of results: "cozy" in one, "comfortable" in the other. The
+    // answer read the list and refused all the same.
+    b.session("q1");
+    let question = "What did Gina want her customers to feel in her store?";
+    let query = b.var("question-1", 1, "input", question);
+    let results = serde_json::json!([
+        {"key": "a", "value": {"content": "Gina made the store comfortable for customers."}},
+        {"key": "b", "value": {"content": "Gina wanted the store to make customers feel cozy."}},
+    ]);
+    let found = b.var("results-1", 1, "llm_output", &results.to_string());
+    b.op(
+        "op-search-1",
+        "search",
+        "search",
+        &[&query],
+        &[],
+        &[&other, &found],
+    );
+    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
+    let answer = b.var("answer", 1, "llm_output", "The memories do not say.");
+    b.op(
+        "op-answer-1",
+        "chat",
+        "llm",
+        &[&prompt, &found],
+        &[],
+        &[&answer],
+    );
+    let t = b.build();
+    let c = failed(
+        &query,
+        question,
+        "cozy and comfortable",
+        "The memories do not say.",
+        &m,
+    );
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-answer-1", ErrorType::ResponseError),
+        "{reason}"
+    );
+}
+
+#[test]
+fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_swapped_them() {
+    let mut b = TraceBuilder::new();
+    // A message holding the gold answer's words, whose extraction lost them (earlier).
+    let said = "Maria: In December 2022 I went to the beach with friends.";
+    let (_, lost) = extracted(
+        &mut b,
+        ("op-extract-0", 0),
+        ("U1:D2:3", said, "2023-01-01T10:00:00"),
+        &["Maria went out with friends."],
+    );
+    // The case's evidence: Maria's beach photo of last month, kept, and John's words after
+    // it, extracted as Maria's; the answer repeats those.
+    let said = "Maria: I took it at the beach last month.\n\
+                John: Wow! It reminds me of the film camera I had as a kid, I took beach pics.";
+    let swapped = "It reminds Maria of the film camera Maria had as a kid, Maria took beach pics.";
+    let (m, reply) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        ("U1:D3:15", said, "2023-01-01T10:05:00"),
+        &["Maria took a photo at the beach in December 2022.", swapped],
+    );
+    b.session("q1");
+    let question = "When did Maria go to the beach?";
+    let query = b.var("question-1", 1, "input", question);
+    b.op(
+        "op-search-1",
+        "search",
+        "search",
+        &[&query],
+        &[],
+        &[&reply, &lost],
+    );
+    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
+    let answer = b.var("answer", 1, "llm_output", swapped);
+    b.op(
+        "op-answer-1",
+        "chat",
+        "llm",
+        &[&prompt, &reply, &lost],
+        &[],
+        &[&answer],
+    );
+    let t = b.build();
+    let c = failed(&query, question, "December 2022", swapped, &m);
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-extract-2", ErrorType::ExtractionError),
+        "{reason}"
+    );
+    assert!(reason.contains("film camera maria"), "{reason}");
+}
