@@ -221,8 +221,9 @@ impl InfoFlow {
         // the gold's words) lost on its way.
         let repeated = findings
             .iter()
-            .filter(|(_, f)| f.repeated && reached_with_gold.is_none())
-            .min_by(earliest);
+            .filter(|(_, f)| f.repeated)
+            .min_by(earliest)
+            .filter(|_| reached_with_gold.is_none());
         let chosen = repeated
             .or(part_lost)
             .or(reached_with_gold)
@@ -273,8 +274,8 @@ fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> Strin
 }
 
 /// The op that made a corrupted copy of the evidence the prediction repeats
-/// ([`quoted::repeated_corruption`], [`quoted::added_negation`], [`quoted::swapped_speaker`]), among the `read` versions (derived from the evidence, read
-/// by the answer): walking up from the version, the first op none of whose inputs holds the
+/// ([`quoted::repeated_corruption`], [`quoted::added_negation`], [`quoted::swapped_speaker`]),
+/// among the `read` versions (derived from the evidence, read by the answer): walking up from the version, the first op none of whose inputs holds the
 /// repeated stretch. Only an extraction, update or deletion.
 fn misled(
     t: &Trace,
@@ -287,6 +288,7 @@ fn misled(
 ) -> Option<Finding> {
     let raw: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
     let texts: Vec<Vec<String>> = raw.iter().map(|e| tokens(e).collect()).collect();
+    let lines: Vec<_> = raw.iter().map(|e| quoted::spoken_lines(e)).collect();
     let said: Vec<String> = tokens(&case.prediction).collect();
     // The gold answer is a date (a day, when it names one).
     let dated = case
@@ -296,7 +298,7 @@ fn misled(
         .map(|g| quoted::GoldDate { day: parse_day(g) });
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
-        let stretch = texts.iter().zip(&raw).find_map(|(e, line)| {
+        let stretch = texts.iter().zip(&lines).find_map(|(e, line)| {
             quoted::repeated_corruption(e, &copy, &said, &key.gold, dated)
                 .or_else(|| quoted::added_negation(e, &copy, &said))
                 .or_else(|| quoted::swapped_speaker(line, &copy, &said))

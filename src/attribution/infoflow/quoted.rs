@@ -100,18 +100,27 @@ pub(crate) fn added_negation(
     None
 }
 
-/// The stretch of `copy` that tells one speaker's words of another: a line of `evidence`
-/// ("John: … the film camera I had as a kid") whose words the copy repeats with another speaker
-/// of the evidence named where the line said "I", "me" or "my" ("the film camera Maria had"),
-/// when `said` (the prediction's tokens) repeats it: [`CONTEXT`] shared tokens and the name.
-pub(crate) fn swapped_speaker(evidence: &str, copy: &str, said: &[String]) -> Option<Vec<String>> {
-    let lines: Vec<(String, Vec<String>)> = evidence.lines().filter_map(spoken).collect();
+/// The evidence's lines "Name: words" ([`spoken`]), read once for [`swapped_speaker`].
+pub(crate) fn spoken_lines(evidence: &str) -> Vec<(String, Vec<String>)> {
+    evidence.lines().filter_map(spoken).collect()
+}
+
+/// The stretch of `copy` that tells one speaker's words of another: a line of the evidence
+/// (`lines`, [`spoken_lines`]: "John: … the film camera I had as a kid") whose words the copy
+/// repeats with another speaker of the evidence named where the line said "I", "me" or "my"
+/// ("the film camera Maria had"), when `said` (the prediction's tokens) repeats it: [`CONTEXT`]
+/// shared tokens and the name.
+pub(crate) fn swapped_speaker(
+    lines: &[(String, Vec<String>)],
+    copy: &str,
+    said: &[String],
+) -> Option<Vec<String>> {
     let speakers: BTreeSet<&str> = lines.iter().map(|(s, _)| s.as_str()).collect();
     if speakers.len() < 2 {
         return None;
     }
     let cp: Vec<String> = tokens(copy).collect();
-    for (speaker, body) in &lines {
+    for (speaker, body) in lines {
         for i in CONTEXT..body.len() {
             let before = &body[i - CONTEXT..i];
             if !FIRST_PERSON.contains(&body[i].as_str())
@@ -289,6 +298,7 @@ mod tests {
                         John: Wow! It reminds me of the film camera I had as a kid.";
         let swapped = "It reminds Maria of the film camera Maria had as a kid.";
         let said = |x: &str| tokens(x).collect::<Vec<_>>();
+        let evidence = &spoken_lines(evidence);
         let got = swapped_speaker(evidence, swapped, &said(swapped)).expect("found");
         assert_eq!(got.join(" "), "the film camera maria");
         // Told of the one who said it, or not repeated by the answer: nothing.
@@ -301,6 +311,7 @@ mod tests {
         // Role labels before the speaker's name are read past.
         let labelled =
             "user: Maria: I took it at the beach.\nassistant: John: the film camera I had";
+        let labelled = &spoken_lines(labelled);
         assert!(swapped_speaker(labelled, swapped, &said(swapped)).is_some());
     }
 

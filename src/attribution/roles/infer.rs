@@ -134,13 +134,12 @@ fn query_like(t: &Trace, a: &Anchors) -> BTreeSet<VarIx> {
     };
     // The names that read every failed question (the question's own steps: a search and the
     // answer); a prompt of the same kind that only a model call reads is no question.
-    let every = a
-        .queries
-        .iter()
-        .map(|&q| names(q))
+    let per_query: Vec<BTreeSet<&str>> = a.queries.iter().map(|&q| names(q)).collect();
+    let readers: BTreeSet<&str> = per_query.iter().flatten().copied().collect();
+    let every = per_query
+        .into_iter()
         .reduce(|x, y| x.intersection(&y).copied().collect())
         .unwrap_or_default();
-    let readers: BTreeSet<&str> = a.queries.iter().flat_map(|&q| names(q)).collect();
     let asked = |v: VarIx| {
         let n = names(v);
         if every.is_empty() {
