@@ -134,3 +134,52 @@ fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_sw
     );
     assert!(reason.contains("film camera maria"), "{reason}");
 }
+
+#[test]
+fn an_answer_linked_to_a_whole_reply_read_only_the_items_its_prompt_quotes() {
+    let mut b = TraceBuilder::new();
+    // One extraction reply holds the answer-bearing fact and another the answer repeats.
+    let said = "John: Improving education and infrastructure matters most to me in policymaking.";
+    let kept = "Improving education and infrastructure is particularly interesting to John.";
+    let other = "John is considering going into policymaking because of his degree.";
+    let (m, reply) = extracted(
+        &mut b,
+        ("op-extract-1", 1),
+        ("U1:D5:2", said, "2023-04-02T09:36:00"),
+        &[other, kept],
+    );
+    // The search embeds the question (its results are not traced); the answer op is linked to
+    // the whole reply (a tracer inferring links from leaves), but its prompt quotes one item.
+    b.session("q1");
+    let question = "What areas is John particularly interested in for policymaking?";
+    let query = b.var("question-1", 1, "input", question);
+    let vector = b.var("embedding-1", 1, "output", "[0.08, 0.0, -0.08]");
+    b.op(
+        "op-embed-1",
+        "embed",
+        "embedding",
+        &[&query],
+        &[],
+        &[&vector],
+    );
+    let prompt = format!("Memories:\n- 9:36 am on 2 April, 2023: {other}\n\nQuestion: {question}");
+    let prompt = b.var("prompt-1", 1, "llm_input", &prompt);
+    let said = "John is considering policymaking because of his degree.";
+    let answer = b.var("answer", 1, "llm_output", said);
+    b.op(
+        "op-answer-1",
+        "chat",
+        "llm",
+        &[&prompt, &reply, &query],
+        &[],
+        &[&answer],
+    );
+    let t = b.build();
+    let c = failed(&query, question, "education and infrastructure", said, &m);
+    let (op, kind, reason) = verdict(&t, &c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-embed-1", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}

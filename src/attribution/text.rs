@@ -283,9 +283,13 @@ impl Key {
     /// A structured value's items count together when each holds at least half of the key
     /// ("cozy" in one extracted fact, "comfortable" in the next).
     pub fn carry_var(&self, v: &NodeRecord) -> f64 {
+        self.carry_items(v, &var_texts(v))
+    }
+
+    /// As [`Key::carry_var`] over some of the variable's items (`texts`): those an op read.
+    pub fn carry_items(&self, v: &NodeRecord, texts: &[String]) -> f64 {
         let anchor = var_anchor(v);
         let undated = |x: &String| self.dated_by_time && anchor.is_none() && !parts::has_date(x);
-        let texts = var_texts(v);
         let items: Vec<(f64, &String)> = texts
             .iter()
             .filter(|x| !undated(x))

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::graph::{self, decider, is_tombstone, lineage};
-use super::{changed, misled, pipeline, shown, Finding, InfoFlow, Loss, Stage};
+use super::{changed, misled, pipeline, shown, stage, Finding, InfoFlow, Loss, Stage};
 use crate::attribution::roles::{holds_verbatim, is_verbatim_cut, verbatim_text, OpRole, Roles};
 use crate::attribution::text::Key;
 use crate::attribution::AttributionError;
@@ -209,12 +209,17 @@ impl InfoFlow {
             .map(|&v| t.var(v).full_name.as_str())
             .collect();
 
-        // 1. The answer op had the information.
+        // 1. The answer op had the information: in what it read of each input (the items its
+        //    prompt quotes of a structured one).
+        let carries_read = |v: VarIx| match stage::read_items(t, stage.answer_op, v, stage.query) {
+            Some(items) => copies(v) || key.carry_items(t.var(v), &items) >= bar,
+            None => carries(v),
+        };
         let holding: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
             .iter()
             .copied()
             .filter(|&v| v != stage.query && !t.is_prompt(v))
-            .filter(|&v| carries(v) && from_evidence(v))
+            .filter(|&v| carries_read(v) && from_evidence(v))
             .collect();
         let held = holding.first().copied();
         let answered_anyway = |v: VarIx, what: &str, confidence: f64| {

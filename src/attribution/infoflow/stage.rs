@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use super::graph::{self, find_retrieval, memory_kinds_near, question_pipeline};
 use super::{pipeline, InfoFlow, Stage};
+use crate::attribution::roles::normalized;
 use crate::attribution::text::{content_tokens, var_text, var_texts, Key};
 use crate::attribution::AttributionError;
 use crate::model::{answer_op_of, FailureCase, OpIx, Trace, VarIx};
@@ -211,7 +212,9 @@ impl InfoFlow {
             .copied()
             .filter(|&v| v != stage.query && !t.is_prompt(v))
             .map(|v| {
-                let items: Vec<BTreeSet<String>> = var_texts(t.var(v))
+                let read = read_items(t, stage.answer_op, v, stage.query);
+                let items: Vec<BTreeSet<String>> = read
+                    .unwrap_or_else(|| var_texts(t.var(v)))
                     .iter()
                     .map(|x| key.gold_found(x))
                     .collect();
@@ -247,4 +250,31 @@ impl InfoFlow {
 /// `part` holds at least half of the gold answer's words (and one at least).
 fn half(key: &Key, part: &BTreeSet<String>) -> bool {
     !part.is_empty() && part.len() * 2 >= key.gold.len()
+}
+
+/// The items of a structured input `v` (a search's results, an extraction's facts) that `op`
+/// read: those another of its inputs (its prompt, not the question) quotes, when it quotes one
+/// at least. An op linked to a whole reply whose prompt holds three of its facts read those
+/// three. `None` when `v` is one text or no item is quoted: then it read all of `v`.
+pub(super) fn read_items(t: &Trace, op: OpIx, v: VarIx, query: VarIx) -> Option<Vec<String>> {
+    let items = var_texts(t.var(v));
+    if items.len() < 2 {
+        return None;
+    }
+    let quoting: Vec<String> = t.flow.op_inputs[op.get()]
+        .iter()
+        .copied()
+        .filter(|&u| u != v && u != query)
+        .map(|u| var_texts(t.var(u)))
+        .filter(|texts| texts.len() == 1)
+        .flatten()
+        .map(|x| normalized(&x))
+        .collect();
+    let quoted = |x: &String| {
+        let x = normalized(x);
+        quoting.iter().any(|q| q.contains(&x))
+    };
+    // A quote long enough to be one (not a speaker's name or "user").
+    let signal = items.iter().any(|x| x.len() >= 20 && quoted(x));
+    signal.then(|| items.into_iter().filter(quoted).collect())
 }

@@ -10,7 +10,7 @@ mod verbatim;
 
 pub(crate) use infer::first_producer;
 pub(crate) use verbatim::{
-    holds_verbatim, is_verbatim_cut, spells_out, string_leaves, verbatim_text,
+    holds_verbatim, is_verbatim_cut, normalized, spells_out, string_leaves, verbatim_text,
 };
 
 use std::collections::BTreeMap;

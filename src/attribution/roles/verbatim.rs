@@ -19,7 +19,7 @@ pub(super) fn leaves(value: &Value, out: &mut Vec<String>) {
 }
 
 /// `s` whitespace-collapsed and lowercased, in one pass for ASCII words.
-fn normalized(s: &str) -> String {
+pub(crate) fn normalized(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
         if !out.is_empty() {
