@@ -121,3 +121,26 @@ fn a_dated_episode_of_the_asked_event_still_holds_the_answer() {
         "{reason}"
     );
 }
+
+#[test]
+fn the_asked_event_is_read_in_the_evidence_s_words_not_the_question_s() {
+    // The question misspells the festival and says "go … together"; the evidence and its
+    // episode say "the Pride fest": the episode still speaks of the asked event.
+    let t = trace(
+        "I'm always here for you, Mel! We had a blast last year at the Pride fest.",
+        "2023-08-17T13:50:00",
+        "Caroline and Melanie had a blast in 2022 at the Pride fest.",
+        "Melanie took the kids to the museum.",
+        "2023-08-17T13:50:00",
+    );
+    let (op, kind, reason) = verdict(
+        &t,
+        "When did Caroline and Melanie go to a pride fesetival together?",
+        "2022",
+    );
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-answer", ErrorType::ResponseError),
+        "{reason}"
+    );
+}
