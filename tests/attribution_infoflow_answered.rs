@@ -183,3 +183,103 @@ fn an_answer_linked_to_a_whole_reply_read_only_the_items_its_prompt_quotes() {
         "{reason}"
     );
 }
+
+/// A message holding the gold answer, its fact stored in memory units, a search that hands on
+/// only `found`, and an answer op that reads its prompt alone: the question and `listed`,
+/// one line each (more than a paragraph's worth), as a prompt lists memories.
+fn prompted(
+    (said, day): (&str, &str),
+    facts: &[&str],
+    listed: &[&str],
+    (question, gold): (&str, &str),
+) -> (String, ErrorType, String) {
+    let mut b = TraceBuilder::new();
+    let m = common::message(&mut b, "U1:D1:1", said, day);
+    let reply = serde_json::json!({ "facts": facts }).to_string();
+    let reply = b.var("reply-1", 1, "llm_output", &reply);
+    let units: Vec<String> = (facts.iter().enumerate())
+        .map(|(i, f)| common::unit(&mut b, &format!("unit-{i}"), 1, Some(f)))
+        .collect();
+    let mut out: Vec<&str> = vec![&reply];
+    out.extend(units.iter().map(String::as_str));
+    b.op("op-extract", "chat", "llm", &[&m], &[], &out);
+    b.session("q1");
+    let query = b.var("query:q1", 1, "input", question);
+    let other = common::unit(
+        &mut b,
+        "unit-other",
+        1,
+        Some("John loves family game nights."),
+    );
+    // The search reads the store and hands on another unit.
+    let mut read: Vec<&str> = vec![&query];
+    read.extend(units.iter().map(String::as_str));
+    b.op("op-search", "search", "retrieval", &read, &[], &[&other]);
+    let lines = (listed.iter())
+        .map(|line| format!("- 6:10 pm on 22 December, 2022: {line}\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    let text = format!(
+        "Answer from the memories below.\n\nMemories:\n{lines}\nQuestion: {question}\nAnswer:"
+    );
+    let prompt = b.var("prompt-1", 1, "llm_input", &text);
+    let answer = b.var("prediction:q1", 1, "llm_output", "The memories do not say.");
+    b.op(
+        "op-answer",
+        "chat",
+        "llm",
+        &[&prompt, &query],
+        &[],
+        &[&answer],
+    );
+    let c = common::case(question, gold, "The memories do not say.", &m);
+    verdict(&b.build(), &c)
+}
+
+#[test]
+fn a_prompt_s_memory_lines_each_holding_half_the_gold_answer_were_enough_to_answer() {
+    // One unit holds both halves; the prompt lists them on lines of their own.
+    let halves = [
+        "Gina wants customers to feel cozy in the store.",
+        "Gina made the store comfortable for customers.",
+    ];
+    let facts = [halves.join(" ")];
+    let facts: Vec<&str> = facts.iter().map(String::as_str).collect();
+    let filler = "John and his family love climbing, sliding and playing games together.";
+    let listed = [
+        halves[0], filler, filler, filler, halves[1], filler, filler, filler, filler,
+    ];
+    let question = "What did Gina want her customers to feel in her store?";
+    let said = "I want my customers to feel cozy and comfortable in the store.";
+    let (op, kind, reason) = prompted(
+        (said, "2023-02-01T10:00:00"),
+        &facts,
+        &listed,
+        (question, "cozy and comfortable"),
+    );
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-answer", ErrorType::ResponseError),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_prompt_s_memory_dated_like_the_gold_answer_does_not_answer_when_it_is_another_event() {
+    let facts = ["Maria took a photo at the beach in December 2022."];
+    let filler = "John and his family love climbing, sliding and playing games together.";
+    let listed = [filler; 9];
+    let question = "When did Maria go to the beach?";
+    let said = "I took it at the beach last month.";
+    let (op, kind, reason) = prompted(
+        (said, "2023-01-01T10:00:00"),
+        &facts,
+        &listed,
+        (question, "December 2022"),
+    );
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-search", ErrorType::RetrievalError),
+        "{reason}"
+    );
+}

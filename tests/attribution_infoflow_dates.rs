@@ -144,3 +144,27 @@ fn the_asked_event_is_read_in_the_evidence_s_words_not_the_question_s() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_date_the_evidence_states_in_words_still_belongs_to_the_asked_event() {
+    // The evidence has most of the gold's words ("Friday", "before", "October"): the unit of
+    // another event dated inside the asked span does not hold the answer; the extraction that
+    // moved the interview a week did.
+    let t = trace(
+        "Woohoo! I passed the adoption agency interviews last Friday, before my October trip.",
+        "2023-10-22T10:00:00",
+        "Caroline passed the adoption agency interviews on 29 October 2023.",
+        "Melanie bought figurines on 20 October 2023; they remind her of family.",
+        "2023-10-22T10:00:00",
+    );
+    let (op, kind, reason) = verdict(
+        &t,
+        "When did Caroline pass the adoption interview?",
+        "The Friday before 22 October 2023",
+    );
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-extract", ErrorType::ExtractionError),
+        "{reason}"
+    );
+}

@@ -216,11 +216,10 @@ impl Key {
             .into_iter()
             .filter(|w| !asked.contains(w) && w.len() > 2)
             .collect();
-        let date_only = !gold_is_literal
-            && parts
-                .parts
-                .iter()
-                .any(|p| matches!(p, parts::Part::Date(_)))
+        let date_only = parts
+            .parts
+            .iter()
+            .any(|p| matches!(p, parts::Part::Date(_)))
             && gold.iter().all(|w| parts.terms.contains(w));
         let event: BTreeSet<String> = if date_only {
             asked
@@ -352,43 +351,57 @@ impl Key {
     }
 
     /// The gold answer's words found in the text's best paragraph; none in a paragraph that
-    /// changes a discriminating part.
+    /// changes a discriminating part or dates another event.
     pub fn gold_found(&self, text: &str) -> BTreeSet<String> {
+        self.gold_found_each(text)
+            .into_iter()
+            .max_by_key(BTreeSet::len)
+            .unwrap_or_default()
+    }
+
+    /// As [`Key::gold_found`], for each paragraph of the text (each memory a prompt lists).
+    pub fn gold_found_each(&self, text: &str) -> Vec<BTreeSet<String>> {
         let found = |p: &str| -> BTreeSet<String> {
             if self.parts.check(p, None).is_err() {
                 return BTreeSet::new();
             }
             let have = terms(p);
+            if !self.speaks_of_event(&have) {
+                return BTreeSet::new();
+            }
             self.gold
                 .iter()
                 .filter(|w| have.contains(*w))
                 .cloned()
                 .collect()
         };
-        paragraphs(text)
-            .into_iter()
-            .map(found)
-            .max_by_key(BTreeSet::len)
-            .unwrap_or_default()
+        paragraphs(text).into_iter().map(found).collect()
+    }
+
+    /// True unless the key is a date of an event ([`Key::event`]) that `have` (a text's terms)
+    /// does not speak of.
+    fn speaks_of_event(&self, have: &BTreeSet<String>) -> bool {
+        if self.event.is_empty() {
+            return true;
+        }
+        // Stems differ by form ("move" / "moved" -> "mov"): a shared start of 3+ letters holds.
+        let alike = |w: &String, h: &String| {
+            h == w
+                || (w.len().min(h.len()) >= 3
+                    && (w.starts_with(h.as_str()) || h.starts_with(w.as_str())))
+        };
+        let held = self
+            .event
+            .iter()
+            .filter(|w| have.iter().any(|h| alike(w, h)))
+            .count();
+        held >= (self.event.len() / 2).max(1)
     }
 
     fn carry_one(&self, text: &str, anchor: Option<Date>) -> f64 {
         let have = terms(text);
-        if !self.event.is_empty() {
-            // Stems differ by form ("move" / "moved" -> "mov"): a shared start of 3+ letters holds.
-            let alike = |w: &String, h: &String| {
-                h == w
-                    || (w.len().min(h.len()) >= 3
-                        && (w.starts_with(h.as_str()) || h.starts_with(w.as_str())))
-            };
-            let held = self
-                .event
-                .iter()
-                .filter(|w| have.iter().any(|h| alike(w, h)))
-                .count();
-            if held < (self.event.len() / 2).max(1) {
-                return 0.0;
-            }
+        if !self.speaks_of_event(&have) {
+            return 0.0;
         }
         if !self.asked.is_empty() && !self.asked.iter().any(|w| have.contains(w)) {
             return 0.0;

@@ -211,9 +211,12 @@ impl InfoFlow {
 
         // 1. The answer op had the information: in what it read of each input (the items its
         //    prompt quotes of a structured one).
-        let carries_read = |v: VarIx| match stage::read_items(t, stage.answer_op, v, stage.query) {
-            Some(items) => copies(v) || key.carry_items(t.var(v), &items) >= bar,
-            None => carries(v),
+        let carries_read = |v: VarIx| {
+            copies(v)
+                || key.carry_items(
+                    t.var(v),
+                    &stage::read_texts(t, stage.answer_op, v, stage.query),
+                ) >= bar
         };
         let holding: Vec<VarIx> = t.flow.op_inputs[stage.answer_op.get()]
             .iter()

@@ -203,20 +203,19 @@ impl InfoFlow {
     }
 
     /// Each input of the answer op (not the question, not a prompt) with the gold answer's words
-    /// it holds. A structured input (a profile, a search's results) is judged item by item: its
-    /// best item, together with the items that each hold at least half of the words ("cozy" in
-    /// one result, "comfortable" in another), as [`Key::carry_var`] reads a value.
+    /// it holds. A structured input (a profile, a search's results) is judged item by item, a
+    /// text paragraph by paragraph (the memories a prompt lists): its best item, together with
+    /// the items that each hold at least half of the words ("cozy" in one result,
+    /// "comfortable" in another), as [`Key::carry_var`] reads a value.
     fn answer_parts(t: &Trace, stage: &Stage, key: &Key) -> Vec<(VarIx, BTreeSet<String>)> {
         t.flow.op_inputs[stage.answer_op.get()]
             .iter()
             .copied()
             .filter(|&v| v != stage.query && !t.is_prompt(v))
             .map(|v| {
-                let read = read_items(t, stage.answer_op, v, stage.query);
-                let items: Vec<BTreeSet<String>> = read
-                    .unwrap_or_else(|| var_texts(t.var(v)))
+                let items: Vec<BTreeSet<String>> = read_texts(t, stage.answer_op, v, stage.query)
                     .iter()
-                    .map(|x| key.gold_found(x))
+                    .flat_map(|x| key.gold_found_each(x))
                     .collect();
                 let best = items.iter().max_by_key(|x| x.len()).cloned();
                 let halves = items.iter().filter(|x| half(key, x)).flatten().cloned();
@@ -252,14 +251,14 @@ fn half(key: &Key, part: &BTreeSet<String>) -> bool {
     !part.is_empty() && part.len() * 2 >= key.gold.len()
 }
 
-/// The items of a structured input `v` (a search's results, an extraction's facts) that `op`
-/// read: those another of its inputs (its prompt, not the question) quotes, when it quotes one
-/// at least. An op linked to a whole reply whose prompt holds three of its facts read those
-/// three. `None` when `v` is one text or no item is quoted: then it read all of `v`.
-pub(super) fn read_items(t: &Trace, op: OpIx, v: VarIx, query: VarIx) -> Option<Vec<String>> {
+/// What `op` read of its input `v`, text by text: of a structured value (a search's results, an
+/// extraction's facts), the items another of its inputs (its prompt, not the question) quotes,
+/// when it quotes one at least — an op linked to a whole reply whose prompt holds three of its
+/// facts read those three; else all of `v`'s texts ([`var_texts`]).
+pub(super) fn read_texts(t: &Trace, op: OpIx, v: VarIx, query: VarIx) -> Vec<String> {
     let items = var_texts(t.var(v));
     if items.len() < 2 {
-        return None;
+        return items;
     }
     let quoting: Vec<String> = t.flow.op_inputs[op.get()]
         .iter()
@@ -275,6 +274,9 @@ pub(super) fn read_items(t: &Trace, op: OpIx, v: VarIx, query: VarIx) -> Option<
         quoting.iter().any(|q| q.contains(&x))
     };
     // A quote long enough to be one (not a speaker's name or "user").
-    let signal = items.iter().any(|x| x.len() >= 20 && quoted(x));
-    signal.then(|| items.into_iter().filter(quoted).collect())
+    if items.iter().any(|x| x.len() >= 20 && quoted(x)) {
+        items.into_iter().filter(quoted).collect()
+    } else {
+        items
+    }
 }
