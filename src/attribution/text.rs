@@ -211,32 +211,27 @@ impl Key {
             parts::Part::Date(_) => dated,
             _ => !gold_is_literal || parts::part_terms(p).iter().any(|w| gold.contains(w)),
         });
-        let all_terms = all.clone();
-        let evidence = all
-            .into_iter()
-            .filter(|w| !asked.contains(w) && w.len() > 2)
-            .collect();
         let date_only = parts
             .parts
             .iter()
             .any(|p| matches!(p, parts::Part::Date(_)))
             && gold.iter().all(|w| parts.terms.contains(w));
         let event: BTreeSet<String> = if date_only {
-            asked
-                .into_iter()
-                .filter(|w| !names.contains(w) && !gold.contains(w))
+            (asked.iter())
+                .filter(|w| !names.contains(*w) && !gold.contains(*w))
+                .cloned()
                 .collect()
         } else {
             BTreeSet::new()
         };
         // Of those, the words the evidence says ("pride" of "a pride fesetival", told as "the
         // Pride fest"): a copy speaks of the event as the evidence did, not as the question.
-        let told: BTreeSet<String> = event
-            .iter()
-            .filter(|w| all_terms.contains(*w))
-            .cloned()
-            .collect();
+        let told: BTreeSet<String> = event.iter().filter(|w| all.contains(*w)).cloned().collect();
         let event = if told.is_empty() { event } else { told };
+        let evidence = all
+            .into_iter()
+            .filter(|w| !asked.contains(w) && w.len() > 2)
+            .collect();
         let gold_span = if gold_is_literal && gold.len() >= 2 {
             evidence_texts
                 .iter()

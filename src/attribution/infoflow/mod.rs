@@ -275,8 +275,9 @@ fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> Strin
 
 /// The op that made a corrupted copy of the evidence the prediction repeats
 /// ([`quoted::repeated_corruption`], [`quoted::added_negation`], [`quoted::swapped_speaker`]),
-/// among the `read` versions (derived from the evidence, read by the answer): walking up from the version, the first op none of whose inputs holds the
-/// repeated stretch. Only an extraction, update or deletion.
+/// among the `read` versions (derived from the evidence, read by the answer): walking up from
+/// the version, the first op none of whose inputs holds the repeated stretch. Only an
+/// extraction, update or deletion.
 fn misled(
     t: &Trace,
     roles: &Roles,

@@ -269,14 +269,17 @@ pub(super) fn read_texts(t: &Trace, op: OpIx, v: VarIx, query: VarIx) -> Vec<Str
         .flatten()
         .map(|x| normalized(&x))
         .collect();
-    let quoted = |x: &String| {
-        let x = normalized(x);
-        quoting.iter().any(|q| q.contains(&x))
-    };
+    let quoted: Vec<bool> = (items.iter())
+        .map(|x| {
+            let x = normalized(x);
+            quoting.iter().any(|q| q.contains(&x))
+        })
+        .collect();
     // A quote long enough to be one (not a speaker's name or "user").
-    if items.iter().any(|x| x.len() >= 20 && quoted(x)) {
-        items.into_iter().filter(quoted).collect()
-    } else {
-        items
+    if !items.iter().zip(&quoted).any(|(x, &q)| q && x.len() >= 20) {
+        return items;
     }
+    (items.into_iter().zip(quoted))
+        .filter_map(|(x, q)| q.then_some(x))
+        .collect()
 }
