@@ -83,6 +83,10 @@ class Lab:
     def applied(self):
         return json.load(urllib.request.urlopen(self.base + "/_fault"))["applied"]
 
+    def whole(self):
+        """Per question of the last run: its answer held all of the gold, not only half."""
+        return json.load(urllib.request.urlopen(self.base + "/_whole"))["whole"]
+
     def run(self, conv, sessions, questions, faults):
         """One traced run: add the sessions, ask the questions; returns {question: label}."""
         self.set_faults(faults)
@@ -186,11 +190,15 @@ def main():
         sessions, qs, turns = window(conv, args.sessions or lib.SESSIONS)
         qs = qs[: args.questions]
         clean = lab.run(conv, sessions, qs, [])
+        whole = lab.whole()
         correct = [q for q in qs if clean[q["question"]] == "CORRECT"]
-        log(f"conv {cid}: {len(correct)}/{len(qs)} correct on the clean run")
+        # Faulted only where the clean answer held all of the gold: a judge passing half of it
+        # passes a question memory had already lost in part, and the fault would take the blame.
+        faultable = [q for q in correct if whole.get(q["question"])]
+        log(f"conv {cid}: {len(correct)}/{len(qs)} correct on the clean run, {len(faultable)} with all of the gold")
         # At least two correct questions stay unfaulted: the trace holds passing cases too.
         limit = min(args.faults, max(0, len(correct) - 2))
-        kept = choose_faults(lab, conv, sessions, correct[args.skip:], turns, limit, log)
+        kept = choose_faults(lab, conv, sessions, faultable[args.skip:], turns, limit, log)
         for attempt in range(4):
             if attempt == 3:
                 raise SystemExit(f"conv {cid}: the combined run did not settle")

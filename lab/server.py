@@ -11,6 +11,8 @@ deterministically (lab/text.py), and corrupts one chosen reply when a fault is s
   POST /v1/embeddings        text.embed (256 numbers per input; `dimensions` is honoured)
   POST /_fault               {"faults": [spec, …]} (replaces the set; [] = clean run)
   GET  /_fault               the specs and what each one changed: {"applied": [{"spec", "reply"}]}
+  GET  /_whole               per question judged since the last POST /_fault: the answer holds all
+                             of the gold ({"whole": {question: bool}})
 A spec: {"kind": "extraction", "turn": TEXT, "style": drop|date|number|name|negate|speaker}
 (the extraction call whose New Messages hold TEXT), {"kind": "answer", "question": Q,
 "style": other_memory|refuse|date|negate}, {"kind": "embedding", "question": Q,
@@ -36,6 +38,8 @@ class State:
         self.lock = threading.Lock()
         self.faults = []
         self.applied = []
+        # Per question of the current run: the answer holds all of the gold (not only half).
+        self.whole = {}
 
 
 STATE = State()
@@ -215,7 +219,10 @@ def judge(prompt):
     q = re.search(r"Question: (.*)", prompt).group(1).strip()
     gold = re.search(r"Gold answer: (.*)", prompt).group(1).strip()
     gen = re.search(r"Generated answer: (.*?)\n\s*\n", prompt, re.S)
-    label = model.judge(gold, gen.group(1).strip() if gen else "")
+    answer = gen.group(1).strip() if gen else ""
+    label = model.judge(gold, answer)
+    with STATE.lock:
+        STATE.whole[q] = model.judge(gold, answer, share=1.0) == "CORRECT"
     return json.dumps({"reasoning": f"Compared the generated answer with the gold answer to: {q}",
                        "label": label})
 
@@ -287,6 +294,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/_fault"):
             with STATE.lock:
                 return self.reply({"faults": STATE.faults, "applied": STATE.applied})
+        if self.path.startswith("/_whole"):
+            with STATE.lock:
+                return self.reply({"whole": STATE.whole})
         return self.reply({"ok": True})
 
     def do_POST(self):
@@ -296,6 +306,7 @@ class Handler(BaseHTTPRequestHandler):
             with STATE.lock:
                 STATE.faults = [dict(f) for f in body.get("faults", [])]
                 STATE.applied = []
+                STATE.whole = {}
             return self.reply({"ok": True})
         if self.path.endswith("/chat/completions"):
             return self.reply(chat(body))

@@ -277,9 +277,9 @@ def same_date(gold, ans):
         (gold[1] is None or ans[1] is not None)
 
 
-def judge(gold, answer):
-    """CORRECT when the answer holds the gold's dates, numbers and most of its content words,
-    without a negation the gold lacks."""
+def judge(gold, answer, share=0.5):
+    """CORRECT when the answer holds the gold's dates, numbers and `share` of its content words
+    (half, as LoCoMo's judge; 1.0: all of them), without a negation the gold lacks."""
     gold = str(gold)
     gd, ad = dates_in(gold), dates_in(answer)
     if gd and not all(any(same_date(g, a) for a in ad) for g in gd):
@@ -295,4 +295,4 @@ def judge(gold, answer):
     if not g:
         return "CORRECT" if (gd or nums) else "WRONG"
     a = set(content_stems(answer))
-    return "CORRECT" if len(g & a) / len(g) >= 0.5 else "WRONG"
+    return "CORRECT" if len(g & a) / len(g) >= share else "WRONG"
