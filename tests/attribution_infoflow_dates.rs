@@ -168,3 +168,72 @@ fn a_date_the_evidence_states_in_words_still_belongs_to_the_asked_event() {
         "{reason}"
     );
 }
+
+/// Mem0 2.x's shape in an OTLP trace (tests/data/lab): extraction calls whose prompt holds the
+/// new messages and the memories already stored, and whose reply is the memory list; the
+/// store is not traced, so a later call's prompt quotes an earlier reply's memory. The reply
+/// holds the date of the event as the evidence told it ("the Pride fest", asked as "a pride
+/// fesetival together"): no other source of the answer is sought, so the later prompt (a copy,
+/// on a line whose "together" is another memory's) does not make its reader look at fault.
+#[test]
+fn a_date_answer_stored_as_told_needs_no_other_source_when_retrieval_drops_it() {
+    let mut b = TraceBuilder::new();
+    let said = "user: Caroline: I'm always here for you, Mel! We had a blast last year at the \
+                Pride fest. Those supportive friends definitely make everything worth it!";
+    let p1 = format!("Session date: 17 August 2023.\n\nNew Messages:\n{said}");
+    let p1 = b.var("prompt-1", 1, "llm_input", &p1);
+    let stored = "Caroline and their family had a blast in 2022 at the Pride fest.";
+    let first = serde_json::json!({"memory": [
+        {"id": "0", "text": "Caroline is always here for Melanie.", "attributed_to": "user"},
+        {"id": "1", "text": stored, "attributed_to": "user"},
+        {"id": "2", "text": "Melanie took the kids camping on 12 August 2023.",
+         "attributed_to": "assistant"},
+    ]});
+    let r1 = b.var("reply-1", 1, "llm_output", &first.to_string());
+    b.op("op-extract-1", "chat", "llm", &[&p1], &[], &[&r1]);
+    // A later call lists the stored memory among the existing ones, verbatim, on one line with
+    // others: the line has the date, "pride" and "together", but not of one event.
+    let existing = serde_json::json!([
+        {"id": "7", "text": stored},
+        {"id": "8", "text": "Caroline and Melanie like to paint together."},
+    ]);
+    let p2 = format!(
+        "Session date: 19 August 2023.\n\nExisting memories:\n{existing}\n\nNew Messages:\n\
+         user: Melanie: I ran a charity race for mental health last Saturday."
+    );
+    let p2 = b.var("prompt-2", 1, "llm_input", &p2);
+    let second = serde_json::json!({"memory": [
+        {"id": "0", "text": "Melanie ran a charity race for mental health on 12 August 2023.",
+         "attributed_to": "assistant"},
+    ]});
+    let r2 = b.var("reply-2", 1, "llm_output", &second.to_string());
+    b.op("op-extract-2", "chat", "llm", &[&p2, &r1], &[], &[&r2]);
+    // The question's embedding (the fault: the search it feeds found only the race).
+    b.session("q1");
+    let question = "When did Caroline and Melanie go to a pride fesetival together?";
+    let query = b.var("query:q1", 1, "input", question);
+    let vector = b.var("embedding-q1", 1, "llm_output", "[0.12, -0.03, 0.56]");
+    b.op("op-embed", "embeddings", "llm", &[&query], &[], &[&vector]);
+    let p3 = format!(
+        "Answer from the memories below.\n\nMemories:\n- Melanie ran a charity race for mental \
+         health on 12 August 2023.\n\nQuestion: {question}\nAnswer:"
+    );
+    let p3 = b.var("prompt-3", 1, "llm_input", &p3);
+    let answer = b.var("prediction:q1", 1, "llm_output", "The memories do not say.");
+    b.op(
+        "op-answer",
+        "chat",
+        "llm",
+        &[&p3, &r2, &query],
+        &[],
+        &[&answer],
+    );
+    let c = case(question, "2022", "The memories do not say.", "prompt-1@1");
+    let a = InfoFlow::default().attribute(&b.build(), &c).unwrap();
+    assert_eq!(
+        (a.op_id.as_str(), a.error_type),
+        ("op-embed", ErrorType::RetrievalError),
+        "{}",
+        a.reason
+    );
+}

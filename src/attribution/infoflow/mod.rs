@@ -160,11 +160,18 @@ impl InfoFlow {
         // them already: an evidence message saying "last month" that memory stored as
         // "December 2022" needs no other source.
         let gold = Key::new(&case.golden_answers, &case.query, &[]);
-        let became_gold = followed.iter().flatten().any(|(_, f)| {
-            f.role != OpRole::Extraction
-                && f.path
-                    .iter()
-                    .any(|&v| gold.gold_carry(&var_text(t.var(v))) >= self.threshold)
+        // The event a date answer is of, as the evidence told it ("the Pride fest").
+        let told = |e: VarIx| Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
+        let became_gold = (evidence.iter().zip(&followed)).any(|(&e, r)| {
+            let key = told(e);
+            r.as_ref().is_ok_and(|(_, f)| {
+                f.role != OpRole::Extraction
+                    && f.path.iter().any(|&v| {
+                        gold.gold_carry(&var_text(t.var(v))) >= self.threshold
+                            || (!key.event.is_empty()
+                                && key.carry_var(t.var(v)) >= key.bar(self.threshold))
+                    })
+            })
         });
         if !became_gold {
             let sources = self.gold_sources(t, case, &stage, &evidence);
