@@ -3,7 +3,9 @@ OpenAI client traced by the tracer of `lab/run.py --tracer` (lab/tracers.py)."""
 
 import json
 import os
+import random
 import shutil
+import uuid
 
 import tracers
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
@@ -31,6 +33,10 @@ class Library:
 
     def memory(self, tag):
         from mem0 import Memory
+        # Memory ids from a generator seeded per run, not uuid4's entropy: mem0 orders ties (entity
+        # links, search batches) by id, so random ids made two runs of one conversation differ.
+        rng = random.Random(tag)
+        uuid.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
         path = os.path.join(self.lab.work, tag)
         shutil.rmtree(path, ignore_errors=True)
         os.makedirs(path)
