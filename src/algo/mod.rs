@@ -24,7 +24,9 @@ pub mod start_points;
 pub mod text;
 
 pub use filter::{filter_ops, filter_vars, Filter};
-pub use graph::{defining_producers, op_subgraph, GraphIndex, NodeRef, OpSubgraph};
+pub use graph::{
+    defining_producers, op_subgraph, GraphIndex, GraphIndexBuild, NodeRef, OpSubgraph,
+};
 pub use lifeline::{def_use, lifeline, DefUse, Lifeline, LifelineVersion, VersionKind};
 pub use rrf::reciprocal_rank_fusion;
 pub use search::{Hit, RegexOptions, SearchIndex};

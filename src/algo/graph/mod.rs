@@ -6,18 +6,17 @@
 //! and ordering a result is sorting integers. [`GraphIndex::node`] and [`GraphIndex::node_ref`]
 //! convert between [`NodeRef`]s and these numbers.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use petgraph::csr::Csr;
 use serde::{Deserialize, Serialize};
 
+mod build;
 mod reach;
 #[cfg(test)]
 mod tests;
 
 use super::AlgoError;
 use crate::model::{OpIx, Trace, VarIx};
+pub use build::GraphIndexBuild;
 pub(crate) use reach::Direction;
 
 /// Adjacency in compressed sparse row form: neighbours of a node are one contiguous slice.
@@ -121,73 +120,12 @@ impl GraphIndex {
     /// # Complexity
     /// O((V + E) log V) time, O(V + E) memory.
     pub fn build(trace: &Trace) -> Result<GraphIndex, AlgoError> {
-        let (nv, no) = (trace.vars.len(), trace.ops.len());
-        let f = &trace.flow;
-        if f.op_inputs.len() != no || f.producers.len() != nv || f.op_outputs.len() != no {
-            return Err(AlgoError::Stale {
-                what: format!(
-                    "{nv} variables and {no} operations, but the flow index has {} and {}",
-                    f.producers.len(),
-                    f.op_inputs.len()
-                ),
-            });
-        }
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(trace.edges.len() + no);
-        let mut mids: Vec<(u32, u32)> = Vec::new();
-        for o in 0..no {
-            let on = (nv + o) as u32;
-            edges.extend(f.op_inputs[o].iter().map(|v| (v.0, on)));
-            edges.extend(
-                f.op_intermediates[o]
-                    .iter()
-                    .chain(&f.op_outputs[o])
-                    .map(|v| (on, v.0)),
-            );
-            mids.extend(f.op_intermediates[o].iter().map(|v| (on, v.0)));
-        }
-        let n = nv + no;
-        let raw = topo_order(trace, &mut edges, n)?;
-        let mut pos = vec![0u32; n];
-        for (p, &x) in raw.iter().enumerate() {
-            pos[x as usize] = p as u32;
-        }
-        let relabel = |list: &mut Vec<(u32, u32)>| {
-            for e in list.iter_mut() {
-                *e = (pos[e.0 as usize], pos[e.1 as usize]);
-            }
-        };
-        relabel(&mut edges);
-        relabel(&mut mids);
-        let mut backward: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
-        let is_var = |p: u32| (raw[p as usize] as usize) < nv;
-        let mut defined_by = vec![u32::MAX; n];
-        for (v, op) in defining_producers(trace).into_iter().enumerate() {
-            if let Some(op) = op {
-                defined_by[pos[v] as usize] = pos[nv + op.get()];
+        let mut building = GraphIndexBuild::new(trace);
+        loop {
+            if let Some(done) = building.step() {
+                return done;
             }
         }
-        let mut forward: Vec<(u32, u32, bool)> = edges
-            .iter()
-            .map(|&(a, b)| (a, b, is_var(a) || defined_by[b as usize] == a))
-            .collect();
-        forward.sort_unstable_by_key(|e| (e.0, e.1));
-        forward.dedup_by_key(|e| (e.0, e.1));
-        let mut successors = FlowAdjacency::from_sorted_edges(&forward)
-            .unwrap_or_else(|_| FlowAdjacency::with_nodes(0));
-        while successors.node_count() < n {
-            successors.add_node(());
-        }
-        drop(edges);
-        Ok(GraphIndex {
-            var_count: nv,
-            op_count: no,
-            successors,
-            defined_by,
-            predecessors: csr(&mut backward, n),
-            intermediates: csr(&mut mids, n),
-            raw,
-            pos,
-        })
     }
 
     /// Number of variable versions.
@@ -375,55 +313,4 @@ fn csr(edges: &mut Vec<(u32, u32)>, n: usize) -> Adjacency {
         g.add_node(());
     }
     g
-}
-
-/// Kahn's algorithm over raw node numbers; among ready nodes, the smallest (`created_at`, id)
-/// goes first. Returns raw node numbers in topological order. Sorts `edges`.
-fn topo_order(trace: &Trace, edges: &mut Vec<(u32, u32)>, n: usize) -> Result<Vec<u32>, AlgoError> {
-    let nv = trace.vars.len();
-    let key = |x: usize| -> (&str, &str) {
-        if x < nv {
-            let v = &trace.vars[x];
-            (v.created_at.as_str(), v.full_node_id.as_str())
-        } else {
-            let o = &trace.ops[x - nv];
-            (o.created_at.as_str(), o.op_id.as_str())
-        }
-    };
-    let succ = csr(edges, n);
-    let mut indeg = vec![0u32; n];
-    for &(_, b) in edges.iter() {
-        indeg[b as usize] += 1;
-    }
-    // Rank every node by its key once, so the heap compares integers. A stable sort keeps
-    // equal keys in index order, and runs in about linear time over records already in time
-    // order (a recorder appends them so).
-    let mut by_key: Vec<u32> = (0..n as u32).collect();
-    by_key.sort_by(|&a, &b| key(a as usize).cmp(&key(b as usize)));
-    let mut key_rank = vec![0u32; n];
-    for (r, &x) in by_key.iter().enumerate() {
-        key_rank[x as usize] = r as u32;
-    }
-    let mut heap: BinaryHeap<Reverse<u32>> = (0..n)
-        .filter(|&x| indeg[x] == 0)
-        .map(|x| Reverse(key_rank[x]))
-        .collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(r)) = heap.pop() {
-        let x = by_key[r as usize];
-        order.push(x);
-        for &y in neighbours(&succ, x) {
-            let d = &mut indeg[y as usize];
-            *d -= 1;
-            if *d == 0 {
-                heap.push(Reverse(key_rank[y as usize]));
-            }
-        }
-    }
-    if order.len() < n {
-        let stuck = (0..n).find(|&x| indeg[x] > 0).unwrap_or(0);
-        let id = key(stuck).1.to_owned();
-        return Err(AlgoError::Cycle { id });
-    }
-    Ok(order)
 }

@@ -155,3 +155,22 @@ fn the_earliest_edge_defines_a_version_and_record_order_breaks_ties() {
     let a = NodeRef::Var(t.var_by_id("a@1").unwrap());
     assert!(slice.contains(&b) && !slice.contains(&a), "{slice:?}");
 }
+
+#[test]
+fn the_index_is_built_in_stages_a_host_can_yield_between() {
+    let t = random_trace(7, 400);
+    let mut building = GraphIndexBuild::new(&t);
+    let mut stages = 1;
+    let g = loop {
+        match building.step() {
+            None => stages += 1,
+            Some(done) => break done.unwrap(),
+        }
+    };
+    assert!(stages >= 6, "{stages} stages");
+    assert_eq!(g.node_count(), t.vars.len() + t.ops.len());
+    assert!(matches!(
+        building.step(),
+        Some(Err(AlgoError::Stale { .. }))
+    ));
+}

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use memtrace::algo::GraphIndex;
+use memtrace::algo::{GraphIndex, GraphIndexBuild};
 use memtrace::attribution::{Attribution, InfoFlow, Roles};
 use memtrace::layout::NodeRef;
 use memtrace::story::{story_in, Card, CardKind, Group, Story};
@@ -98,7 +98,17 @@ pub fn story_view(props: &Props) -> Html {
                     wasm_bindgen_futures::spawn_local(async move {
                         crate::timing::after_paint().await;
                         let _t = crate::timing::stage("story: graph index");
-                        if let Ok(g) = GraphIndex::build(&t.0) {
+                        // A stage a task: the page stays responsive while it is built.
+                        let built = {
+                            let mut building = GraphIndexBuild::new(&t.0);
+                            loop {
+                                if let Some(done) = building.step() {
+                                    break done;
+                                }
+                                crate::services::files::next_task().await;
+                            }
+                        };
+                        if let Ok(g) = built {
                             later.set(Some((t, Shared(Rc::new(g)))));
                         }
                     });

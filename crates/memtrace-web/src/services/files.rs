@@ -62,7 +62,7 @@ fn now() -> f64 {
 /// stretch to 4 ms each). The page's own timers wait until the load is done: it has none that
 /// matter meanwhile (the JavaScript module's `loadAsync`, in someone else's page, yields with a
 /// timeout instead).
-async fn next_task() {
+pub(crate) async fn next_task() {
     use wasm_bindgen::JsCast;
     let yielded = js_sys::Reflect::get(&js_sys::global(), &"scheduler".into())
         .ok()
