@@ -50,7 +50,8 @@ impl<'t> GraphIndexBuild<'t> {
         }
     }
 
-    /// Does the next stage; `Some` with the index (or why it cannot be built) after the last.
+    /// Does the next stage; `Some` with the index (or why it cannot be built) after the last,
+    /// and an error on every call after that.
     ///
     /// # Errors
     /// As [`GraphIndex::build`].
@@ -58,9 +59,13 @@ impl<'t> GraphIndexBuild<'t> {
         let t = self.trace;
         let (nv, no) = (t.vars.len(), t.ops.len());
         let n = nv + no;
-        self.stage += 1;
+        self.stage = self.stage.saturating_add(1);
+        let failed = |b: &mut Self, e: AlgoError| {
+            b.stage = u8::MAX;
+            Some(Err(e))
+        };
         match self.stage {
-            1 => return self.collect_edges().err().map(Err),
+            1 => return self.collect_edges().err().and_then(|e| failed(self, e)),
             2 => {
                 self.succ = csr(&mut self.edges, n);
                 self.indeg = vec![0u32; n];
@@ -69,7 +74,7 @@ impl<'t> GraphIndexBuild<'t> {
                 }
             }
             3 => self.rank_keys(),
-            4 => return self.order().err().map(Err),
+            4 => return self.order().err().and_then(|e| failed(self, e)),
             5 => self.relabel(),
             6 => {
                 let is_var = |p: u32| (self.raw[p as usize] as usize) < nv;

@@ -174,3 +174,20 @@ fn the_index_is_built_in_stages_a_host_can_yield_between() {
         Some(Err(AlgoError::Stale { .. }))
     ));
 }
+
+#[test]
+fn a_build_that_failed_stays_failed() {
+    let mut t = random_trace(3, 50);
+    t.ops.pop();
+    let mut building = GraphIndexBuild::new(&t);
+    assert!(matches!(
+        building.step(),
+        Some(Err(AlgoError::Stale { .. }))
+    ));
+    for _ in 0..300 {
+        assert!(matches!(
+            building.step(),
+            Some(Err(AlgoError::Stale { .. }))
+        ));
+    }
+}
