@@ -38,7 +38,7 @@ pub use validate::validate;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{GraphError, Trace};
+use crate::model::{FailRule, GraphError, Mark, Trace};
 
 /// The file formats memtrace reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,7 +149,7 @@ fn strict_smartcomment(mut parts: smartcomment::Parts, threshold: Option<f64>) -
     }
     let mut trace = parts.into_trace();
     trace.judge_threshold = threshold;
-    trace.reindex().ok()?;
+    trace.index_flow().ok()?;
     Some(trace)
 }
 
@@ -190,6 +190,50 @@ pub fn load_with_limits(
     opts: LoadOptions,
     limits: &Limits,
 ) -> Result<Loaded, FormatError> {
+    Ok(load_indexed(bytes, opts, limits)?.find_cases())
+}
+
+/// A trace read, checked and indexed whose failed questions are not looked for yet: what a
+/// host that answers many queries holds until one needs them ([`Indexed::find_cases`]).
+#[derive(Debug, Clone)]
+pub struct Indexed(Loaded);
+
+impl Indexed {
+    /// The format the trace was read as.
+    pub fn format(&self) -> Format {
+        self.0.format
+    }
+
+    /// What lenient mode dropped.
+    pub fn problems(&self) -> &[FormatError] {
+        &self.0.problems
+    }
+
+    /// The loaded trace with its failure cases (no user rules): what [`load`] gives.
+    pub fn find_cases(self) -> Loaded {
+        self.find_with(&[], &[])
+    }
+
+    /// The loaded trace with the failure cases these user rules and marks find.
+    pub fn find_with(mut self, rules: &[FailRule], marks: &[Mark]) -> Loaded {
+        let t = &mut self.0.trace;
+        // Cannot fail: the only refusal of failure detection, a bad annotation, was checked
+        // when the index was built (`Trace::index_flow`).
+        t.cases = t.detect(rules, marks).map(|d| d.cases).unwrap_or_default();
+        self.0
+    }
+}
+
+/// [`load_with_limits`] up to the failure cases: the same checks and errors, a trace whose
+/// `cases` are not found yet.
+///
+/// # Errors
+/// As [`load_with_limits`].
+pub fn load_indexed(
+    bytes: &[u8],
+    opts: LoadOptions,
+    limits: &Limits,
+) -> Result<Indexed, FormatError> {
     limits::check_size(bytes, limits)?;
     let (body, _) = body::decode(bytes, limits.max_file_bytes)?;
     let bytes = &body[..];
@@ -214,11 +258,11 @@ pub fn load_with_limits(
         Format::Smartcomment if !opts.lenient => {
             match strict_smartcomment(smartcomment()?, opts.judge_threshold) {
                 Some(trace) => {
-                    return Ok(Loaded {
+                    return Ok(Indexed(Loaded {
                         trace,
                         format,
                         problems: Vec::new(),
-                    })
+                    }))
                 }
                 // Something is wrong: the full checks below say what, in their order.
                 None => (smartcomment()?, Vec::new()),
@@ -240,7 +284,7 @@ pub fn load_with_limits(
     let mut trace = parts.into_trace();
     trace.judge_threshold = opts.judge_threshold;
     loop {
-        match trace.reindex() {
+        match trace.index_flow() {
             Ok(()) => break,
             Err(GraphError::Cycle { path, id })
                 if opts.lenient && trace.edges.iter().any(|e| e.target_full_node_id == id) =>
@@ -252,9 +296,9 @@ pub fn load_with_limits(
             Err(e) => return Err(e.into()),
         }
     }
-    Ok(Loaded {
+    Ok(Indexed(Loaded {
         trace,
         format,
         problems,
-    })
+    }))
 }

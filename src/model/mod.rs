@@ -101,9 +101,19 @@ impl Trace {
     /// # Errors
     /// A dangling reference, a duplicate id or a cycle, located by JSON path.
     pub fn reindex(&mut self) -> Result<(), GraphError> {
-        self.flow = Flow::build(self)?;
+        self.index_flow()?;
         self.cases = case::find_cases(self)?;
         Ok(())
+    }
+
+    /// [`Trace::reindex`] without the failure cases: builds the index and checks the
+    /// annotations (what finding the cases would refuse), leaving `cases` as they are.
+    ///
+    /// # Errors
+    /// As [`Trace::reindex`].
+    pub fn index_flow(&mut self) -> Result<(), GraphError> {
+        self.flow = Flow::build(self)?;
+        case::annotated(self).map(drop)
     }
 
     /// Runs the failure rules (`docs/failures.md`) with the user's rules and marks, and says

@@ -14,7 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{JsResult, MemtraceError};
 use crate::llm::split;
-use crate::trace::{core_options, finish, Trace};
+use crate::trace::{core_options, finish_loaded, Trace};
 use crate::types::{options, to_js, LoadOptions};
 
 /// `Trace.loadAsync` options: those of `Trace.load`, and the slice length, progress and cancel.
@@ -93,7 +93,7 @@ impl Trace {
                     let at = js_sys::Date::now();
                     if let Some(result) = steps.step(STEP_BYTES) {
                         let loaded = result.map_err(MemtraceError::from)?;
-                        let inner = finish(loaded, opts.load)?;
+                        let inner = finish_loaded(loaded, opts.load)?;
                         return Ok(Trace {
                             inner: Rc::new(inner),
                         }

@@ -2,7 +2,7 @@
 //! built on first use and kept; verdicts from `attribute` / `attributeWith` are kept for the
 //! exports.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{LazyCell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use memtrace::algo::render::flat_log::FlatLog;
@@ -13,7 +13,7 @@ use memtrace::algo::{
 };
 use memtrace::attribution::results::{self, Labels, Verdicts};
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
-use memtrace::format::{smartcomment, Format};
+use memtrace::format::{smartcomment, Format, Indexed, Loaded};
 use memtrace::model::{FailRule, FailureCase};
 use memtrace::report;
 use wasm_bindgen::prelude::*;
@@ -24,9 +24,13 @@ use crate::types::{
     LogWindow, Node, NodeSet, SearchOptions, StartPoint, VersionEntry,
 };
 
+/// The trace of a handle: read and indexed by `Trace.load`, its failure cases found on the first
+/// use (most queries need them; loading alone does not).
+type Lazy = LazyCell<memtrace::Trace, Box<dyn FnOnce() -> memtrace::Trace>>;
+
 /// What a handle holds; shared with the async methods' futures.
 pub(crate) struct Inner {
-    pub trace: memtrace::Trace,
+    pub trace: Lazy,
     pub format: Format,
     pub problems: Vec<memtrace::FormatError>,
     pub name: String,
@@ -136,8 +140,9 @@ pub struct Trace {
 }
 
 fn load_inner(bytes: &[u8], opts: LoadOptions) -> Result<Inner, MemtraceError> {
-    let loaded = memtrace::load(bytes, core_options(&opts)?)?;
-    finish(loaded, opts)
+    let limits = memtrace::format::Limits::default();
+    let indexed = memtrace::format::load_indexed(bytes, core_options(&opts)?, &limits)?;
+    finish(indexed, opts)
 }
 
 /// The core's load options from the module's.
@@ -155,21 +160,42 @@ pub(crate) fn core_options(opts: &LoadOptions) -> Result<memtrace::LoadOptions, 
     })
 }
 
-/// A handle's contents from a loaded trace: the user's failure rules applied, role overrides
-/// read.
-pub(crate) fn finish(
-    loaded: memtrace::format::Loaded,
-    opts: LoadOptions,
-) -> Result<Inner, MemtraceError> {
-    let mut trace = loaded.trace;
-    if !opts.failed_if.is_empty() {
-        let rules = opts
-            .failed_if
-            .iter()
-            .map(|r| r.parse::<FailRule>())
-            .collect::<Result<Vec<_>, _>>()?;
+/// A handle's contents from an indexed trace: role overrides read, the user's failure rules
+/// parsed (and applied when the cases are first needed).
+pub(crate) fn finish(indexed: Indexed, opts: LoadOptions) -> Result<Inner, MemtraceError> {
+    let rules = rules(&opts)?;
+    let (format, problems) = (indexed.format(), indexed.problems().to_vec());
+    let trace: Lazy = LazyCell::new(Box::new(move || indexed.find_with(&rules, &[]).trace));
+    inner(trace, format, problems, opts)
+}
+
+/// [`finish`] for a trace whose cases were found as it loaded (`Trace.loadAsync`): found again
+/// only when the user gave rules.
+pub(crate) fn finish_loaded(loaded: Loaded, opts: LoadOptions) -> Result<Inner, MemtraceError> {
+    let rules = rules(&opts)?;
+    let Loaded {
+        mut trace,
+        format,
+        problems,
+    } = loaded;
+    if !rules.is_empty() {
         trace.apply_rules(&rules, &[])?;
     }
+    let trace: Lazy = LazyCell::new(Box::new(move || trace));
+    inner(trace, format, problems, opts)
+}
+
+fn rules(opts: &LoadOptions) -> Result<Vec<FailRule>, MemtraceError> {
+    let rules = opts.failed_if.iter().map(|r| r.parse::<FailRule>());
+    Ok(rules.collect::<Result<Vec<_>, _>>()?)
+}
+
+fn inner(
+    trace: Lazy,
+    format: Format,
+    problems: Vec<memtrace::FormatError>,
+    opts: LoadOptions,
+) -> Result<Inner, MemtraceError> {
     let mut role_config = RoleConfig::default();
     for spec in &opts.roles {
         role_config
@@ -179,8 +205,8 @@ pub(crate) fn finish(
     Ok(Inner {
         name: opts.name.unwrap_or_else(|| "trace.json".to_owned()),
         trace,
-        format: loaded.format,
-        problems: loaded.problems,
+        format,
+        problems,
         role_config,
         roles: OnceCell::new(),
         graph: OnceCell::new(),
