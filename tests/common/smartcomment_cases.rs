@@ -130,6 +130,27 @@ macro_rules! smartcomment_cases {
         }
 
         #[$attr]
+        fn a_trace_indexed_first_finds_the_cases_load_finds_and_refuses_what_load_refuses() {
+            let limits = memtrace::format::Limits::default();
+            let indexed = |b: &[u8]| memtrace::format::load_indexed(b, LoadOptions::default(), &limits);
+            for bytes in [FIXTURE_1, FIXTURE_2, DEMO] {
+                let later = indexed(bytes).unwrap();
+                assert!(later.problems().is_empty());
+                let later = later.find_cases().trace;
+                assert!(!later.cases.is_empty());
+                assert_eq!(later, strict(bytes).unwrap().trace);
+            }
+            // What only finding the cases read (the annotations) is refused before they are found.
+            let typo = edited(|v| v["data"]["annotations"][0]["final_error_type"] = serde_json::json!("TypoError"));
+            let ghost = edited(|v| v["data"]["annotations"][1]["final_op_id"] = serde_json::json!("op-ghost"));
+            for (bytes, path) in [(typo, "data.annotations[0].final_error_type"), (ghost, "data.annotations[1].final_op_id")] {
+                let e = indexed(&bytes).unwrap_err().to_string();
+                assert!(e.contains(path), "{e}");
+                assert_eq!(e, strict(&bytes).unwrap_err().to_string());
+            }
+        }
+
+        #[$attr]
         fn a_duplicate_id_names_both_places() {
             let bytes = edited(|v| {
                 let op = v["data"]["operations"][0].clone();

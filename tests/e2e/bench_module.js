@@ -29,6 +29,7 @@ async function loadVsParse(page, file, reps) {
     await mod.default();
     const bytes = new Uint8Array(await document.querySelector('#bench-input').files[0].arrayBuffer());
     const load = [];
+    const used = [];
     const parse = [];
     let vars = 0;
     let nodes = 0;
@@ -41,7 +42,9 @@ async function loadVsParse(page, file, reps) {
           const t0 = performance.now();
           const trace = mod.Trace.load(bytes);
           load.push(performance.now() - t0);
+          // The first query finds the failed questions (summary counts them).
           vars = trace.summary().variables;
+          used.push(performance.now() - t0);
           trace.free();
         } else {
           const t0 = performance.now();
@@ -51,7 +54,7 @@ async function loadVsParse(page, file, reps) {
         }
       }
     }
-    return { load, parse, vars, nodes, size: bytes.length };
+    return { load, used, parse, vars, nodes, size: bytes.length };
   }, reps);
 }
 
@@ -114,11 +117,14 @@ function sizes(dir) {
     rows.push([`load ${mb(r.size)} trace (${r.nodes} variables): \`Trace.load(bytes)\`, web build`,
       `${f2(load / 1000)} s`, '≤ 1.0× JSON.parse',
       `${f2(parse / 1000)} s (\`JSON.parse(new TextDecoder().decode(bytes))\`)`, `${f2(load / parse)}×`]);
+    const used = median(r.used);
+    rows.push(['`Trace.load(bytes)` then its first query (`summary()`: the failed questions found then)',
+      `${f2(used / 1000)} s`, '–', `${f2(parse / 1000)} s (\`JSON.parse\`)`, `${f2(used / parse)}×`]);
     const a = await loadAsyncRun(page);
     if (a.vars !== r.nodes) throw new Error(`loadAsync read ${a.vars} variables, JSON.parse ${r.nodes} nodes`);
     rows.push(['`Trace.loadAsync(bytes)` (16 ms slices): total; longest main-thread task',
       `${f2(a.total / 1000)} s; ${Math.round(a.longest)} ms`, 'longest task ≤ 100 ms',
-      `${f2(load / 1000)} s in one task (\`Trace.load\`)`, `${f2(a.total / load)}× the time`]);
+      `${f2(used / 1000)} s in one task (\`Trace.load\` + first query)`, `${f2(a.total / used)}× the time`]);
     for (const [build, dir] of [['web', webPkg], ['Node', nodePkg]]) {
       for (const [file, raw, z] of sizes(dir)) {
         const big = file.endsWith('.wasm');
@@ -130,7 +136,7 @@ function sizes(dir) {
     console.log('|---|---|---|---|---|');
     for (const row of rows) console.log(`| ${row.join(' | ')} |`);
     console.log(`\nload: median of ${REPS} repetitions each, alternating, in one page (headless Chromium);`
-      + ` all times (ms): Trace.load ${r.load.map(Math.round).join(' ')}, JSON.parse ${r.parse.map(Math.round).join(' ')}.`
+      + ` all times (ms): Trace.load ${r.load.map(Math.round).join(' ')}, with its first query ${r.used.map(Math.round).join(' ')}, JSON.parse ${r.parse.map(Math.round).join(' ')}.`
       + ' Package sizes: value gzipped (level 9), baseline raw.');
   } finally {
     await browser.close();

@@ -1,6 +1,6 @@
-//! The `Trace` handle: load once, ask many times. Indexes (graph, search, flat log, roles) are
-//! built on first use and kept; verdicts from `attribute` / `attributeWith` are kept for the
-//! exports.
+//! The `Trace` handle: load once, ask many times. The failure cases and the indexes (graph,
+//! search, flat log, roles) are built on first use and kept; verdicts from `attribute` /
+//! `attributeWith` are kept for the exports.
 
 use std::cell::{LazyCell, OnceCell, RefCell};
 use std::rc::Rc;
@@ -238,10 +238,12 @@ pub(crate) fn infoflow(inner: &Inner, cases: &[FailureCase]) -> Vec<CaseOutcome>
 #[wasm_bindgen]
 impl Trace {
     /// Reads a trace (smartcomment / MemTraceBench JSON, OTLP JSON or JSON Lines, Langfuse),
-    /// the format detected from the content unless `options.format` names it.
+    /// the format detected from the content unless `options.format` names it. It is read,
+    /// checked and indexed here; its failed questions are found on the first query.
     ///
     /// # Errors
-    /// Throws a `MemtraceError` (`kind`, `path` or `line`/`column`, `hint`).
+    /// Throws a `MemtraceError` (`kind`, `path` or `line`/`column`, `hint`): every error of the
+    /// file is found here, none is left to a query.
     #[wasm_bindgen(
         unchecked_return_type = "Trace",
         js_name = load

@@ -46,6 +46,20 @@ fn a_dangling_reference_has_a_path() {
     assert!(e["hint"].as_str().unwrap().contains("lenient"), "{e}");
 }
 
+/// The failed questions are found on the first query, but what finding them refuses (an
+/// annotation's error type) is refused by `load`, never by a later query.
+#[wasm_bindgen_test]
+fn a_bad_annotation_is_refused_at_load() {
+    let mut v: serde_json::Value = serde_json::from_slice(FIXTURE_1).unwrap();
+    v["data"]["annotations"][2]["final_error_type"] = json!("TypoError");
+    let bytes = serde_json::to_vec(&v).unwrap();
+    let e = thrown(Trace::load(&bytes, JsValue::UNDEFINED).err().unwrap());
+    assert_eq!(e["path"], "data.annotations[2].final_error_type", "{e}");
+    // And a good file's cases are there on the first query.
+    let t = Trace::load(FIXTURE_1, JsValue::UNDEFINED).unwrap();
+    assert_eq!(json(t.cases().unwrap()).as_array().unwrap().len(), 6);
+}
+
 #[wasm_bindgen_test]
 fn not_a_trace_and_bad_options() {
     let e = thrown(
