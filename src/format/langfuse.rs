@@ -296,7 +296,7 @@ fn add_scores(
             .and_then(Value::as_str);
         let from_label = || {
             label
-                .and_then(crate::model::verdict::label_failed)
+                .and_then(crate::model::judgement::label_failed)
                 .map(|failed| if failed { 0.0 } else { 1.0 })
         };
         let Some(value) = sc

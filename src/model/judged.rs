@@ -4,15 +4,15 @@
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
+use super::judgement::{self, Judgement};
 use super::structure;
-use super::verdict::{self, Verdict};
 use super::{pyrepr, OpIx, Trace, VarIx};
 
 /// One judgement: an op said the answer to `query` passed or failed.
 #[derive(Debug, Clone)]
 pub(super) struct Judged {
     pub op: OpIx,
-    pub verdict: Verdict,
+    pub verdict: Judgement,
     pub query: VarIx,
     pub prediction: Option<VarIx>,
     pub gold: Vec<String>,
@@ -120,7 +120,7 @@ impl QuestionScan {
         let prompt = || {
             rec.category.contains("prompt")
                 || (hinted(t, v, &["prompt", "template"])
-                    && super::verdict::words(&class_or_name(t, v))
+                    && super::judgement::words(&class_or_name(t, v))
                         .iter()
                         .any(|w| w == "prompt" || w == "template"))
         };
@@ -323,7 +323,7 @@ pub(super) fn gold_of(
 pub(super) fn judged(
     t: &Trace,
     op: OpIx,
-    verdict: Verdict,
+    verdict: Judgement,
     questions: &[bool],
     json: Option<&Value>,
 ) -> Option<Judged> {
@@ -362,13 +362,13 @@ fn scalar_text(v: &Value) -> String {
 /// True when the op's name or metadata (keys, short string values) says it judges answers.
 pub(super) fn judge_hint(t: &Trace, op: OpIx) -> Option<String> {
     let rec = t.op(op);
-    if verdict::says_judge(&rec.op_name) {
+    if judgement::says_judge(&rec.op_name) {
         return Some(format!("its name {:?}", rec.op_name));
     }
     let meta = rec.metadata.as_object()?;
     meta.iter().find_map(|(k, v)| {
         let short = v.as_str().filter(|s| s.len() <= 64).unwrap_or_default();
-        (verdict::says_judge(k) || verdict::says_judge(short))
+        (judgement::says_judge(k) || judgement::says_judge(short))
             .then(|| format!("its metadata {k:?}"))
     })
 }

@@ -12,12 +12,12 @@ mod fail_rule;
 mod flow;
 mod gold;
 mod judged;
+pub mod judgement;
 pub mod pyrepr;
 mod question;
 mod record;
 mod structure;
 mod suggest;
-pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
 pub use detect::{DetectSteps, Detection, FoundBy, RuleReport, Unused, RULES};
@@ -75,7 +75,7 @@ pub struct Trace {
     pub flow: Flow,
     /// Failed questions: annotated ones, and judged-zero ones without annotation.
     pub cases: Vec<FailureCase>,
-    /// Graded judge scores below this fail; `None` = [`verdict::DEFAULT_JUDGE_THRESHOLD`].
+    /// Graded judge scores below this fail; `None` = [`judgement::DEFAULT_JUDGE_THRESHOLD`].
     pub judge_threshold: Option<f64>,
 }
 

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::Verdict;
+use super::compare::AnsweredQuestion;
 use super::keep::{self, Kept};
 use super::round::run_conversation;
 use super::settings::{self, Miss, SettingEdit, SettingVersion};
@@ -146,7 +146,7 @@ pub struct RoundRecord {
     pub setting_edits: Vec<SettingEdit>,
     /// Every question's verdict, train and held-out (for [`super::compare`]).
     #[serde(default)]
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<AnsweredQuestion>,
     /// Why this round's prompts and settings were thrown out (`None`: kept).
     #[serde(default)]
     pub rejected: Option<String>,
