@@ -45,6 +45,15 @@ pub struct VarIx(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct OpIx(pub u32);
 
+/// A node of the bipartite graph: a variable version or an operation (the graph index numbers
+/// them, a view holds a set of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "ix", rename_all = "lowercase")]
+pub enum NodeRef {
+    Var(VarIx),
+    Op(OpIx),
+}
+
 impl VarIx {
     /// The index as `usize`, for slices.
     pub fn get(self) -> usize {
