@@ -17,6 +17,7 @@ use crate::attribution::roles::first_producer;
 use crate::attribution::text::terms;
 use crate::attribution::{Attribution, OpRole, Roles};
 use crate::model::{pyrepr, ErrorType, FailureCase, OpIx, Trace, VarIx};
+use crate::text::one_line;
 
 /// Chars of a value a card shows.
 const SNIPPET: usize = 320;
@@ -418,10 +419,6 @@ pub fn word_diff(old: &str, new: &str) -> Vec<DiffPart> {
         }
     }
     out
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The failure slice's nodes off the chain, folded by kind: messages (hung on the first card),

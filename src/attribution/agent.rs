@@ -14,6 +14,8 @@ use crate::provider::{
     ToolSpec, Usage,
 };
 
+use crate::text::shorten;
+
 pub use crate::text::{DATA_CLOSE, DATA_OPEN};
 
 /// Wraps trace text as data: `<trace_data>…</trace_data>` with any closing tag inside escaped
@@ -187,32 +189,27 @@ pub fn compress_history(messages: &mut Vec<ChatMessage>, keep_recent: usize) -> 
     let mut lines = vec!["Summary of earlier steps (older turns were compressed):".to_owned()];
     for m in &old {
         for c in &m.tool_calls {
-            lines.push(format!("- called {}({})", c.name, short(&c.arguments, 160)));
+            lines.push(format!(
+                "- called {}({})",
+                c.name,
+                shorten(&c.arguments, 160)
+            ));
         }
         let first = m.content.lines().next().unwrap_or("");
         if m.role == ChatRole::Tool {
-            lines.push(format!("  → {}", short(first, 200)));
+            lines.push(format!("  → {}", shorten(first, 200)));
         } else if m.role == ChatRole::User && m.content.starts_with("Summary of earlier") {
             lines.push(m.content.clone());
         } else if m.role == ChatRole::User && m.content.starts_with("Result of ") {
             // The results of calls made in text (see attribute_with_agent): first result line.
             let result = m.content.lines().nth(1).unwrap_or("");
-            lines.push(format!("  → {}", short(result, 200)));
+            lines.push(format!("  → {}", shorten(result, 200)));
         } else if m.role == ChatRole::Assistant && m.tool_calls.is_empty() {
-            lines.push(format!("- wrote {}", short(m.content.trim(), 160)));
+            lines.push(format!("- wrote {}", shorten(m.content.trim(), 160)));
         }
     }
     messages.insert(2, ChatMessage::text(ChatRole::User, lines.join("\n")));
     true
-}
-
-fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(max).collect();
-    out.push('…');
-    out
 }
 
 /// Runs `toolbox` for `case` with the model (method `method`) until a validated final answer

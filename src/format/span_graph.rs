@@ -142,7 +142,7 @@ fn scope_op(s: &Span) -> Span {
     // A tool's result read as records: its children found them; the caller reads the result.
     if let (true, Some(text)) = (op.outputs.is_empty(), op.metadata.get(TOOL_RESULT)) {
         op.outputs
-            .push(Port::new("output", "output", super::spans::text_of(text)));
+            .push(Port::new("output", "output", crate::text::text_of(text)));
     }
     op.start_ns = s.end_ns;
     op

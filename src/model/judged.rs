@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::judgement::{self, Judgement};
 use super::structure;
 use super::{pyrepr, OpIx, Trace, VarIx};
+use crate::text::text_of;
 
 /// One judgement: an op said the answer to `query` passed or failed.
 #[derive(Debug, Clone)]
@@ -342,20 +343,13 @@ pub(super) fn judged(
 /// Gold answers from a JSON value: a list of strings, or one string or number.
 pub(super) fn answers_of(v: &Value) -> Vec<String> {
     match v {
-        Value::Array(a) => a.iter().map(scalar_text).collect(),
+        Value::Array(a) => a.iter().map(text_of).collect(),
         Value::Null => Vec::new(),
         Value::String(s) => match serde_json::from_str::<Value>(s) {
             Ok(inner @ Value::Array(_)) => answers_of(&inner),
             _ => vec![s.clone()],
         },
-        other => vec![scalar_text(other)],
-    }
-}
-
-fn scalar_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => vec![text_of(other)],
     }
 }
 
