@@ -5,13 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use super::closed_loop::{LoopError, LoopState, Tally};
-use super::compare::AnsweredQuestion;
-use super::settings::{self, Miss};
-use super::targets::{map_failure, Failure, Mapped};
+use super::{LoopError, LoopState, Tally};
 use crate::format::{load, LoadOptions};
 use crate::memsys::{self, Conversation};
 use crate::model::ErrorType;
+use crate::optimize::compare::AnsweredQuestion;
+use crate::optimize::settings::{self, Miss};
+use crate::optimize::targets::{map_failure, Failure, Mapped};
 use crate::provider::{Llm, Usage};
 
 /// What one conversation's run gave.
