@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use similar::{ChangeTag, TextDiff};
 
 use crate::algo::{answer_op, failure_slice, text::var_text, GraphIndex};
 use crate::attribution::infoflow::graph::find_retrieval;
@@ -17,6 +16,7 @@ use crate::attribution::roles::first_producer;
 use crate::attribution::text::terms;
 use crate::attribution::{Attribution, OpRole, Roles};
 use crate::model::{pyrepr, ErrorType, FailureCase, OpIx, Trace, VarIx};
+use crate::text::diff::{word_diff, DiffPart};
 
 /// Chars of a value a card shows.
 const SNIPPET: usize = 320;
@@ -40,14 +40,6 @@ pub enum CardKind {
 pub struct Span {
     pub text: String,
     pub mark: bool,
-}
-
-/// A word-diff piece between a version and the one before it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DiffPart {
-    /// `same`, `removed` or `added`.
-    pub change: &'static str,
-    pub text: String,
 }
 
 /// Why the chain stops being right here.
@@ -340,88 +332,6 @@ fn push(spans: &mut Vec<Span>, text: &str, mark: bool) {
             mark,
         }),
     }
-}
-
-/// Word diff of two versions: removed and added runs (a change across several words reads as
-/// one run each), unchanged runs longer than 12 words shortened to their ends.
-pub fn word_diff(old: &str, new: &str) -> Vec<DiffPart> {
-    let (old, new) = (one_line(old), one_line(new));
-    let diff = TextDiff::from_words(&old, &new);
-    let mut out: Vec<DiffPart> = Vec::new();
-    let (mut removed, mut added) = (String::new(), String::new());
-    // Spaces met inside a change, owed to each side's next word.
-    let (mut gap_r, mut gap_a) = (String::new(), String::new());
-    let flush = |out: &mut Vec<DiffPart>, removed: &mut String, added: &mut String| {
-        for (change, text) in [("removed", removed), ("added", added)] {
-            if !text.is_empty() {
-                out.push(DiffPart {
-                    change,
-                    text: std::mem::take(text),
-                });
-            }
-        }
-    };
-    for c in diff.iter_all_changes() {
-        let v = c.value();
-        let in_change = !(removed.is_empty() && added.is_empty());
-        match c.tag() {
-            ChangeTag::Delete => {
-                if !removed.is_empty() {
-                    removed.push_str(&gap_r);
-                }
-                gap_r.clear();
-                removed.push_str(v);
-            }
-            ChangeTag::Insert => {
-                if !added.is_empty() {
-                    added.push_str(&gap_a);
-                }
-                gap_a.clear();
-                added.push_str(v);
-            }
-            ChangeTag::Equal if v.trim().is_empty() && in_change => {
-                gap_r.push_str(v);
-                gap_a.push_str(v);
-            }
-            ChangeTag::Equal => {
-                flush(&mut out, &mut removed, &mut added);
-                let text = format!("{}{v}", std::mem::take(&mut gap_a));
-                gap_r.clear();
-                match out.last_mut() {
-                    Some(p) if p.change == "same" => p.text.push_str(&text),
-                    _ => out.push(DiffPart {
-                        change: "same",
-                        text,
-                    }),
-                }
-            }
-        }
-    }
-    flush(&mut out, &mut removed, &mut added);
-    if !gap_a.is_empty() {
-        out.push(DiffPart {
-            change: "same",
-            text: gap_a,
-        });
-    }
-    for p in out.iter_mut().filter(|p| p.change == "same") {
-        let words: Vec<&str> = p.text.split_whitespace().collect();
-        if words.len() > 12 {
-            let (lead, tail) = (p.text.starts_with(' '), p.text.ends_with(' '));
-            p.text = format!(
-                "{}{} … {}{}",
-                if lead { " " } else { "" },
-                words[..4].join(" "),
-                words[words.len() - 4..].join(" "),
-                if tail { " " } else { "" }
-            );
-        }
-    }
-    out
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The failure slice's nodes off the chain, folded by kind: messages (hung on the first card),

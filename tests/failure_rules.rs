@@ -303,13 +303,13 @@ fn rule_parse_errors_say_what_where_and_how() {
 }
 
 #[path = "common/otlp_build.rs"]
-mod build;
+mod otlp_build;
 
 #[test]
 fn a_question_an_earlier_session_stored_verbatim_is_still_a_question() {
     // The extraction of session 1 quotes the dialogue turn the benchmark question was taken
     // from; session 2 asks it, and the judge says WRONG.
-    use build::{span, trace};
+    use otlp_build::{span, trace};
     let q = "How did Evan get into watercolor painting?";
     let fact = format!(r#"{{"facts": ["A friend gave Evan some advice (in reply to: {q})"]}}"#);
     let judge_in = format!("Label the answer CORRECT or WRONG.\nQuestion: {q}\nGold answer: a friend's advice\nGenerated answer: no idea");

@@ -14,7 +14,7 @@ mod smartcomment {
 }
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
 mod otlp {
     include!("cases/otlp.rs");

@@ -3,6 +3,6 @@
 //! The bodies are in `cases/langfuse.rs`, shared with the browser run (`format_browser.rs`).
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
 include!("cases/langfuse.rs");

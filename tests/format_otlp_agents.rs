@@ -7,9 +7,9 @@
 //! through a `search_memory` tool call ("Mochi", though memory says "Miso"), an LLM judge.
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::load_ok;
+use formats::load_ok;
 use memtrace::format::conventions;
 use memtrace::model::{OpIx, Trace};
 
@@ -205,14 +205,14 @@ fn conventions_name_openllmetry_and_the_genai_memory_ops() {
 }
 
 #[path = "common/otlp_build.rs"]
-mod build;
+mod otlp_build;
 
 /// Written here, not by a package: openinference-instrumentation-openai writes `llm.prompts.*`
 /// / `llm.choices.*` only for the completions API, which the local LLM server does not serve.
 #[test]
 fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
-    let t = build::trace(&[
-        build::span(
+    let t = otlp_build::trace(&[
+        otlp_build::span(
             "render",
             None,
             (0, 5),
@@ -222,7 +222,7 @@ fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
                 ("output.value", "Q: name of the cat? A:"),
             ],
         ),
-        build::span(
+        otlp_build::span(
             "complete",
             None,
             (10, 20),
@@ -232,7 +232,7 @@ fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
                 ("llm.choices.0.completion.text", "Miso"),
             ],
         ),
-        build::span(
+        otlp_build::span(
             "update",
             None,
             (30, 31),
@@ -268,8 +268,8 @@ fn completions_api_prompts_and_choices_and_prompt_spans_are_read() {
 /// kind, input and output, and the answer reads what the search found.
 #[test]
 fn langfuse_observation_attributes_are_the_spans_kind_input_and_output() {
-    let t = build::trace(&[
-        build::span(
+    let t = otlp_build::trace(&[
+        otlp_build::span(
             "search",
             None,
             (0, 5),
@@ -282,7 +282,7 @@ fn langfuse_observation_attributes_are_the_spans_kind_input_and_output() {
                 ),
             ],
         ),
-        build::span(
+        otlp_build::span(
             "answer",
             None,
             (10, 20),

@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 #[path = "common/otlp_build.rs"]
-mod build;
+mod otlp_build;
 
-use build::{span, stored, trace};
 use memtrace::model::{OpIx, Trace, VarIx};
+use otlp_build::{span, stored, trace};
 
 fn op(t: &Trace, name: &str) -> OpIx {
     let i = t.ops.iter().position(|o| o.op_name == name);

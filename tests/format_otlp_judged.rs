@@ -5,9 +5,9 @@
 //! drops its LLM judge and puts the judgement on the answering span instead.
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::load_ok;
+use formats::load_ok;
 use memtrace::attribution::InfoFlow;
 use memtrace::model::Trace;
 use serde_json::{json, Value};

@@ -3,9 +3,9 @@
 //! `opentelemetry-instrumentation-openai-v2`, see tests/fixtures/otel/README.md).
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::load_ok;
+use formats::load_ok;
 use memtrace::format::LoadOptions;
 use memtrace::model::Trace;
 use serde_json::Value;

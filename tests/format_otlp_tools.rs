@@ -4,9 +4,9 @@
 //! arguments and what its children found, writing its result, which the next model call reads.
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::load_ok;
+use formats::load_ok;
 use memtrace::model::{OpIx, Trace};
 
 const MEMORY_PB: &[u8] = include_bytes!("fixtures/otel/genai_memory_traces.pb");

@@ -5,9 +5,9 @@
 //! variable by its place in the data flow, and the verdict must name the answering call.
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::load_ok;
+use formats::load_ok;
 use memtrace::attribution::InfoFlow;
 use memtrace::model::Trace;
 

@@ -2,9 +2,9 @@
 //! OTLP as it arrives on the wire: snake_case proto-JSON, protobuf, gzip and zstd bodies.
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::{load_err, load_ok};
+use formats::{load_err, load_ok};
 use memtrace::format::{smartcomment, FormatError};
 use serde_json::{Map, Value};
 
@@ -81,7 +81,7 @@ fn an_attribute_we_cannot_read_is_an_error_with_its_path() {
         }
         other => panic!("expected a Field error, got {other}"),
     }
-    let lenient = common::load_lenient(bent.to_string().as_bytes());
+    let lenient = formats::load_lenient(bent.to_string().as_bytes());
     assert_eq!(lenient.problems.len(), 1, "{:?}", lenient.problems);
 }
 

@@ -3,9 +3,9 @@
 //! `{"data": [spans]}`) and Langfuse flat observation lists.
 
 #[path = "common/formats.rs"]
-mod common;
+mod formats;
 
-use common::load_ok;
+use formats::load_ok;
 use memtrace::format::otlp_value::hex_id;
 use memtrace::format::{detect, Format};
 use memtrace::model::Trace;

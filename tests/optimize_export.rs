@@ -4,8 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 use memtrace::memsys::prompts::{FACT_EXTRACTION, QUESTION_ANSWERING, UPDATE_DECISION};
-use memtrace::optimize::closed_loop::{diff, PromptVersion};
+use memtrace::optimize::closed_loop::PromptVersion;
 use memtrace::optimize::export::{mem0_config, text_files, update_results};
+use memtrace::text::diff::unified;
 
 fn version(name: &str, version: u32, value: &str, parent_value: Option<&str>) -> PromptVersion {
     PromptVersion {
@@ -17,7 +18,7 @@ fn version(name: &str, version: u32, value: &str, parent_value: Option<&str>) ->
         score: Some(0.25 * f64::from(version)),
         cost_usd: Some(0.001 * f64::from(version)),
         diff: parent_value
-            .map(|p| diff(name, p, value))
+            .map(|p| unified(name, p, value))
             .unwrap_or_default(),
         cases: vec!["query:q-1@1".into()],
         feedback: "keep dates".into(),

@@ -7,7 +7,8 @@
 use memtrace::attribution::InfoFlow;
 use memtrace::format::{load, LoadOptions};
 use memtrace::optimize::export::{files, ExportFormat};
-use memtrace::optimize::gather::{default_selection, versions, Gathered, JUDGE_PROMPT};
+use memtrace::optimize::gather::{versions, Gathered};
+use memtrace::optimize::targets::{default_selection, JUDGE_PROMPT};
 use memtrace::optimize::{Edit, StepOutcome};
 
 #[test]

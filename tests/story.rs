@@ -138,7 +138,7 @@ fn without_a_verdict_the_chain_still_runs_to_the_answer() {
 
 #[test]
 fn a_change_across_words_reads_as_one_removed_and_one_added_run() {
-    use memtrace::story::word_diff;
+    use memtrace::text::diff::word_diff;
     let d = word_diff(
         "Mom drinks chamomile tea at night",
         "Mom drinks  black coffee at night",

@@ -26,11 +26,6 @@ pub fn char_window(s: &str, start: usize, max_chars: usize) -> &str {
     &rest[..b]
 }
 
-/// Collapses runs of whitespace into one space (for one-line snippets).
-pub fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,6 +43,5 @@ mod tests {
     #[test]
     fn escapes_markup() {
         assert_eq!(xml_escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
-        assert_eq!(one_line(" a \n\t b "), "a b");
     }
 }

@@ -14,6 +14,8 @@ use crate::provider::{
     ToolSpec, Usage,
 };
 
+use crate::text::shorten;
+
 pub use crate::text::{DATA_CLOSE, DATA_OPEN};
 
 /// Wraps trace text as data: `<trace_data>…</trace_data>` with any closing tag inside escaped
@@ -46,9 +48,10 @@ impl Default for AgentLimits {
     }
 }
 
-/// A validated verdict from a model.
+/// A model's final answer `{error_type, op_id, reason}`, validated against the trace (label
+/// valid, op exists); [`attribution_of`] turns it into an [`Attribution`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct Proposal {
     pub error_type: ErrorType,
     pub op_id: String,
     pub reason: String,
@@ -58,7 +61,7 @@ pub struct Verdict {
 ///
 /// # Errors
 /// The message to send back to the model: which field is missing or invalid and what is allowed.
-pub fn validate_verdict(trace: &Trace, v: &Value) -> Result<Verdict, String> {
+pub fn validate_verdict(trace: &Trace, v: &Value) -> Result<Proposal, String> {
     let label = v.get("error_type").and_then(Value::as_str).unwrap_or("");
     let error_type = label
         .parse::<ErrorType>()
@@ -77,7 +80,7 @@ pub fn validate_verdict(trace: &Trace, v: &Value) -> Result<Verdict, String> {
              operation you saw (they look like op-<32 hex>)"
         ));
     }
-    Ok(Verdict {
+    Ok(Proposal {
         error_type,
         op_id: op_id.to_owned(),
         reason: v
@@ -98,7 +101,7 @@ pub enum ToolOutcome {
     /// Text sent back to the model.
     Text(String),
     /// The run's answer (already validated).
-    Final(Verdict),
+    Final(Proposal),
 }
 
 /// The tools of one agent, with their state.
@@ -119,7 +122,7 @@ pub trait Toolbox {
 /// The record of one agent run.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AgentRun {
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Proposal>,
     pub usage: Usage,
     /// Some reply had no token counts (`usage` is partly estimated).
     pub usage_estimated: bool,
@@ -186,32 +189,27 @@ pub fn compress_history(messages: &mut Vec<ChatMessage>, keep_recent: usize) -> 
     let mut lines = vec!["Summary of earlier steps (older turns were compressed):".to_owned()];
     for m in &old {
         for c in &m.tool_calls {
-            lines.push(format!("- called {}({})", c.name, short(&c.arguments, 160)));
+            lines.push(format!(
+                "- called {}({})",
+                c.name,
+                shorten(&c.arguments, 160)
+            ));
         }
         let first = m.content.lines().next().unwrap_or("");
         if m.role == ChatRole::Tool {
-            lines.push(format!("  → {}", short(first, 200)));
+            lines.push(format!("  → {}", shorten(first, 200)));
         } else if m.role == ChatRole::User && m.content.starts_with("Summary of earlier") {
             lines.push(m.content.clone());
         } else if m.role == ChatRole::User && m.content.starts_with("Result of ") {
             // The results of calls made in text (see attribute_with_agent): first result line.
             let result = m.content.lines().nth(1).unwrap_or("");
-            lines.push(format!("  → {}", short(result, 200)));
+            lines.push(format!("  → {}", shorten(result, 200)));
         } else if m.role == ChatRole::Assistant && m.tool_calls.is_empty() {
-            lines.push(format!("- wrote {}", short(m.content.trim(), 160)));
+            lines.push(format!("- wrote {}", shorten(m.content.trim(), 160)));
         }
     }
     messages.insert(2, ChatMessage::text(ChatRole::User, lines.join("\n")));
     true
-}
-
-fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(max).collect();
-    out.push('…');
-    out
 }
 
 /// Runs `toolbox` for `case` with the model (method `method`) until a validated final answer
@@ -354,7 +352,7 @@ fn tool_nudge(tools: &[ToolSpec]) -> String {
 }
 
 /// Validates a verdict found in a text reply through the toolbox's final tool, if any.
-fn toolbox_final<T: Toolbox>(toolbox: &mut T, v: &Value) -> Result<Verdict, String> {
+fn toolbox_final<T: Toolbox>(toolbox: &mut T, v: &Value) -> Result<Proposal, String> {
     let finals = ["finish_exploration", "final_answer"];
     let names: Vec<String> = toolbox.specs().into_iter().map(|s| s.name).collect();
     let Some(name) = finals.iter().find(|f| names.iter().any(|n| n == *f)) else {
@@ -373,7 +371,7 @@ fn dispatch<T: Toolbox>(
     call: &ToolCall,
     trace: &Trace,
     run: &mut AgentRun,
-    done: &mut Option<Verdict>,
+    done: &mut Option<Proposal>,
 ) -> String {
     let text = reply_to(toolbox, tools, call, run, done);
     run.transcript.push(Step::new(
@@ -391,7 +389,7 @@ fn reply_to<T: Toolbox>(
     tools: &[ToolSpec],
     call: &ToolCall,
     run: &mut AgentRun,
-    done: &mut Option<Verdict>,
+    done: &mut Option<Proposal>,
 ) -> String {
     let args = match check_tool_call(call, tools) {
         Ok(a) => a,
@@ -427,7 +425,7 @@ pub fn attribution_of(
     trace: &Trace,
     case_id: &str,
     method: &str,
-    verdict: Verdict,
+    verdict: Proposal,
     cost: Cost,
 ) -> Attribution {
     let op_name = trace

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agent::{
-    attribution_of, fence, json_in_text, validate_verdict, AgentRun, Verdict, DATA_CLOSE,
+    attribution_of, fence, json_in_text, validate_verdict, AgentRun, Proposal, DATA_CLOSE,
 };
 use super::obstrace::FlatLog;
 use super::prompts::{baseline_system, case_task, roles_note};
@@ -203,7 +203,7 @@ pub async fn attribute_baseline_with<L: Llm>(
 async fn step_by_step<L: Llm>(
     a: &Asker<'_, L>,
     run: &mut AgentRun,
-) -> Result<Verdict, AttributionError> {
+) -> Result<Proposal, AttributionError> {
     let (trace, log, task) = (a.trace, a.log, a.task);
     for (i, &(op, _)) in log.ops.iter().enumerate() {
         let block = log.block(i).unwrap_or("");
@@ -231,7 +231,7 @@ async fn step_by_step<L: Llm>(
             })
             .await?;
         if let Some((error_type, reason)) = judged {
-            return Ok(Verdict {
+            return Ok(Proposal {
                 error_type,
                 op_id: trace.op(op).op_id.clone(),
                 reason,
@@ -250,7 +250,7 @@ async fn step_by_step<L: Llm>(
 async fn binary_search<L: Llm>(
     a: &Asker<'_, L>,
     run: &mut AgentRun,
-) -> Result<Verdict, AttributionError> {
+) -> Result<Proposal, AttributionError> {
     let (trace, log, task) = (a.trace, a.log, a.task);
     let (mut lo, mut hi) = (0usize, log.ops.len());
     let blocks = |a: usize, b: usize| (a..b).filter_map(|i| log.block(i)).collect::<String>();
@@ -304,7 +304,7 @@ async fn binary_search<L: Llm>(
             })
         })
         .await?;
-    Ok(Verdict {
+    Ok(Proposal {
         error_type,
         op_id: trace.op(op).op_id.clone(),
         reason,

@@ -561,5 +561,4 @@ fn paragraphs(text: &str) -> Vec<&str> {
 }
 
 #[cfg(test)]
-#[path = "text_tests.rs"]
 mod tests;

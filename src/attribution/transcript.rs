@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Trace;
 use crate::provider::ChatResponse;
+use crate::text::shorten;
 
 /// Characters kept of a step's arguments.
 pub const ARGS_CHARS: usize = 160;
@@ -48,8 +49,8 @@ impl Step {
         Step {
             turn,
             tool: tool.to_owned(),
-            args: shorten(args, ARGS_CHARS),
-            result: shorten(result, RESULT_CHARS),
+            args: shorten(&flat(args), ARGS_CHARS),
+            result: shorten(&flat(result), RESULT_CHARS),
             nodes,
             rejected: result.starts_with("error"),
         }
@@ -95,19 +96,15 @@ pub fn ids_in(trace: &Trace, text: &str) -> Vec<String> {
     out
 }
 
-/// `s` cut to `max` characters (with `…`), on one line.
-pub fn shorten(s: &str, max: usize) -> String {
+/// `s` on one line, for a step or a reason: control characters (line breaks, tabs) as spaces,
+/// trimmed. Runs of spaces are kept (unlike [`crate::text::one_line`]): what a step or a reason
+/// shows of a value stays as it was.
+pub fn flat(s: &str) -> String {
     let flat: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    let flat = flat.trim();
-    if flat.chars().count() <= max {
-        return flat.to_owned();
-    }
-    let mut out: String = flat.chars().take(max).collect();
-    out.push('…');
-    out
+    flat.trim().to_owned()
 }
 
 #[cfg(test)]
@@ -135,9 +132,9 @@ mod tests {
 
     #[test]
     fn long_text_is_shortened() {
-        let s = shorten(&"x".repeat(500), 10);
+        let s = shorten(&flat(&"x".repeat(500)), 10);
         assert_eq!(s.chars().count(), 11);
         assert!(s.ends_with('…'));
-        assert_eq!(shorten(" a\tb ", 10), "a b");
+        assert_eq!(shorten(&flat(" a\tb "), 10), "a b");
     }
 }

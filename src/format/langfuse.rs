@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 
 use super::error::from_json;
 use super::otlp::value_ports;
-use super::spans::{self, text_of, Imported, Kind, Lines, MemoryWrite, Port, Span};
+use super::spans::{self, Imported, Kind, Lines, MemoryWrite, Port, Span};
 use super::time::{format_nanos, parse_rfc3339};
 use super::FormatError;
 use crate::model::GraphMeta;
+use crate::text::text_of;
 
 /// Reads a Langfuse export into spans and graph metadata.
 ///
@@ -296,7 +297,7 @@ fn add_scores(
             .and_then(Value::as_str);
         let from_label = || {
             label
-                .and_then(crate::model::verdict::label_failed)
+                .and_then(crate::model::judgement::label_failed)
                 .map(|failed| if failed { 0.0 } else { 1.0 })
         };
         let Some(value) = sc

@@ -10,10 +10,11 @@ use super::otlp_agents;
 use super::otlp_logs::{self, Logs};
 use super::otlp_messages::{indexed, messages};
 use super::otlp_value::{attributes, hex_id, KeyValue};
-use super::spans::{self, json_in, text_of, Imported, Kind, Lines, Port, Span};
+use super::spans::{self, json_in, Imported, Kind, Lines, Port, Span};
 use super::time::format_nanos;
 use super::FormatError;
 use crate::model::GraphMeta;
+use crate::text::text_of;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

@@ -9,7 +9,8 @@
 use serde_json::{Map, Value};
 
 use super::otlp_messages::indexed;
-use super::spans::{self, json_in, text_of, Kind, MemoryWrite, Port};
+use super::spans::{self, json_in, Kind, MemoryWrite, Port};
+use crate::text::text_of;
 
 /// What [`normalize`] read besides `input.value` / `output.value`.
 pub(crate) struct Extra {

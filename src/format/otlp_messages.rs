@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::spans::{self, json_in, text_of};
+use super::spans::{self, json_in};
+use crate::text::text_of;
 
 /// `prefix{i}.rest` attributes grouped by `i`.
 pub(crate) fn indexed(

@@ -77,15 +77,7 @@ pub fn any_value(v: &Value, path: &str) -> Result<Value, FormatError> {
 }
 
 fn bad(path: &str, v: &Value) -> FormatError {
-    let mut shown = v.to_string();
-    if shown.len() > 120 {
-        let cut = (0..=117)
-            .rev()
-            .find(|&i| shown.is_char_boundary(i))
-            .unwrap_or(0);
-        shown.truncate(cut);
-        shown.push_str("...");
-    }
+    let shown = crate::text::fit(&v.to_string(), 120);
     FormatError::Field {
         path: path.to_owned(),
         message: format!(

@@ -24,7 +24,7 @@ use super::smartcomment::Parts;
 use super::spans::{Imported, Kind, Port, Span, TOOL_RESULT};
 use super::time::format_nanos;
 use super::FormatError;
-use crate::model::{verdict, GraphMeta, SessionRecord, Unset};
+use crate::model::{judgement, GraphMeta, SessionRecord, Unset};
 
 /// Builds the records of a trace from its spans; `imported.problems` are passed on.
 ///
@@ -127,8 +127,8 @@ pub fn build(imported: Imported, lenient: bool) -> Result<(Parts, Vec<FormatErro
 fn reports_verdict(s: &Span) -> bool {
     s.metadata.contains_key("gen_ai.evaluation.results")
         || s.outputs.iter().any(|p| {
-            verdict::json_object_in(&p.text)
-                .is_some_and(|j| verdict::verdict_in_json(&j, 0).is_some())
+            judgement::json_object_in(&p.text)
+                .is_some_and(|j| judgement::verdict_in_json(&j, 0).is_some())
         })
 }
 
@@ -142,7 +142,7 @@ fn scope_op(s: &Span) -> Span {
     // A tool's result read as records: its children found them; the caller reads the result.
     if let (true, Some(text)) = (op.outputs.is_empty(), op.metadata.get(TOOL_RESULT)) {
         op.outputs
-            .push(Port::new("output", "output", super::spans::text_of(text)));
+            .push(Port::new("output", "output", crate::text::text_of(text)));
     }
     op.start_ns = s.end_ns;
     op

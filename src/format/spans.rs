@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::FormatError;
 use crate::model::GraphMeta;
+use crate::text::text_of;
 
 /// What an importer read: spans, graph-level fields, and (lenient mode) what it skipped.
 #[derive(Debug, Clone, Default)]
@@ -172,14 +173,6 @@ impl Lines {
     pub fn at(&self, offset: usize) -> (usize, usize) {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         (line, offset - self.starts[line - 1] + 1)
-    }
-}
-
-/// JSON text of a value: strings as they are, anything else serialized.
-pub fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -7,14 +7,8 @@
 
 use std::collections::VecDeque;
 
+pub use crate::model::NodeRef;
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
-
-/// A node of the bipartite graph: a variable version or an operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum NodeRef {
-    Var(VarIx),
-    Op(OpIx),
-}
 
 /// A subset of a trace's nodes, as two bit vectors (O(1) tests, O(n) memory).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use memtrace_record::{parse_timestamp, sha1_hex};
 
 use crate::provider::{ChatRequest, ChatRole, Usage};
+use crate::text::text_of;
 
 /// One recorded span.
 #[derive(Debug, Clone)]
@@ -128,7 +129,7 @@ impl SpanLog {
         let mut attrs = Map::new();
         attrs.insert("openinference.span.kind".into(), json!("CHAIN"));
         if !input.is_null() {
-            attrs.insert("input.value".into(), json!(text(input)));
+            attrs.insert("input.value".into(), json!(text_of(input)));
         }
         if !input.is_string() && !input.is_null() {
             attrs.insert("input.mime_type".into(), json!("application/json"));
@@ -161,7 +162,7 @@ impl SpanLog {
         if let Some(s) = self.spans.get_mut(r) {
             s.end = end;
             if let Some(o) = output {
-                s.attrs.insert("output.value".into(), json!(text(o)));
+                s.attrs.insert("output.value".into(), json!(text_of(o)));
                 if !o.is_string() {
                     s.attrs
                         .insert("output.mime_type".into(), json!("application/json"));
@@ -322,7 +323,7 @@ impl SpanLog {
         self.results.extend_from_slice(results);
         let mut a = Map::new();
         a.insert("openinference.span.kind".into(), json!("CHAIN"));
-        a.insert("input.value".into(), json!(text(input)));
+        a.insert("input.value".into(), json!(text_of(input)));
         a.insert("input.mime_type".into(), json!("application/json"));
         a.insert(
             "output.value".into(),
@@ -373,13 +374,6 @@ impl SpanLog {
             out.push(b'\n');
         }
         out
-    }
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -593,5 +593,4 @@ fn judge(user: &str) -> Value {
 }
 
 #[cfg(test)]
-#[path = "simulated_tests.rs"]
 mod tests;

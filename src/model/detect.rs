@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::fail_rule::{FailRule, Mark};
 use super::judged::{self, answer_op_of, judged, Judged};
+use super::judgement::{self, Judgement};
 use super::structure;
 use super::structure::output_verdict;
 use super::suggest;
-use super::verdict::{self, Verdict};
 use super::GraphError;
 use super::{case, pyrepr, FailureCase, OpIx, Trace, VarIx};
 
@@ -196,7 +196,7 @@ impl DetectSteps {
         while !self.step(t, user) {}
         let threshold = t
             .judge_threshold
-            .unwrap_or(verdict::DEFAULT_JUDGE_THRESHOLD);
+            .unwrap_or(judgement::DEFAULT_JUDGE_THRESHOLD);
         let questions = self.seen.map(|s| s.questions).unwrap_or_default();
         let lists = self.lists;
         let mut cases = case::annotated(t)?;
@@ -332,7 +332,7 @@ fn marked_case(t: &Trace, q: VarIx, j: Option<&Judged>) -> FailureCase {
     let prediction = t.flow.consumers[q.get()].iter().rev().find_map(|&o| {
         t.flow.op_outputs[o.get()].iter().copied().find(|&v| {
             let r = t.var(v);
-            r.category.contains("output") && verdict::verdict_in(&r.value).is_none()
+            r.category.contains("output") && judgement::verdict_in(&r.value).is_none()
         })
     });
     FailureCase {
@@ -389,7 +389,7 @@ fn evaluators(t: &Trace, seen: &Seen) -> Found {
             continue;
         };
         let text = pyrepr::shown(&t.var(s).value);
-        let Some(v) = verdict::verdict_in(&text) else {
+        let Some(v) = judgement::verdict_in(&text) else {
             f.unused.push(unused(
                 t,
                 op,
@@ -463,8 +463,8 @@ fn question_outputs(t: &Trace, seen: &Seen) -> Found {
             continue;
         }
         let found = t.flow.op_outputs[op.get()].iter().find_map(|&v| {
-            let json = verdict::json_object_in(&t.var(v).value)?;
-            verdict::verdict_in_json(&json, 0).map(|vd| (vd, json))
+            let json = judgement::json_object_in(&t.var(v).value)?;
+            judgement::verdict_in_json(&json, 0).map(|vd| (vd, json))
         });
         if let Some(j) = found.and_then(|(vd, json)| judged(t, op, vd, questions, Some(&json))) {
             judged_list.push(j);
@@ -518,17 +518,17 @@ fn genai_events(t: &Trace, seen: &Seen) -> Found {
     f
 }
 
-fn result_verdict(r: &Value) -> Option<Verdict> {
+fn result_verdict(r: &Value) -> Option<Judgement> {
     let label = r
         .get("gen_ai.evaluation.score.label")
         .and_then(Value::as_str);
     let score = r
         .get("gen_ai.evaluation.score.value")
         .and_then(|s| s.as_f64().or_else(|| s.as_str()?.trim().parse().ok()));
-    let Some(failed) = label.and_then(verdict::label_failed) else {
-        return score.map(|s| Verdict::of_score(s, verdict::DEFAULT_JUDGE_THRESHOLD));
+    let Some(failed) = label.and_then(judgement::label_failed) else {
+        return score.map(|s| Judgement::of_score(s, judgement::DEFAULT_JUDGE_THRESHOLD));
     };
-    Some(Verdict {
+    Some(Judgement {
         failed,
         score,
         label: label.map(str::to_owned),
@@ -543,8 +543,8 @@ fn langfuse_scores(t: &Trace, seen: &Seen) -> Found {
         unused: Vec::new(),
     };
     for op in all_ops(t).filter(|&o| is_langfuse_score(t, o)) {
-        let Some(v) =
-            score_output(t, op).and_then(|s| verdict::verdict_in(&pyrepr::shown(&t.var(s).value)))
+        let Some(v) = score_output(t, op)
+            .and_then(|s| judgement::verdict_in(&pyrepr::shown(&t.var(s).value)))
         else {
             f.unused.push(unused(
                 t,
@@ -575,13 +575,13 @@ fn user_rule(t: &Trace, r: &FailRule, questions: &[bool]) -> Found {
             .find(|&&v| r.output.is_match(&pyrepr::shown(&t.var(v).value)));
         let Some(&hit) = hit else { continue };
         let text = pyrepr::shown(&t.var(hit).value);
-        let v = Verdict {
+        let v = Judgement {
             failed: true,
             score: Some(0.0),
-            label: verdict::verdict_in(&text).and_then(|v| v.label),
+            label: judgement::verdict_in(&text).and_then(|v| v.label),
             graded: false,
         };
-        let json = verdict::json_object_in(&text);
+        let json = judgement::json_object_in(&text);
         match judged(t, op, v, questions, json.as_ref()) {
             Some(j) => f.judged.push(j),
             None if r.op.is_some() => f.unused.push(unused(t, op, NO_QUESTION.into())),

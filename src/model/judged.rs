@@ -4,15 +4,16 @@
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
+use super::judgement::{self, Judgement};
 use super::structure;
-use super::verdict::{self, Verdict};
 use super::{pyrepr, OpIx, Trace, VarIx};
+use crate::text::text_of;
 
 /// One judgement: an op said the answer to `query` passed or failed.
 #[derive(Debug, Clone)]
 pub(super) struct Judged {
     pub op: OpIx,
-    pub verdict: Verdict,
+    pub verdict: Judgement,
     pub query: VarIx,
     pub prediction: Option<VarIx>,
     pub gold: Vec<String>,
@@ -120,7 +121,7 @@ impl QuestionScan {
         let prompt = || {
             rec.category.contains("prompt")
                 || (hinted(t, v, &["prompt", "template"])
-                    && super::verdict::words(&class_or_name(t, v))
+                    && super::judgement::words(&class_or_name(t, v))
                         .iter()
                         .any(|w| w == "prompt" || w == "template"))
         };
@@ -323,7 +324,7 @@ pub(super) fn gold_of(
 pub(super) fn judged(
     t: &Trace,
     op: OpIx,
-    verdict: Verdict,
+    verdict: Judgement,
     questions: &[bool],
     json: Option<&Value>,
 ) -> Option<Judged> {
@@ -342,33 +343,26 @@ pub(super) fn judged(
 /// Gold answers from a JSON value: a list of strings, or one string or number.
 pub(super) fn answers_of(v: &Value) -> Vec<String> {
     match v {
-        Value::Array(a) => a.iter().map(scalar_text).collect(),
+        Value::Array(a) => a.iter().map(text_of).collect(),
         Value::Null => Vec::new(),
         Value::String(s) => match serde_json::from_str::<Value>(s) {
             Ok(inner @ Value::Array(_)) => answers_of(&inner),
             _ => vec![s.clone()],
         },
-        other => vec![scalar_text(other)],
-    }
-}
-
-fn scalar_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => vec![text_of(other)],
     }
 }
 
 /// True when the op's name or metadata (keys, short string values) says it judges answers.
 pub(super) fn judge_hint(t: &Trace, op: OpIx) -> Option<String> {
     let rec = t.op(op);
-    if verdict::says_judge(&rec.op_name) {
+    if judgement::says_judge(&rec.op_name) {
         return Some(format!("its name {:?}", rec.op_name));
     }
     let meta = rec.metadata.as_object()?;
     meta.iter().find_map(|(k, v)| {
         let short = v.as_str().filter(|s| s.len() <= 64).unwrap_or_default();
-        (verdict::says_judge(k) || verdict::says_judge(short))
+        (judgement::says_judge(k) || judgement::says_judge(short))
             .then(|| format!("its metadata {k:?}"))
     })
 }

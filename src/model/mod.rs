@@ -12,12 +12,12 @@ mod fail_rule;
 mod flow;
 mod gold;
 mod judged;
+pub mod judgement;
 pub mod pyrepr;
 mod question;
 mod record;
 mod structure;
 mod suggest;
-pub mod verdict;
 
 pub use case::{Annotation, ErrorType, FailureCase};
 pub use detect::{DetectSteps, Detection, FoundBy, RuleReport, Unused, RULES};
@@ -44,6 +44,15 @@ pub struct VarIx(pub u32);
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct OpIx(pub u32);
+
+/// A node of the bipartite graph: a variable version or an operation (the graph index numbers
+/// them, a view holds a set of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "ix", rename_all = "lowercase")]
+pub enum NodeRef {
+    Var(VarIx),
+    Op(OpIx),
+}
 
 impl VarIx {
     /// The index as `usize`, for slices.
@@ -75,7 +84,7 @@ pub struct Trace {
     pub flow: Flow,
     /// Failed questions: annotated ones, and judged-zero ones without annotation.
     pub cases: Vec<FailureCase>,
-    /// Graded judge scores below this fail; `None` = [`verdict::DEFAULT_JUDGE_THRESHOLD`].
+    /// Graded judge scores below this fail; `None` = [`judgement::DEFAULT_JUDGE_THRESHOLD`].
     pub judge_threshold: Option<f64>,
 }
 

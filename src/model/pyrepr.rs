@@ -43,6 +43,17 @@ pub fn display(text: &str) -> String {
     shown(text).into_owned()
 }
 
+/// The value laid out for reading side by side (the page's inspector and its diffs): pretty
+/// JSON when it parses as a JSON (or Python-literal) object or list, else [`display`].
+pub fn pretty(text: &str) -> String {
+    match to_json(text) {
+        v @ (Value::Object(_) | Value::Array(_)) => {
+            serde_json::to_string_pretty(&v).unwrap_or_else(|_| text.to_owned())
+        }
+        _ => display(text),
+    }
+}
+
 /// [`display`], borrowing the text when it needs no unescaping.
 pub fn shown(text: &str) -> Cow<'_, str> {
     let t = text.trim();
@@ -282,6 +293,14 @@ fn push_char(out: &mut Vec<u8>, code: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_pretty_printed_when_structured() {
+        assert_eq!(pretty("'hello'"), "hello");
+        let p = pretty("{'memory': 'likes tea', 'score': 1.0}");
+        assert!(p.contains("\n  \"memory\": \"likes tea\""), "{p}");
+        assert_eq!(pretty("plain text"), "plain text");
+    }
     use serde_json::json;
 
     #[test]

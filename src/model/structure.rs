@@ -14,7 +14,7 @@
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
-use super::verdict::{self, Verdict};
+use super::judgement::{self, Judgement};
 use super::{pyrepr, OpIx, Trace, VarIx};
 use crate::util::strings::contains_ignore_ascii_case;
 
@@ -132,7 +132,7 @@ fn may_hold_verdict(text: &str) -> bool {
     text.len() <= 32 || words.as_ref().is_none_or(|w| w.is_match(text))
 }
 
-/// Every verdict key and plain-text label holds one of these (`verdict.rs`).
+/// Every verdict key and plain-text label holds one of these (`judgement.rs`).
 const VERDICT_WORDS: [&str; 9] = [
     "label", "verdict", "judg", "grade", "result", "correct", "passed", "score", "wrong",
 ];
@@ -161,9 +161,9 @@ pub(super) fn structural_judge(
 }
 
 /// The verdict in any output of an op, with the output's JSON when it is one.
-pub(super) fn output_verdict(t: &Trace, op: OpIx) -> Option<(Verdict, Option<Value>)> {
+pub(super) fn output_verdict(t: &Trace, op: OpIx) -> Option<(Judgement, Option<Value>)> {
     t.flow.op_outputs[op.get()].iter().find_map(|&v| {
         let text = pyrepr::shown(&t.var(v).value);
-        verdict::verdict_in(&text).map(|vd| (vd, verdict::json_object_in(&text)))
+        judgement::verdict_in(&text).map(|vd| (vd, judgement::json_object_in(&text)))
     })
 }

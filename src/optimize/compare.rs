@@ -2,8 +2,9 @@
 //! question id, counted as fixed (wrong → right), broken (right → wrong), still failing and
 //! still right, with the attributed error types per side.
 //!
-//! A run on disk is a [`RunFile`]: `{"kind": "memtrace-run", "name", "verdicts": [Verdict]}`;
-//! the closed loop writes one per round (`rounds/round-<r>.json` in the CLI's output folder).
+//! A run on disk is a [`RunFile`]:
+//! `{"kind": "memtrace-run", "name", "verdicts": [AnsweredQuestion]}`; the closed loop writes one
+//! per round (`rounds/round-<r>.json` in the CLI's output folder).
 
 use std::collections::BTreeMap;
 
@@ -11,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// One answered question of a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct AnsweredQuestion {
     /// The question's id (`locomo-qa-<n>-<i>`): what aligns two runs.
     pub question_id: String,
     /// The conversation's user id.
@@ -36,14 +37,14 @@ pub struct RunFile {
     /// Always `memtrace-run`.
     pub kind: String,
     pub name: String,
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<AnsweredQuestion>,
 }
 
 /// The `kind` of a [`RunFile`].
 pub const RUN_KIND: &str = "memtrace-run";
 
 impl RunFile {
-    pub fn new(name: String, verdicts: Vec<Verdict>) -> Self {
+    pub fn new(name: String, verdicts: Vec<AnsweredQuestion>) -> Self {
         Self {
             kind: RUN_KIND.into(),
             name,
@@ -100,8 +101,8 @@ impl Change {
 pub struct Row {
     pub question_id: String,
     pub change: Change,
-    pub a: Option<Verdict>,
-    pub b: Option<Verdict>,
+    pub a: Option<AnsweredQuestion>,
+    pub b: Option<AnsweredQuestion>,
 }
 
 /// Two runs compared.
@@ -146,9 +147,9 @@ impl Comparison {
 ///
 /// # Complexity
 /// O((|a| + |b|) log(|a| + |b|)).
-pub fn compare(a: &[Verdict], b: &[Verdict]) -> Comparison {
-    let index = |vs: &[Verdict]| {
-        let mut m: BTreeMap<String, Verdict> = BTreeMap::new();
+pub fn compare(a: &[AnsweredQuestion], b: &[AnsweredQuestion]) -> Comparison {
+    let index = |vs: &[AnsweredQuestion]| {
+        let mut m: BTreeMap<String, AnsweredQuestion> = BTreeMap::new();
         for v in vs {
             m.entry(v.question_id.clone()).or_insert_with(|| v.clone());
         }
@@ -201,8 +202,8 @@ pub fn compare(a: &[Verdict], b: &[Verdict]) -> Comparison {
 mod tests {
     use super::*;
 
-    fn v(id: &str, correct: bool) -> Verdict {
-        Verdict {
+    fn v(id: &str, correct: bool) -> AnsweredQuestion {
+        AnsweredQuestion {
             question_id: id.into(),
             conversation: "c".into(),
             split: "train".into(),

@@ -6,22 +6,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::closed_loop::{diff, PromptVersion};
+use super::closed_loop::PromptVersion;
 use super::{map_failure, targets, Failure, Mapped, Selection, StepOutcome};
 use crate::attribution::Attribution;
 use crate::model::Trace;
-
-/// The judge's prompt in the reference memory system's traces: grading is not the system's to
-/// improve, so a step leaves it out unless asked.
-pub const JUDGE_PROMPT: &str = "judge_prompt:locomo-judge";
-
-/// The selection of a step over traces: prompts, the judge's excluded.
-pub fn default_selection() -> Selection {
-    Selection {
-        exclude: vec![JUDGE_PROMPT.into()],
-        ..Selection::default()
-    }
-}
+use crate::text::diff::unified;
 
 /// A verdict whose op reads no target.
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
@@ -99,7 +88,7 @@ pub fn versions(
             round: Some(0),
             score: None,
             cost_usd,
-            diff: diff(&ed.target, &ed.old_value, &ed.new_value),
+            diff: unified(&ed.target, &ed.old_value, &ed.new_value),
             cases: ed.cases.clone(),
             feedback: ed.feedback.clone(),
             rationale: ed.rationale.clone(),

@@ -18,7 +18,6 @@
 //! [`compare`] sets two runs' verdicts side by side ([`trace_run`]: any trace as a run).
 
 pub mod aggregate;
-#[path = "loop.rs"]
 pub mod closed_loop;
 pub mod compare;
 pub mod estimate;
@@ -26,9 +25,7 @@ pub mod export;
 pub mod feedback;
 pub mod gather;
 pub mod history;
-pub mod keep;
 pub mod placeholders;
-mod round;
 pub mod settings;
 pub mod targets;
 pub mod trace_run;
@@ -41,6 +38,7 @@ use serde_json::Value;
 
 use crate::provider::{chat_batch, ChatMessage, ChatRequest, ChatRole, Llm, ProviderError, Usage};
 
+pub use closed_loop::keep;
 pub use feedback::Feedback;
 pub use history::{History, HistoryEntry};
 pub use targets::{map_failure, targets, Failure, Mapped, Selection, Target};

@@ -34,6 +34,18 @@ impl Default for Selection {
     }
 }
 
+/// The judge's prompt in the reference memory system's traces: grading is not the system's to
+/// improve, so a step leaves it out unless asked.
+pub const JUDGE_PROMPT: &str = "judge_prompt:locomo-judge";
+
+/// The selection of a step over traces: prompts, the judge's excluded.
+pub fn default_selection() -> Selection {
+    Selection {
+        exclude: vec![JUDGE_PROMPT.into()],
+        ..Selection::default()
+    }
+}
+
 /// A configurable variable: its full name and its current (latest) value as text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {

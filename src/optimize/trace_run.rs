@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::attribution::{InfoFlow, Roles};
 use crate::model::Trace;
 
-use super::compare::{RunFile, Verdict};
+use super::compare::{AnsweredQuestion, RunFile};
 
 /// The run of `trace` (named `name`): one verdict per question, in file order, identified by
 /// the question variable's name (`full_name`), its failures attributed by info-flow with `roles`.
@@ -25,7 +25,7 @@ pub fn run_of_trace(name: &str, trace: &Trace, roles: &Roles) -> RunFile {
             let case = failed.get(var.full_node_id.as_str());
             let attribution =
                 case.and_then(|c| InfoFlow::default().attribute_with(trace, roles, c).ok());
-            Verdict {
+            AnsweredQuestion {
                 question_id: var.full_name.clone(),
                 conversation: var.session_id.clone(),
                 split: String::new(),
@@ -72,7 +72,7 @@ mod tests {
     fn run(ids_texts: &[(&str, &str)]) -> RunFile {
         let verdicts = ids_texts
             .iter()
-            .map(|(id, text)| Verdict {
+            .map(|(id, text)| AnsweredQuestion {
                 question_id: (*id).into(),
                 conversation: String::new(),
                 split: String::new(),

@@ -338,5 +338,4 @@ pub fn cors_hint(base_url: &str) -> &'static str {
 }
 
 #[cfg(test)]
-#[path = "client_tests.rs"]
 mod tests;

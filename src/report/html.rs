@@ -23,11 +23,7 @@ pub fn bar_chart(title: &str, rows: &[(String, usize)]) -> String {
     for (i, (label, n)) in rows.iter().enumerate() {
         let y = 28 + i * 24;
         let w = *n * 220 / max;
-        let short: String = if label.chars().count() > 38 {
-            label.chars().take(37).chain(std::iter::once('…')).collect()
-        } else {
-            label.clone()
-        };
+        let short = crate::text::fit(label, 38);
         let _ = write!(
             s,
             "<text x=\"0\" y=\"{}\" font-size=\"12\"><title>{}</title>{}</text><rect x=\"250\" y=\"{}\" width=\"{w}\" height=\"16\" fill=\"#4a7\"/><text x=\"{}\" y=\"{}\" font-size=\"12\">{n}</text>",

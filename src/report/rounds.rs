@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::html::escape;
 use crate::optimize::closed_loop::{LoopState, PromptVersion};
+use crate::text::diff::{word_changes, ChangeTag};
 
 /// Grouped bars per round: train (green) and held-out (blue), 0–100 %.
 pub fn accuracy_chart_svg(series: &[(usize, f64, Option<f64>)]) -> String {
@@ -66,14 +67,14 @@ fn diff_html(diff: &str) -> String {
 
 /// An inline word diff: removed words in `<del>`, added words in `<ins>`.
 pub fn word_diff_html(old: &str, new: &str) -> String {
-    similar::TextDiff::from_words(old, new)
-        .iter_all_changes()
-        .map(|c| {
-            let text = escape(c.value());
-            match c.tag() {
-                similar::ChangeTag::Delete => format!("<del>{text}</del>"),
-                similar::ChangeTag::Insert => format!("<ins>{text}</ins>"),
-                similar::ChangeTag::Equal => text,
+    word_changes(old, new)
+        .into_iter()
+        .map(|(tag, v)| {
+            let text = escape(v);
+            match tag {
+                ChangeTag::Delete => format!("<del>{text}</del>"),
+                ChangeTag::Insert => format!("<ins>{text}</ins>"),
+                ChangeTag::Equal => text,
             }
         })
         .collect()

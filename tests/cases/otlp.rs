@@ -3,7 +3,7 @@
 use memtrace::format::{detect, Format, FormatError};
 use serde_json::json;
 
-use crate::common::{
+use crate::formats::{
     components, edit_line, load_as, load_err, load_lenient, load_ok, op_named, produced_with,
     produces, reads, var,
 };

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use memtrace::attribution::{RoleConfig, Roles};
-use memtrace::optimize::compare::{compare, Change, RunFile, Verdict};
+use memtrace::optimize::compare::{compare, AnsweredQuestion, Change, RunFile};
 use memtrace::optimize::trace_run::{align_by_text, run_of_trace};
 
 use crate::rules::ReadArgs;
@@ -48,7 +48,7 @@ fn read(path: &Path, read: ReadArgs) -> anyhow::Result<RunFile> {
     Ok(run_of_trace(&name, &trace, &roles))
 }
 
-fn side(v: Option<&Verdict>) -> String {
+fn side(v: Option<&AnsweredQuestion>) -> String {
     let Some(v) = v else {
         return "(not in this run)".into();
     };

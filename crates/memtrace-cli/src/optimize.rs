@@ -17,13 +17,15 @@ use memtrace::attribution::InfoFlow;
 use memtrace::format::{load, LoadOptions};
 use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::memsys::{Conversation, Prompts};
-use memtrace::optimize::closed_loop::{advance, diff, LoopConfig, LoopState, Phase, PromptVersion};
+use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase, PromptVersion};
 use memtrace::optimize::compare::RunFile;
 use memtrace::optimize::export::ExportFormat;
-use memtrace::optimize::gather::{default_selection, versions, Gathered};
+use memtrace::optimize::gather::{versions, Gathered};
 use memtrace::optimize::settings::SettingVersion;
+use memtrace::optimize::targets::default_selection;
 use memtrace::optimize::{estimate, export, keep, step, History, OptimizeConfig, Progress};
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm};
+use memtrace::text::diff::unified;
 use memtrace_native::llm::{CliLlm, ProviderArgs};
 
 /// Export formats of the optimized prompts.
@@ -435,7 +437,7 @@ fn run_once(
             "{}: edited ({} rejected attempts)\n{}",
             ed.target,
             ed.rejected.len(),
-            diff(&ed.target, &ed.old_value, &ed.new_value)
+            unified(&ed.target, &ed.old_value, &ed.new_value)
         );
     }
     write_exports(&args.out, &versions, &[], &args.export)?;

@@ -207,5 +207,4 @@ pub fn short_name(trace: &Trace, op_id: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "causes_tests.rs"]
 mod tests;

@@ -83,5 +83,4 @@ pub fn labels_json(t: &Trace, labels: &BTreeMap<String, Label>) -> Value {
 }
 
 #[cfg(test)]
-#[path = "exports_tests.rs"]
 mod tests;

@@ -5,6 +5,7 @@ use memtrace::layout::{
     expand, failure_view, information_path, layout, Layout, LayoutOptions, NodeRef, NodeSet, XAxis,
 };
 use memtrace::model::{pyrepr, FailureCase};
+use memtrace::text::{fit, one_line};
 use memtrace::Trace;
 
 use crate::viewport::{Grid, Rect};
@@ -220,26 +221,20 @@ pub fn label(trace: &Trace, node: NodeRef) -> String {
             }
         }
     };
-    shorten(&text, 18)
+    label_text(&text, 18)
 }
 
 /// A one-line preview of a variable's value for tooltips.
 pub fn preview(trace: &Trace, node: NodeRef) -> String {
     match node {
         NodeRef::Op(o) => trace.op(o).op_name.clone(),
-        NodeRef::Var(v) => shorten(&pyrepr::display(&trace.var(v).value), 120),
+        NodeRef::Var(v) => label_text(&pyrepr::display(&trace.var(v).value), 120),
     }
 }
 
-fn shorten(s: &str, max: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() <= max {
-        s
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
+/// `s` on one line in at most `max` characters, `…` included.
+fn label_text(s: &str, max: usize) -> String {
+    fit(&one_line(s), max)
 }
 
 #[cfg(test)]
@@ -309,8 +304,8 @@ mod tests {
         assert_eq!(hue_of("memory_entry", "", false), Hue::Memory);
         assert_eq!(hue_of("deletion", "", true), Hue::Deletion);
         assert_eq!(hue_of("weird", "", true), Hue::Other);
-        assert_eq!(shorten("a  b\nc", 10), "a b c");
-        assert_eq!(shorten("abcdefghijkl", 5).chars().count(), 5);
+        assert_eq!(label_text("a  b\nc", 10), "a b c");
+        assert_eq!(label_text("abcdefghijkl", 5).chars().count(), 5);
         let t = fixture();
         let mem = t
             .flow

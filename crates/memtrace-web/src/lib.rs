@@ -1,15 +1,13 @@
 //! The memtrace page: drop trace files, see which questions failed, walk the execution graph.
 //!
 //! Pure parts, tested natively: [`state`] (the one reducer), [`failures`] (list filter/sort),
-//! [`viewport`] (zoom, pan, fit, culling grid), [`diff`] (side-by-side version diff),
-//! [`bundle`] (project export/import), [`report`] (counts per error type and op),
-//! [`roles`] (op roles with the user's overrides, info-flow recomputed), [`causes`] ("find all
+//! [`viewport`] (zoom, pan, fit, culling grid), [`bundle`] (project export/import), [`report`]
+//! (counts per error type and op), [`roles`] (op roles with the user's overrides, info-flow recomputed), [`causes`] ("find all
 //! causes": the decisive-set searches and their replays as listed). The Yew components and browser services are wasm32-only.
 
 pub mod annotations;
 pub mod bundle;
 pub mod causes;
-pub mod diff;
 pub mod exports;
 pub mod failures;
 pub mod graph_model;

@@ -15,6 +15,7 @@ mod reach;
 mod tests;
 
 use super::AlgoError;
+pub use crate::model::NodeRef;
 use crate::model::{OpIx, Trace, VarIx};
 pub use build::GraphIndexBuild;
 pub(crate) use reach::Direction;
@@ -26,14 +27,6 @@ pub type Adjacency = Csr<(), (), petgraph::Directed, u32>;
 /// variable → op edge, and op → variable edges from the variable's defining producer (false
 /// when the op only re-emits an existing version; see [`defining_producers`]).
 pub type FlowAdjacency = Csr<(), bool, petgraph::Directed, u32>;
-
-/// A node of the bipartite graph: a variable version or an operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "ix", rename_all = "lowercase")]
-pub enum NodeRef {
-    Var(VarIx),
-    Op(OpIx),
-}
 
 /// The index over a trace's bipartite graph, built once per trace.
 #[derive(Debug, Clone)]

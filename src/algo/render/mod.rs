@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::text::{byte_at_char, char_window};
 use super::AlgoError;
+use crate::text::shorten;
 
 pub use flat_log::{flat_log_blocks, render_flat_log, FlatLog, LogHit};
 pub use preview::render_preview;
@@ -63,7 +64,13 @@ pub fn paginate(
     let budget = budget_chars.max(MIN_BUDGET_CHARS);
     let tail = char_window(tail, 0, budget / 4);
     let tail_len = tail.chars().count();
-    let head = shorten(head, budget / 2 - tail_len);
+    // The head whole when it fits its room, else cut with `…` and a line break, in the room.
+    let room = budget / 2 - tail_len;
+    let head = if head.chars().count() <= room {
+        head.to_owned()
+    } else {
+        shorten(head, room.saturating_sub(2)) + "\n"
+    };
     let fixed = head.chars().count() + tail_len;
     let single = pack(blocks, budget - fixed);
     let (pieces, pages) = if single.len() <= 1 {
@@ -91,16 +98,6 @@ pub fn paginate(
         let _ = write!(text, "\n[page {page} of 0..{}{more}]", pages - 1);
     }
     Ok(Page { text, page, pages })
-}
-
-/// `s` cut to at most `max` chars, with `…` at the cut.
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut out = char_window(s, 0, max.saturating_sub(2)).to_owned();
-    out.push_str("…\n");
-    out
 }
 
 /// Greedy packing of blocks into bodies of at most `room` chars, cutting oversize blocks.

@@ -10,9 +10,10 @@ pub mod pattern;
 
 use serde::{Deserialize, Serialize};
 
-use super::text::{byte_at_char, char_at_byte, one_line, var_text};
+use super::text::{byte_at_char, char_at_byte, var_text};
 use super::AlgoError;
 use crate::model::{Trace, VarIx};
+use crate::text::one_line;
 pub use bm25::Bm25;
 pub use ngram::NgramIndex;
 pub use pattern::{compile, RegexOptions};

@@ -38,9 +38,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::roles::{Basis, OpRole, RoleConfig, Roles};
 use super::text::{parse_day, parts, terms, tokens, var_anchor, var_text, var_texts, Key};
-use super::transcript::shorten;
+use super::transcript::flat;
 use super::{Attribution, AttributionError, Cost};
 use crate::model::{ErrorType, FailureCase, OpIx, Trace, VarIx};
+use crate::text::shorten;
 
 /// The finding's error type and reason; the user's role for the blamed op, when they set one
 /// that can be at fault, gives the type (a fault at an op they call an update is an
@@ -383,5 +384,5 @@ fn shown(t: &Trace, v: VarIx) -> String {
     if text.trim().is_empty() {
         return t.var(v).full_node_id.clone();
     }
-    format!("“{}”", shorten(&text, 70))
+    format!("“{}”", shorten(&flat(&text), 70))
 }

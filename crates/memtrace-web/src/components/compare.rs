@@ -4,7 +4,7 @@
 //! each round ran with, and each setting's version history.
 
 use memtrace::optimize::closed_loop::LoopState;
-use memtrace::optimize::compare::{Change, Verdict};
+use memtrace::optimize::compare::{AnsweredQuestion, Change};
 use memtrace::optimize::keep::settings_label;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
@@ -36,7 +36,7 @@ fn round_name(state: &LoopState, round: usize) -> String {
 }
 
 /// One side's answer to a question: right or wrong, the error type and op, the prediction.
-pub(super) fn cell(v: Option<&Verdict>) -> Html {
+pub(super) fn cell(v: Option<&AnsweredQuestion>) -> Html {
     let Some(v) = v else {
         return html! { <td class="muted">{"—"}</td> };
     };

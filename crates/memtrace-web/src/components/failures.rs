@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use memtrace::text::shorten;
 use memtrace::Trace;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -28,14 +29,6 @@ pub struct Props {
 const PAGE_ROWS: usize = 200;
 /// Characters of an answer shown in its row (the story and the inspector show it whole).
 const ANSWER_CHARS: usize = 300;
-
-/// `text` cut to [`ANSWER_CHARS`] characters, with an ellipsis when cut.
-fn clipped(text: &str) -> String {
-    match text.char_indices().nth(ANSWER_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
-}
 
 #[function_component(FailuresList)]
 pub fn failures_list(props: &Props) -> Html {
@@ -151,7 +144,7 @@ fn row(props: &Props, t: &Trace, i: usize) -> Html {
             role="option" aria-selected={selected.to_string()} tabindex="0" {onclick} {onkeydown}>
             <div class="q">{ &c.query }</div>
             <div class="kv"><span class="k">{"gold"}</span><span class="v">{ c.golden_answers.join(" | ") }</span></div>
-            <div class="kv"><span class="k">{"answer"}</span><span class="v">{ clipped(&c.prediction) }</span></div>
+            <div class="kv"><span class="k">{"answer"}</span><span class="v">{ shorten(&c.prediction, ANSWER_CHARS) }</span></div>
             <div class="badges">
                 <span class="badge score" title="judge score">{ format!("score {score}") }</span>
                 if let Some(a) = &c.annotation {

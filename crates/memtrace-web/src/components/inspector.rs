@@ -10,7 +10,8 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::diff::{pretty_value, side_by_side, Cell, Row, RowKind};
+use memtrace::text::diff::{side_by_side, Cell, Row, RowKind};
+
 use crate::graph_model::label;
 
 #[derive(Properties, PartialEq)]
@@ -109,7 +110,7 @@ fn var_view(props: &Props, v: VarIx) -> Html {
                 if !r.comment.is_empty() { { field("comment", r.comment.clone()) } }
             </table>
             <h3>{"Value"}</h3>
-            <pre class="value" data-field="value">{ pretty_value(&r.value) }</pre>
+            <pre class="value" data-field="value">{ pyrepr::pretty(&r.value) }</pre>
             <h3>{"Metadata"}</h3>
             { json_block(&r.metadata) }
             <h3>{"Flow"}</h3>
@@ -167,8 +168,8 @@ fn versions_view(props: &Props, v: VarIx, versions: &[VarIx]) -> Html {
         }
     };
     let rows = side_by_side(
-        &pretty_value(&t.var(left).value),
-        &pretty_value(&t.var(right).value),
+        &pyrepr::pretty(&t.var(left).value),
+        &pyrepr::pretty(&t.var(right).value),
     );
     let changed = rows.iter().filter(|r| r.kind != RowKind::Same).count();
     html! {

@@ -18,7 +18,6 @@ use yew::prelude::*;
 use super::compare::CompareRounds;
 use super::inspector::diff_rows;
 use super::provider::{stored_key, ProviderForm};
-use crate::diff::side_by_side;
 use crate::llm_run::{Meter, ProviderSettings};
 use crate::optimize::{
     check_setup, conversations_of, export_file, loop_config, parent_value, parse_conversations,
@@ -28,6 +27,7 @@ use crate::optimize::{
 use crate::services::http::{FetchTransport, TimerSleep};
 use crate::services::runner::{self, Stopper};
 use crate::services::{files, storage};
+use memtrace::text::diff::side_by_side;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

@@ -116,5 +116,4 @@ impl Overview {
 }
 
 #[cfg(test)]
-#[path = "overview_tests.rs"]
 mod tests;

@@ -137,5 +137,4 @@ pub fn recompute_infoflow(t: &mut LoadedTrace) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "roles_tests.rs"]
 mod tests;

@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::closed_loop::{LoopState, RoundRecord};
-use super::settings::{self, Miss, SettingEdit, SettingVersion};
-use super::targets::Failure;
+use super::{LoopState, RoundRecord};
 use crate::memsys::Prompts;
+use crate::optimize::settings::{self, Miss, SettingEdit, SettingVersion};
+use crate::optimize::targets::Failure;
 
 /// The last round the acceptance check kept, and what the loop goes back to after a rejection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

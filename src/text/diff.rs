@@ -1,9 +1,114 @@
-//! Side-by-side diff of two variable versions (the `similar` crate), as rows the inspector
-//! renders: each row has a left and a right cell; changed cells carry word-level emphasis.
+//! Text diffs (the `similar` crate), one home for every view of a change: a unified line diff
+//! ([`unified`], what a prompt version stores), the word changes ([`word_changes`], the
+//! report's inline diff), word runs ([`word_diff`], a story card) and side-by-side rows
+//! ([`side_by_side`], the page's inspector and prompt versions).
 
-use similar::{ChangeTag, DiffOp, TextDiff};
+use serde::Serialize;
+use similar::{DiffOp, TextDiff};
 
-use memtrace::model::pyrepr;
+pub use similar::ChangeTag;
+
+use super::one_line;
+
+/// A unified line diff of two values of `name`, headed `name (old)` and `name (new)`.
+pub fn unified(name: &str, old: &str, new: &str) -> String {
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .header(&format!("{name} (old)"), &format!("{name} (new)"))
+        .to_string()
+}
+
+/// The word diff of `old` and `new`: every word and space, tagged kept, removed or added.
+pub fn word_changes<'a>(old: &'a str, new: &'a str) -> Vec<(ChangeTag, &'a str)> {
+    TextDiff::from_words(old, new)
+        .iter_all_changes()
+        .map(|c| (c.tag(), c.value()))
+        .collect()
+}
+
+/// A word-diff piece between a version and the one before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffPart {
+    /// `same`, `removed` or `added`.
+    pub change: &'static str,
+    pub text: String,
+}
+
+/// Word diff of two versions: removed and added runs (a change across several words reads as
+/// one run each), unchanged runs longer than 12 words shortened to their ends.
+pub fn word_diff(old: &str, new: &str) -> Vec<DiffPart> {
+    let (old, new) = (one_line(old), one_line(new));
+    let mut out: Vec<DiffPart> = Vec::new();
+    let (mut removed, mut added) = (String::new(), String::new());
+    // Spaces met inside a change, owed to each side's next word.
+    let (mut gap_r, mut gap_a) = (String::new(), String::new());
+    let flush = |out: &mut Vec<DiffPart>, removed: &mut String, added: &mut String| {
+        for (change, text) in [("removed", removed), ("added", added)] {
+            if !text.is_empty() {
+                out.push(DiffPart {
+                    change,
+                    text: std::mem::take(text),
+                });
+            }
+        }
+    };
+    for (tag, v) in word_changes(&old, &new) {
+        let in_change = !(removed.is_empty() && added.is_empty());
+        match tag {
+            ChangeTag::Delete => {
+                if !removed.is_empty() {
+                    removed.push_str(&gap_r);
+                }
+                gap_r.clear();
+                removed.push_str(v);
+            }
+            ChangeTag::Insert => {
+                if !added.is_empty() {
+                    added.push_str(&gap_a);
+                }
+                gap_a.clear();
+                added.push_str(v);
+            }
+            ChangeTag::Equal if v.trim().is_empty() && in_change => {
+                gap_r.push_str(v);
+                gap_a.push_str(v);
+            }
+            ChangeTag::Equal => {
+                flush(&mut out, &mut removed, &mut added);
+                let text = format!("{}{v}", std::mem::take(&mut gap_a));
+                gap_r.clear();
+                match out.last_mut() {
+                    Some(p) if p.change == "same" => p.text.push_str(&text),
+                    _ => out.push(DiffPart {
+                        change: "same",
+                        text,
+                    }),
+                }
+            }
+        }
+    }
+    flush(&mut out, &mut removed, &mut added);
+    if !gap_a.is_empty() {
+        out.push(DiffPart {
+            change: "same",
+            text: gap_a,
+        });
+    }
+    for p in out.iter_mut().filter(|p| p.change == "same") {
+        let words: Vec<&str> = p.text.split_whitespace().collect();
+        if words.len() > 12 {
+            let (lead, tail) = (p.text.starts_with(' '), p.text.ends_with(' '));
+            p.text = format!(
+                "{}{} … {}{}",
+                if lead { " " } else { "" },
+                words[..4].join(" "),
+                words[words.len() - 4..].join(" "),
+                if tail { " " } else { "" }
+            );
+        }
+    }
+    out
+}
 
 /// What happened to a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,17 +138,6 @@ pub struct Row {
     pub kind: RowKind,
     pub left: Option<Cell>,
     pub right: Option<Cell>,
-}
-
-/// A value as the inspector shows it: pretty JSON when it parses as a JSON (or Python-literal)
-/// object or list, else the plain text.
-pub fn pretty_value(raw: &str) -> String {
-    match pyrepr::to_json(raw) {
-        v @ (serde_json::Value::Object(_) | serde_json::Value::Array(_)) => {
-            serde_json::to_string_pretty(&v).unwrap_or_else(|_| raw.to_owned())
-        }
-        _ => pyrepr::display(raw),
-    }
 }
 
 /// Diffs `old` against `new` line by line; replaced lines are paired and diffed word by word.
@@ -148,20 +242,19 @@ fn trim_eol(s: &str) -> String {
 type Segments = Vec<(bool, String)>;
 fn words(old: &str, new: &str) -> (Segments, Segments) {
     let (old, new) = (trim_eol(old), trim_eol(new));
-    let d = TextDiff::from_words(&old, &new);
     let (mut l, mut r): (Segments, Segments) = (Vec::new(), Vec::new());
     let push = |side: &mut Segments, emph: bool, s: &str| match side.last_mut() {
         Some((e, text)) if *e == emph => text.push_str(s),
         _ => side.push((emph, s.to_owned())),
     };
-    for c in d.iter_all_changes() {
-        match c.tag() {
+    for (tag, v) in word_changes(&old, &new) {
+        match tag {
             ChangeTag::Equal => {
-                push(&mut l, false, c.value());
-                push(&mut r, false, c.value());
+                push(&mut l, false, v);
+                push(&mut r, false, v);
             }
-            ChangeTag::Delete => push(&mut l, true, c.value()),
-            ChangeTag::Insert => push(&mut r, true, c.value()),
+            ChangeTag::Delete => push(&mut l, true, v),
+            ChangeTag::Insert => push(&mut r, true, v),
         }
     }
     (l, r)
@@ -210,13 +303,5 @@ mod tests {
         assert_eq!(removed.len(), 1);
         assert!(removed[0].right.is_none());
         assert_eq!(removed[0].left.as_ref().unwrap().text(), "b");
-    }
-
-    #[test]
-    fn values_are_pretty_printed_when_structured() {
-        assert_eq!(pretty_value("'hello'"), "hello");
-        let p = pretty_value("{'memory': 'likes tea', 'score': 1.0}");
-        assert!(p.contains("\n  \"memory\": \"likes tea\""), "{p}");
-        assert_eq!(pretty_value("plain text"), "plain text");
     }
 }

@@ -3,7 +3,7 @@ use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 
 const FIXTURE: &[u8] =
-    include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
+    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn trace() -> Trace {
     memtrace::load(FIXTURE, memtrace::LoadOptions::default())

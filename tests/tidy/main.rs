@@ -1,6 +1,7 @@
 //! Style checks of the whole workspace, run as a test (in the manner of rust-analyzer's tidy):
-//! layering across crates, no import circles inside a folder, the 600-line file bound and the
-//! 150-line function bound. The allow-lists name what was already there; they may only shrink
+//! layering across crates, no import circles inside a folder, the 600-line file bound, the
+//! 150-line function bound, no `#[path]` naming a module against its file, and one definition
+//! per concept name. The allow-lists name what was already there; they may only shrink
 //! (a listed item that is fixed fails the test until it is taken off the list). Native only:
 //! it reads the source tree. `cargo test --workspace` (scripts/test) runs it.
 
@@ -10,6 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+
+mod code;
+
+use code::{code_only, defined_items, long_functions, misnamed_path_modules};
 
 const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 150;
@@ -41,6 +46,10 @@ const LONG_FNS: &[&str] = &[
 
 /// Import circles among the files of one folder when the check was written (sorted members).
 const CIRCLES: &[&str] = &[];
+
+/// Names of one concept each: defined (struct, enum, union, trait, type, fn) once in the
+/// workspace's `src` folders, whatever the visibility (re-exports are not definitions).
+const UNIQUE_NAMES: &[&str] = &["Verdict", "NodeRef", "shorten"];
 
 /// Crates of the workspace by their Rust name, and the crates each may not use.
 const LAYERS: &[(&str, &str, &[&str])] = &[
@@ -142,154 +151,6 @@ fn all_files() -> Vec<PathBuf> {
 
 fn read(p: &Path) -> String {
     fs::read_to_string(root().join(p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-/// `text` with comments, string and char literals blanked (lines kept), so braces and `use`
-/// paths are read from code only.
-fn code_only(text: &str) -> String {
-    let b: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let keep_newlines = |s: &[char], out: &mut String| {
-        for &c in s {
-            out.push(if c == '\n' { '\n' } else { ' ' });
-        }
-    };
-    while i < b.len() {
-        let c = b[i];
-        let next = b.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            let end = b[i..]
-                .iter()
-                .position(|&c| c == '\n')
-                .map_or(b.len(), |n| i + n);
-            keep_newlines(&b[i..end], &mut out);
-            i = end;
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            let mut j = i;
-            while j < b.len() {
-                if b[j] == '/' && b.get(j + 1) == Some(&'*') {
-                    depth += 1;
-                    j += 2;
-                } else if b[j] == '*' && b.get(j + 1) == Some(&'/') {
-                    depth -= 1;
-                    j += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    j += 1;
-                }
-            }
-            keep_newlines(&b[i..j.min(b.len())], &mut out);
-            i = j;
-        } else if c == 'r'
-            && (next == Some('#') || next == Some('"'))
-            && !ident(b.get(i.wrapping_sub(1)))
-        {
-            let hashes = b[i + 1..].iter().take_while(|&&c| c == '#').count();
-            if b.get(i + 1 + hashes) != Some(&'"') {
-                out.push(c);
-                i += 1;
-                continue;
-            }
-            let close: String = std::iter::once('"')
-                .chain(std::iter::repeat_n('#', hashes))
-                .collect();
-            let body_start = i + 2 + hashes;
-            let rest: String = b[body_start..].iter().collect();
-            let end = rest.find(&close).map_or(b.len(), |n| {
-                body_start + rest[..n].chars().count() + close.len()
-            });
-            keep_newlines(&b[i..end], &mut out);
-            i = end;
-        } else if c == '"' {
-            let mut j = i + 1;
-            while j < b.len() && b[j] != '"' {
-                j += if b[j] == '\\' { 2 } else { 1 };
-            }
-            keep_newlines(&b[i..(j + 1).min(b.len())], &mut out);
-            i = j + 1;
-        } else if c == '\'' {
-            // A char literal ('x', '\n', '\u{..}'), else a lifetime.
-            let lit = if next == Some('\\') {
-                b[i + 2..]
-                    .iter()
-                    .position(|&c| c == '\'')
-                    .map(|n| i + 3 + n)
-            } else if b.get(i + 2) == Some(&'\'') {
-                Some(i + 3)
-            } else {
-                None
-            };
-            if let Some(end) = lit {
-                keep_newlines(&b[i..end], &mut out);
-                i = end;
-            } else {
-                out.push(c);
-                i += 1;
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-fn ident(c: Option<&char>) -> bool {
-    c.is_some_and(|c| c.is_alphanumeric() || *c == '_')
-}
-
-/// The functions of `code` longer than [`MAX_FN_LINES`]: (name, lines).
-fn long_functions(code: &str) -> Vec<(String, usize)> {
-    let lines: Vec<&str> = code.lines().collect();
-    let mut out = Vec::new();
-    for (n, line) in lines.iter().enumerate() {
-        let Some(at) = line.find("fn ") else {
-            continue;
-        };
-        if at > 0 && ident(line[..at].chars().last().as_ref()) {
-            continue;
-        }
-        let name: String = line[at + 3..]
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if name.is_empty() {
-            continue;
-        }
-        // The body: from the first `{` after the signature (a `;` first means no body).
-        let (mut depth, mut opened, mut end) = (0i32, false, None);
-        'scan: for (m, l) in lines.iter().enumerate().skip(n) {
-            let from = if m == n { at } else { 0 };
-            for c in l[from..].chars() {
-                match c {
-                    ';' if !opened && depth == 0 => break 'scan,
-                    '{' => {
-                        depth += 1;
-                        opened = true;
-                    }
-                    '}' => {
-                        depth -= 1;
-                        if opened && depth == 0 {
-                            end = Some(m);
-                            break 'scan;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if let Some(end) = end {
-            let len = end - n + 1;
-            if len > MAX_FN_LINES {
-                out.push((name, len));
-            }
-        }
-    }
-    out
 }
 
 /// The sibling modules (files of the same folder) that `file` imports.
@@ -420,6 +281,14 @@ fn strongly_connected(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<Str
     out
 }
 
+/// The files of the workspace's crates' `src` folders (not tests).
+fn src_files() -> Vec<PathBuf> {
+    all_files()
+        .into_iter()
+        .filter(|f| f.iter().any(|p| p == "src"))
+        .collect()
+}
+
 /// Fails with what is new and what was fixed but is still listed.
 fn against(found: &[String], allowed: &[&str], what: &str) {
     let found: BTreeSet<&str> = found.iter().map(String::as_str).collect();
@@ -484,6 +353,40 @@ fn crates_use_only_the_layers_below_them() {
 }
 
 #[test]
+fn path_attributes_name_modules_after_their_files() {
+    let mut bad = Vec::new();
+    for f in all_files() {
+        for (path, module) in misnamed_path_modules(&read(&f)) {
+            bad.push(format!("{}: #[path = {path:?}] mod {module}", f.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a #[path] names a module against its file (move the file where Rust looks for the \
+         module, or name the module after the file): {bad:#?}"
+    );
+}
+
+#[test]
+fn concept_names_are_defined_once() {
+    let mut seen: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for f in src_files() {
+        for (kind, name) in defined_items(&code_only(&read(&f))) {
+            if let Some(n) = UNIQUE_NAMES.iter().find(|n| **n == name) {
+                seen.entry(n)
+                    .or_default()
+                    .push(format!("{}: {kind} {name}", f.display()));
+            }
+        }
+    }
+    let twice: Vec<&Vec<String>> = seen.values().filter(|d| d.len() > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "a concept name is defined more than once (rename what is not that concept): {twice:#?}"
+    );
+}
+
+#[test]
 fn the_checks_see_what_they_check() {
     assert!(all_files().len() > 100, "the workspace's files are found");
     let code = code_only("fn a() {\n let s = \"}\"; // }\n let c = '}';\n}\n");
@@ -504,5 +407,24 @@ fn the_checks_see_what_they_check() {
     assert_eq!(
         strongly_connected(&edges),
         vec![vec!["a".to_owned(), "b".to_owned()], vec!["c".to_owned()]]
+    );
+    let paths = "#[cfg(test)]\n#[path = \"text_tests.rs\"]\nmod tests;\n\
+                 #[path = \"common/formats.rs\"]\nmod formats;\n\
+                 #[path = \"loop.rs\"]\npub(crate) mod closed_loop;\n";
+    assert_eq!(
+        misnamed_path_modules(paths),
+        [
+            ("text_tests.rs".to_owned(), "tests".to_owned()),
+            ("loop.rs".to_owned(), "closed_loop".to_owned())
+        ]
+    );
+    let code =
+        code_only("pub struct Verdict;\npub(crate) fn shorten() {}\nlet s = \"fn NodeRef\";\n");
+    assert_eq!(
+        defined_items(&code),
+        [
+            ("struct".to_owned(), "Verdict".to_owned()),
+            ("fn".to_owned(), "shorten".to_owned())
+        ]
     );
 }

@@ -10,22 +10,27 @@
 //! memory system's settings (`top_k`, …) are optimized alongside ([`super::settings`]), each
 //! change a [`SettingVersion`]. A round whose held-out accuracy (train accuracy without a
 //! held-out split) falls below the last kept round's is rejected: its prompts and settings go
-//! back to the kept ones, and the round's record says why ([`super::keep`]).
+//! back to the kept ones, and the round's record says why ([`keep`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::compare::Verdict;
-use super::keep::{self, Kept};
-use super::round::run_conversation;
+use super::compare::AnsweredQuestion;
 use super::settings::{self, Miss, SettingEdit, SettingVersion};
-use super::targets::{Failure, Selection};
+use super::targets::{default_selection, Failure, Selection};
 use super::{step, Edit, History, Meter, OptimizeConfig, OptimizeError, Progress};
 use crate::attribution::InfoFlow;
 use crate::memsys::{self, prompts as names, Conversation, Prompts};
 use crate::provider::{Llm, PriceTable, Usage};
+use crate::text::diff::unified;
+use round::run_conversation;
+
+pub mod keep;
+mod round;
+
+use keep::Kept;
 
 /// Why the loop could not advance.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -80,7 +85,7 @@ impl Default for LoopConfig {
                 ..memsys::Config::default()
             },
             optimize: OptimizeConfig::default(),
-            selection: super::gather::default_selection(),
+            selection: default_selection(),
             infoflow: InfoFlow::default(),
             model: String::new(),
             prices: PriceTable::builtin(),
@@ -146,7 +151,7 @@ pub struct RoundRecord {
     pub setting_edits: Vec<SettingEdit>,
     /// Every question's verdict, train and held-out (for [`super::compare`]).
     #[serde(default)]
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<AnsweredQuestion>,
     /// Why this round's prompts and settings were thrown out (`None`: kept).
     #[serde(default)]
     pub rejected: Option<String>,
@@ -244,14 +249,6 @@ fn set_prompt(p: &mut Prompts, name: &str, value: &str) -> bool {
     };
     value.clone_into(slot);
     true
-}
-
-/// A unified diff of two prompt values.
-pub fn diff(name: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .header(&format!("{name} (old)"), &format!("{name} (new)"))
-        .to_string()
 }
 
 impl LoopState {
@@ -519,7 +516,7 @@ async fn optimize_step<O: Llm>(
             round: Some(round),
             score: None,
             cost_usd: cost,
-            diff: diff(&e.target, &e.old_value, &e.new_value),
+            diff: unified(&e.target, &e.old_value, &e.new_value),
             cases: e.cases.clone(),
             feedback: e.feedback.clone(),
             rationale: e.rationale.clone(),

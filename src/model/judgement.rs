@@ -1,14 +1,14 @@
 //! Reading a judge's verdict: labels (`CORRECT` / `WRONG`, `pass` / `fail`), JSON outputs
 //! (`{"label": "WRONG"}`, `{"correct": false}`, `{"score": 0.3}`), and the name hints that say an
 //! op judges answers (`judge`, `eval`, `grade`, …). A graded score fails below a threshold
-//! ([`DEFAULT_JUDGE_THRESHOLD`], settable: [`Verdict::at`]).
+//! ([`DEFAULT_JUDGE_THRESHOLD`], settable: [`Judgement::at`]).
 
 use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 /// What a judge said about one answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct Judgement {
     /// True when the answer was judged wrong.
     pub failed: bool,
     /// The numeric score, when one was given.
@@ -16,17 +16,17 @@ pub struct Verdict {
     /// The label, when one was given (`WRONG`, `incorrect`, …).
     pub label: Option<String>,
     /// True when `failed` comes from the score alone (no label, no `correct` key): a graded
-    /// score, failed below a threshold ([`Verdict::at`]).
+    /// score, failed below a threshold ([`Judgement::at`]).
     pub graded: bool,
 }
 
 /// Scores below this fail, unless the caller sets another threshold.
 pub const DEFAULT_JUDGE_THRESHOLD: f64 = 0.5;
 
-impl Verdict {
+impl Judgement {
     /// A verdict from a score alone: failed below `threshold`.
-    pub fn of_score(score: f64, threshold: f64) -> Verdict {
-        Verdict {
+    pub fn of_score(score: f64, threshold: f64) -> Judgement {
+        Judgement {
             failed: score < threshold,
             score: Some(score),
             label: None,
@@ -36,7 +36,7 @@ impl Verdict {
 
     /// The verdict with a graded score judged against `threshold` (labels are kept as said).
     #[must_use]
-    pub fn at(mut self, threshold: f64) -> Verdict {
+    pub fn at(mut self, threshold: f64) -> Judgement {
         if let (true, Some(s)) = (self.graded, self.score) {
             self.failed = s < threshold;
         }
@@ -76,12 +76,12 @@ const CORRECT_KEYS: [&str; 3] = ["correct", "is_correct", "passed"];
 /// The verdict in a judge's output text: a JSON object (also inside a fenced block or after
 /// some prose) with a label, correct or score key; a bare number; or a text naming exactly one
 /// of the upper-case labels `CORRECT` / `WRONG` (Mem0's LoCoMo judge).
-pub fn verdict_in(text: &str) -> Option<Verdict> {
+pub fn verdict_in(text: &str) -> Option<Judgement> {
     let t = text.trim();
     if let Ok(n) = t.parse::<f64>() {
         return n
             .is_finite()
-            .then(|| Verdict::of_score(n, DEFAULT_JUDGE_THRESHOLD));
+            .then(|| Judgement::of_score(n, DEFAULT_JUDGE_THRESHOLD));
     }
     if let Some(v) = json_object_in(t)
         .as_ref()
@@ -104,7 +104,7 @@ pub fn verdict_in(text: &str) -> Option<Verdict> {
         })
     };
     let (wrong, correct) = (has("WRONG") || has("INCORRECT"), has("CORRECT"));
-    (wrong != correct).then(|| Verdict {
+    (wrong != correct).then(|| Judgement {
         failed: wrong,
         score: None,
         label: Some(if wrong { "WRONG" } else { "CORRECT" }.to_owned()),
@@ -114,7 +114,7 @@ pub fn verdict_in(text: &str) -> Option<Verdict> {
 
 /// The verdict in a JSON value: label keys first, then correct keys, then `score`; nested
 /// objects are searched (depth ≤ 3).
-pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Verdict> {
+pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Judgement> {
     let o = v.as_object()?;
     let get = |keys: &[&str]| {
         o.iter()
@@ -124,7 +124,7 @@ pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Verdict> {
     if let Some(Value::String(l)) = get(&LABEL_KEYS) {
         if let Some(failed) = label_failed(l) {
             let score = get(&["score"]).and_then(number);
-            return Some(Verdict {
+            return Some(Judgement {
                 failed,
                 score,
                 label: Some(l.clone()),
@@ -137,7 +137,7 @@ pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Verdict> {
         Value::String(s) => label_failed(s).map(|f| !f),
         _ => None,
     }) {
-        return Some(Verdict {
+        return Some(Judgement {
             failed: !c,
             score: get(&["score"]).and_then(number),
             label: None,
@@ -145,7 +145,7 @@ pub fn verdict_in_json(v: &Value, depth: usize) -> Option<Verdict> {
         });
     }
     if let Some(s) = get(&["score"]).and_then(number).filter(|s| s.is_finite()) {
-        return Some(Verdict::of_score(s, DEFAULT_JUDGE_THRESHOLD));
+        return Some(Judgement::of_score(s, DEFAULT_JUDGE_THRESHOLD));
     }
     if depth >= 3 {
         return None;

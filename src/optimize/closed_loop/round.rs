@@ -5,13 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use super::closed_loop::{LoopError, LoopState, Tally};
-use super::compare::Verdict;
-use super::settings::{self, Miss};
-use super::targets::{map_failure, Failure, Mapped};
+use super::{LoopError, LoopState, Tally};
 use crate::format::{load, LoadOptions};
 use crate::memsys::{self, Conversation};
 use crate::model::ErrorType;
+use crate::optimize::compare::AnsweredQuestion;
+use crate::optimize::settings::{self, Miss};
+use crate::optimize::targets::{map_failure, Failure, Mapped};
 use crate::provider::{Llm, Usage};
 
 /// What one conversation's run gave.
@@ -20,7 +20,7 @@ pub(super) struct RunOutcome {
     pub(super) tally: Tally,
     pub(super) failures: Vec<Failure>,
     pub(super) misses: Vec<Miss>,
-    pub(super) verdicts: Vec<Verdict>,
+    pub(super) verdicts: Vec<AnsweredQuestion>,
     pub(super) by_type: BTreeMap<String, usize>,
     pub(super) not_optimizable: usize,
     pub(super) unattributed: usize,
@@ -71,7 +71,7 @@ pub(super) async fn run_conversation<S: Llm>(
         .iter()
         .filter_map(|r| {
             let q = conv.questions.get(r.index)?;
-            Some(Verdict {
+            Some(AnsweredQuestion {
                 question_id: r.question.clone(),
                 conversation: conv.user_id(),
                 split: split.into(),
