@@ -13,7 +13,7 @@ use memtrace::algo::{
 };
 use memtrace::attribution::results::{self, Labels, Verdicts};
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
-use memtrace::format::{smartcomment, Format, Indexed, Loaded};
+use memtrace::format::{smartcomment, Format, Indexed};
 use memtrace::model::{FailRule, FailureCase};
 use memtrace::report;
 use wasm_bindgen::prelude::*;
@@ -171,9 +171,13 @@ pub(crate) fn finish(indexed: Indexed, opts: LoadOptions) -> Result<Inner, Memtr
 
 /// [`finish`] for a trace whose cases were found as it loaded (`Trace.loadAsync`): found again
 /// only when the user gave rules.
-pub(crate) fn finish_loaded(loaded: Loaded, opts: LoadOptions) -> Result<Inner, MemtraceError> {
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn finish_loaded(
+    loaded: memtrace::format::Loaded,
+    opts: LoadOptions,
+) -> Result<Inner, MemtraceError> {
     let rules = rules(&opts)?;
-    let Loaded {
+    let memtrace::format::Loaded {
         mut trace,
         format,
         problems,
