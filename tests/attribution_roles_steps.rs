@@ -1,5 +1,5 @@
-//! `RolesInference`: the roles inferred in steps of a few ops are the roles `Roles::infer`
-//! gives, with and without the user's overrides.
+//! `RolesInference`: the roles inferred in short steps (a case, a slice of variables, a few
+//! ops) are the roles `Roles::infer` gives, with and without the user's overrides.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 use memtrace::attribution::{OpRole, RoleConfig, Roles, RolesInference};
@@ -28,9 +28,17 @@ fn roles_in_steps_are_the_roles_inferred_at_once() {
                 while !r.step(budget) {
                     steps += 1;
                 }
-                assert_eq!(r.done(), (t.ops.len(), t.ops.len()));
+                let (done, all) = r.done();
+                assert_eq!(done, all, "all done");
                 if budget == 1 {
-                    assert_eq!(steps, t.ops.len().max(1), "one op a step");
+                    // A case, 16 variables or an op a step, and two steps between.
+                    let slices = t.vars.len().div_ceil(16).max(1);
+                    let want = t.cases.len().max(1) + 1 + slices + 1 + t.ops.len();
+                    assert_eq!(steps, want, "one case, variable slice or op a step");
+                    assert!(
+                        t.cases.len() > 1 || bytes != FIXTURE,
+                        "the fixture has cases"
+                    );
                 }
                 assert_eq!(r.finish(&cfg), want, "budget {budget}");
             }

@@ -1,7 +1,6 @@
-//! Roles from structure. The anchors come from the failed cases: the query, the op that wrote
-//! the prediction (response), the ops that read the prediction (judge), the question's
-//! retrieval ([`find_retrieval`]) and the kinds of memory units it returns
-//! ([`memory_kinds_near`]). Then each op, in time order, by what it reads and writes:
+//! Roles from structure. The [`Anchors`] come from the failed cases (the query, the response,
+//! the judges, the retrieval, the memory kinds). Then each op, in time order, by what it reads
+//! and writes:
 //!
 //! - reads another question's query, with the name of a failed question's answer op → response;
 //! - reads a query → retrieval (what it writes is not memory);
@@ -16,149 +15,13 @@
 //! Ops that structure says nothing about take the role other ops of their name got by
 //! structure, else the [`RoleHints`] match, else other. The user's overrides win over all.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
+use super::anchors::{Anchors, Asked};
 use super::verbatim::{edits, message_texts, passes_on_verbatim, verbatim_copies, LeafCache};
 use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
-use crate::algo::answer_op;
-use crate::attribution::infoflow::graph::{
-    drafts_for, find_retrieval, is_tombstone, memory_kinds_near,
-};
+use crate::attribution::infoflow::graph::{drafts_for, is_tombstone};
 use crate::model::{OpIx, Trace, VarIx};
-
-/// What the failed cases say about the pipeline.
-#[derive(Default)]
-struct Anchors {
-    queries: BTreeSet<VarIx>,
-    query_kinds: BTreeSet<String>,
-    answers: BTreeSet<OpIx>,
-    judges: BTreeSet<OpIx>,
-    retrievals: BTreeSet<OpIx>,
-    memory_kinds: BTreeSet<String>,
-    message_kinds: BTreeSet<String>,
-    /// The failed cases' evidence: messages whatever their kind (a prompt that quotes them).
-    evidence: BTreeSet<VarIx>,
-    /// Queries of other questions: unproduced variables of a query's kind, no evidence, read by
-    /// ops of every name that reads each failed case's query (a generic kind such as a span's
-    /// `input` or `llm_input` alone is not enough: a prompt only the model client reads is none).
-    query_like: BTreeSet<VarIx>,
-    /// Op names of the answers, and of the judges.
-    answer_names: BTreeSet<String>,
-    judge_names: BTreeSet<String>,
-}
-
-fn anchors(t: &Trace) -> Anchors {
-    let mut a = Anchors::default();
-    for case in &t.cases {
-        let Some(q) = t.var_by_id(&case.query_id) else {
-            continue;
-        };
-        a.queries.insert(q);
-        a.query_kinds.insert(t.var(q).category.clone());
-        for e in case.evidence_ids.iter().filter_map(|id| t.var_by_id(id)) {
-            a.evidence.insert(e);
-            a.message_kinds
-                .insert(t.var(e).category.to_ascii_lowercase());
-        }
-        let Some(answer) = answer_op(t, case) else {
-            continue;
-        };
-        a.answers.insert(answer);
-        let retrieval = find_retrieval(t, q, answer);
-        a.retrievals.extend(retrieval);
-        a.memory_kinds
-            .extend(memory_kinds_near(t, q, answer, retrieval));
-        let prediction = case.prediction_id.as_deref().and_then(|p| t.var_by_id(p));
-        if let Some(p) = prediction {
-            a.judges.extend(
-                t.flow.consumers[p.get()]
-                    .iter()
-                    .copied()
-                    .filter(|&o| o != answer),
-            );
-        }
-        a.judges
-            .extend(case.judge_op.as_deref().and_then(|j| t.op_by_id(j)));
-    }
-    // A later answer that reads an earlier prediction (a copy of the same memories in its
-    // prompt) answers another question; it does not judge this one.
-    let answer_names: BTreeSet<&str> = a
-        .answers
-        .iter()
-        .map(|&o| t.op(o).op_name.as_str())
-        .collect();
-    let named: BTreeSet<OpIx> = t
-        .cases
-        .iter()
-        .filter_map(|c| c.judge_op.as_deref().and_then(|j| t.op_by_id(j)))
-        .collect();
-    a.judges
-        .retain(|&o| named.contains(&o) || !answer_names.contains(t.op(o).op_name.as_str()));
-    if a.memory_kinds.is_empty() {
-        // No retrieval to learn from: memory is what has several versions.
-        a.memory_kinds = t
-            .flow
-            .versions
-            .values()
-            .filter(|vs| vs.len() > 1)
-            .filter_map(|vs| vs.first())
-            .filter(|&&v| !t.is_prompt(v))
-            .map(|&v| t.var(v).category.clone())
-            .collect();
-    }
-    if a.message_kinds.is_empty() {
-        let words = ["message", "chunk", "turn", "dialog", "document"];
-        a.message_kinds = t
-            .vars
-            .iter()
-            .map(|v| v.category.to_ascii_lowercase())
-            .filter(|c| words.iter().any(|w| c.contains(w)))
-            .collect();
-    }
-    for k in a.query_kinds.iter().chain(&a.memory_kinds) {
-        a.message_kinds.remove(&k.to_ascii_lowercase());
-    }
-    a.query_like = query_like(t, &a);
-    let op_names = |ops: &BTreeSet<OpIx>| ops.iter().map(|&o| t.op(o).op_name.clone()).collect();
-    a.answer_names = op_names(&a.answers);
-    a.judge_names = op_names(&a.judges);
-    a
-}
-
-fn query_like(t: &Trace, a: &Anchors) -> BTreeSet<VarIx> {
-    let names = |v: VarIx| -> BTreeSet<&str> {
-        t.flow.consumers[v.get()]
-            .iter()
-            .map(|&o| t.op(o).op_name.as_str())
-            .collect()
-    };
-    // The names that read every failed question (the question's own steps: a search and the
-    // answer); a prompt of the same kind that only a model call reads is no question.
-    let per_query: Vec<BTreeSet<&str>> = a.queries.iter().map(|&q| names(q)).collect();
-    let readers: BTreeSet<&str> = per_query.iter().flatten().copied().collect();
-    let every = per_query
-        .into_iter()
-        .reduce(|x, y| x.intersection(&y).copied().collect())
-        .unwrap_or_default();
-    let asked = |v: VarIx| {
-        let n = names(v);
-        if every.is_empty() {
-            n.iter().any(|x| readers.contains(x))
-        } else {
-            every.is_subset(&n)
-        }
-    };
-    (0..t.vars.len() as u32)
-        .map(VarIx)
-        .filter(|&v| {
-            a.queries.contains(&v)
-                || (t.flow.producers[v.get()].is_empty()
-                    && !a.evidence.contains(&v)
-                    && a.query_kinds.contains(&t.var(v).category)
-                    && asked(v))
-        })
-        .collect()
-}
 
 /// The earliest op that produced `v`.
 pub(crate) fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
@@ -403,69 +266,132 @@ pub(super) fn infer(t: &Trace, cfg: &RoleConfig) -> Vec<Assigned> {
     s.finish(cfg)
 }
 
-/// [`infer`] in pieces: the structural walk goes over the ops, in time order, a few at a step.
+/// [`infer`] in pieces, each short: the failed cases one at a time, the variables a slice at a
+/// time, the ops' order, then the structural walk over the ops, a few at a step.
 pub(super) struct Steps<'a> {
     walk: Walk<'a>,
-    order: Vec<OpIx>,
+    phase: Phase<'a>,
+    /// Position in the phase: the next case, variable or op.
     next: usize,
+    order: Vec<OpIx>,
     by_op: Vec<Option<Found>>,
 }
 
+enum Phase<'a> {
+    Cases,
+    Settle,
+    Vars(Asked<'a>),
+    Order,
+    Walk,
+}
+
+/// Variables looked at per unit of a step's budget: most need a lookup or two.
+const VARS_PER_OP: usize = 16;
+
 impl<'a> Steps<'a> {
     pub(super) fn new(t: &'a Trace) -> Self {
-        let a = anchors(t);
-        // Per category, not per variable: a trace has few categories and many variables.
-        let mut kinds: HashMap<&str, (bool, bool)> = HashMap::new();
-        let (mut message_like, mut memory) = (vec![false; t.vars.len()], vec![false; t.vars.len()]);
-        for (i, var) in t.vars.iter().enumerate() {
-            if a.queries.contains(&VarIx(i as u32)) {
-                continue;
-            }
-            let (message, mem) = *kinds.entry(var.category.as_str()).or_insert_with(|| {
-                let c = &var.category;
-                (
-                    a.message_kinds.contains(&c.to_ascii_lowercase()),
-                    a.memory_kinds.contains(c),
-                )
-            });
-            message_like[i] = (message || a.evidence.contains(&VarIx(i as u32)))
-                && t.flow.producers[i].is_empty();
-            memory[i] = mem;
-        }
         let walk = Walk {
             t,
-            a,
-            message_like,
-            memory,
+            a: Anchors::default(),
+            message_like: vec![false; t.vars.len()],
+            memory: vec![false; t.vars.len()],
             responses: vec![false; t.ops.len()],
             leaves: LeafCache::new(t),
         };
-        let mut order: Vec<OpIx> = (0..t.ops.len() as u32).map(OpIx).collect();
-        order.sort_by(|x, y| t.op(*x).created_at.cmp(&t.op(*y).created_at).then(x.cmp(y)));
         Steps {
             walk,
-            order,
+            phase: Phase::Cases,
             next: 0,
+            order: Vec::new(),
             by_op: (0..t.ops.len()).map(|_| None).collect(),
         }
     }
 
-    /// Walks up to `budget` more ops (at least one); true when every op is walked.
+    /// Takes one more step of up to `budget` ops' worth of work (at least one case, variable
+    /// slice or op); true when every op is walked.
     pub(super) fn step(&mut self, budget: usize) -> bool {
-        let end = self
-            .next
-            .saturating_add(budget.max(1))
-            .min(self.order.len());
-        for &o in self.order.get(self.next..end).unwrap_or_default() {
-            self.by_op[o.get()] = self.walk.structure(o);
+        let t = self.walk.t;
+        let budget = budget.max(1);
+        match &self.phase {
+            Phase::Cases => {
+                if let Some(case) = t.cases.get(self.next) {
+                    self.walk.a.add_case(t, case);
+                    self.next += 1;
+                }
+                if self.next >= t.cases.len() {
+                    self.phase = Phase::Settle;
+                }
+            }
+            Phase::Settle => {
+                self.walk.a.settle(t);
+                self.phase = Phase::Vars(Asked::new(t, &self.walk.a));
+                self.next = 0;
+            }
+            Phase::Vars(asked) => {
+                let end = self
+                    .next
+                    .saturating_add(budget.saturating_mul(VARS_PER_OP))
+                    .min(t.vars.len());
+                let mut kinds: HashMap<&str, (bool, bool)> = HashMap::new();
+                for i in self.next..end {
+                    let v = VarIx(i as u32);
+                    let w = &mut self.walk;
+                    if asked.query_like(t, &w.a, v) {
+                        w.a.query_like.insert(v);
+                    }
+                    if w.a.queries.contains(&v) {
+                        continue;
+                    }
+                    // Per category, not per variable: a trace has few categories and many
+                    // variables.
+                    let category = t.var(v).category.as_str();
+                    let (message, mem) = *kinds.entry(category).or_insert_with(|| {
+                        (
+                            w.a.message_kinds.contains(&category.to_ascii_lowercase()),
+                            w.a.memory_kinds.contains(category),
+                        )
+                    });
+                    w.message_like[i] =
+                        (message || w.a.evidence.contains(&v)) && t.flow.producers[i].is_empty();
+                    w.memory[i] = mem;
+                }
+                self.next = end;
+                if end >= t.vars.len() {
+                    self.phase = Phase::Order;
+                }
+            }
+            Phase::Order => {
+                let mut order: Vec<OpIx> = (0..t.ops.len() as u32).map(OpIx).collect();
+                order.sort_by(|x, y| t.op(*x).created_at.cmp(&t.op(*y).created_at).then(x.cmp(y)));
+                self.order = order;
+                self.phase = Phase::Walk;
+                self.next = 0;
+            }
+            Phase::Walk => {
+                let end = self.next.saturating_add(budget).min(self.order.len());
+                for &o in self.order.get(self.next..end).unwrap_or_default() {
+                    self.by_op[o.get()] = self.walk.structure(o);
+                }
+                self.next = end;
+            }
         }
-        self.next = end;
-        self.next >= self.order.len()
+        matches!(self.phase, Phase::Walk) && self.next >= self.order.len()
     }
 
-    /// Ops walked so far, and in all.
+    /// Work done so far, and in all, counting a case, [`VARS_PER_OP`] variables, the order and
+    /// an op as one unit each.
     pub(super) fn done(&self) -> (usize, usize) {
-        (self.next, self.order.len())
+        let t = self.walk.t;
+        let cases = t.cases.len() + 1;
+        let vars = t.vars.len() / VARS_PER_OP + 1;
+        let at = match self.phase {
+            Phase::Cases => self.next,
+            Phase::Settle => t.cases.len(),
+            Phase::Vars(_) => cases + self.next / VARS_PER_OP,
+            Phase::Order => cases + vars - 1,
+            Phase::Walk => cases + vars + self.next,
+        };
+        (at, cases + vars + t.ops.len())
     }
 
     /// The roles, once every op is walked: by structure, else by the name's majority, hints

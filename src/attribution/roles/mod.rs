@@ -5,6 +5,7 @@
 //! [`RoleConfig`] is the serializable setting (hints + overrides, saved with a project);
 //! [`Roles`] is what it gives for one trace, computed once and passed to every method.
 
+mod anchors;
 mod infer;
 mod verbatim;
 
@@ -263,17 +264,19 @@ pub struct NameRole {
 pub struct RolesInference<'t>(infer::Steps<'t>);
 
 impl<'t> RolesInference<'t> {
-    /// Starts inferring the roles of `t`'s ops (finds the anchors: a pass over the trace).
+    /// Starts inferring the roles of `t`'s ops; the work is done in [`RolesInference::step`].
     pub fn new(t: &'t Trace) -> Self {
         RolesInference(infer::Steps::new(t))
     }
 
-    /// Looks at up to `budget` more ops (at least one); true when every op is looked at.
+    /// Takes one short step: one failed case, `budget` × 16 variables, or up to `budget` ops
+    /// (at least one); true when every op is looked at.
     pub fn step(&mut self, budget: usize) -> bool {
         self.0.step(budget)
     }
 
-    /// Ops looked at so far, and in all.
+    /// Work done so far, and in all (cases, variable slices and ops, one unit each): for a
+    /// progress bar.
     pub fn done(&self) -> (usize, usize) {
         self.0.done()
     }

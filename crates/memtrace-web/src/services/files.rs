@@ -121,12 +121,7 @@ async fn infer_in_steps(
     started: u64,
 ) -> Result<Roles, Cancelled> {
     let _t = crate::timing::stage("steps: roles");
-    let mut r = {
-        let _t = crate::timing::stage("roles: anchors");
-        RolesInference::new(t)
-    };
-    // The anchors are a task of their own.
-    next_task().await;
+    let mut r = RolesInference::new(t);
     loop {
         if cancels() != started {
             return Err(Cancelled);
