@@ -107,6 +107,19 @@ pub fn decompressed(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, FormatEr
     body::decompressed(bytes, limits::MAX_FILE_BYTES)
 }
 
+/// A file's name without its `.gz` / `.zst` / `.zstd` ending (any case): the name it is shown
+/// and kept under once [`decompressed`].
+pub fn plain_name(name: &str) -> &str {
+    [".gz", ".zst", ".zstd"]
+        .iter()
+        .find_map(|end| {
+            let cut = name.len().checked_sub(end.len())?;
+            let tail = name.get(cut..)?;
+            (tail.eq_ignore_ascii_case(end) && cut > 0).then(|| &name[..cut])
+        })
+        .unwrap_or(name)
+}
+
 /// Detects the format from the first bytes of the content.
 ///
 /// # Errors

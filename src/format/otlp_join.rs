@@ -65,18 +65,6 @@ fn mentions_logs(bytes: &[u8]) -> bool {
     has(b"resourceLogs") || has(b"resource_logs")
 }
 
-/// The name without a `.gz` / `.zst` / `.zstd` ending (the joined file is plain JSON Lines).
-fn plain_name(name: &str) -> String {
-    let lower = name.to_ascii_lowercase();
-    [".gz", ".zst", ".zstd"]
-        .iter()
-        .find(|end| lower.ends_with(*end) && name.len() > end.len())
-        .map_or_else(
-            || name.to_owned(),
-            |end| name[..name.len() - end.len()].to_owned(),
-        )
-}
-
 fn logs_only(docs: &[Value]) -> bool {
     docs.iter().all(|d| span_ids(d, false).is_empty())
         && docs.iter().any(|d| !span_ids(d, true).is_empty())
@@ -143,7 +131,7 @@ pub fn join_logs_to_traces(files: Vec<NamedFile>) -> Vec<NamedFile> {
                 .chain(&extra)
                 .map(|d| d.to_string() + "\n")
                 .collect();
-            (plain_name(&name), lines.into_bytes())
+            (super::plain_name(&name).to_owned(), lines.into_bytes())
         })
         .collect()
 }

@@ -9,9 +9,10 @@ use std::time::Duration;
 use memtrace::attribution::{RoleConfig, Roles, RolesInference};
 use memtrace::format::stepwise::StepLoad;
 use memtrace::format::{FormatError, LoadOptions, Loaded};
+use memtrace::session::{self, FileKind};
 use memtrace::Trace;
 
-use crate::state::{parsed_in_steps, Action, Progress};
+use crate::state::{Action, Progress};
 
 thread_local! {
     /// Bumped by [`cancel`]: a load started under an older value stops at its next step.
@@ -316,19 +317,6 @@ async fn read_checked(
     read(file, progress, emit, started).await
 }
 
-/// A file's name without its `.gz` / `.zst` / `.zstd` ending: the name it is shown and kept under
-/// once decompressed.
-pub fn plain_name(name: &str) -> &str {
-    [".gz", ".zst", ".zstd"]
-        .iter()
-        .find_map(|end| {
-            let cut = name.len().checked_sub(end.len())?;
-            let tail = name.get(cut..)?;
-            (tail.eq_ignore_ascii_case(end) && cut > 0).then(|| &name[..cut])
-        })
-        .unwrap_or(name)
-}
-
 /// Shows a file's bytes (read from a file or fetched from an address): a gzip or zstd file is
 /// decompressed first (a trace, bundle or annotation file alike) and kept under its name without
 /// the ending; then a trace is parsed in steps, anything else goes to the reducer whole.
@@ -344,11 +332,14 @@ pub async fn show(
 ) -> Result<(), Cancelled> {
     let (name, bytes) = match memtrace::format::decompressed(&bytes) {
         Ok(std::borrow::Cow::Borrowed(_)) => (name, Ok(bytes)),
-        Ok(std::borrow::Cow::Owned(plain)) => (plain_name(&name).to_owned(), Ok(Rc::from(plain))),
+        Ok(std::borrow::Cow::Owned(plain)) => (
+            memtrace::format::plain_name(&name).to_owned(),
+            Ok(Rc::from(plain)),
+        ),
         Err(e) => (name, Err(e.to_string())),
     };
     match bytes {
-        Ok(bytes) if parsed_in_steps(&bytes) && !whole_wanted() => {
+        Ok(bytes) if session::kind_of(&bytes) == FileKind::Trace && !whole_wanted() => {
             let parsed = parse_in_steps(bytes.clone(), progress, emit, started).await?;
             let mut roles = None;
             if let Ok(l) = &parsed {

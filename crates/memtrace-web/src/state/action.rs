@@ -24,7 +24,7 @@ pub enum Action {
     },
     /// A trace file parsed off the reducer, in steps (`services::files`), as `format::load`
     /// parses it, with its roles inferred (no overrides); then as [`Action::Load`]. Only for
-    /// files [`parsed_in_steps`] accepts.
+    /// files `session::kind_of` takes for a trace (no bundle, no annotation file).
     Parsed {
         name: String,
         bytes: Rc<[u8]>,

@@ -95,12 +95,6 @@ pub struct FileError {
     pub location: String,
 }
 
-/// True for a file [`Action::Load`] would parse as a trace: not a project bundle, not an
-/// annotation file. Such a file may be parsed in steps and sent as [`Action::Parsed`].
-pub fn parsed_in_steps(bytes: &[u8]) -> bool {
-    session::kind_of(bytes) == FileKind::Trace
-}
-
 /// Loading progress of the current drop.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Progress {

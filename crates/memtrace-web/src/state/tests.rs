@@ -272,13 +272,14 @@ fn o_toggles_the_optimize_view_without_touching_the_traces() {
 
 #[test]
 fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
+    let is_trace = |b: &[u8]| session::kind_of(b) == FileKind::Trace;
     let bad: &[u8] = b"{\"graph_id\":\"x\",\"data\":{";
     for (name, bytes) in [
         ("locomo-1", FIXTURE),
         ("demo", crate::DEMO_TRACE),
         ("bad.json", bad),
     ] {
-        assert!(parsed_in_steps(bytes), "{name}");
+        assert!(is_trace(bytes), "{name}");
         let mut s = memtrace::format::stepwise::StepLoad::new(bytes, LoadOptions::default());
         let parsed = loop {
             if let Some(r) = s.step(1000) {
@@ -301,7 +302,7 @@ fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
     let project =
         crate::bundle::export(&[("demo".into(), crate::DEMO_TRACE)], &Settings::default());
     assert!(
-        !parsed_in_steps(&project),
+        !is_trace(&project),
         "a project bundle is not parsed as a trace"
     );
 }
