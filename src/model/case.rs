@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::judged::{answer_op_of, answers_of};
 use super::GraphError;
-use super::{Trace, VarIx};
+use super::{AnnotationRecord, Trace, VarIx};
 
 /// Why a question failed. The first five are memory errors; the last two are labels
 /// MemTraceBench uses for cases that evaluations filter out.
@@ -113,31 +113,47 @@ pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, GraphError> {
     super::detect::detect(t, &[], &[]).map(|d| d.cases)
 }
 
+/// Checks the annotations (MemTraceBench) as [`annotated`] reads them: a known error type, ids
+/// that name a node and an operation of the trace. Cheaper than [`annotated`], which also
+/// finds each case's answer op.
+pub(super) fn check_annotations(t: &Trace) -> Result<(), GraphError> {
+    for (i, a) in t.annotations.iter().flatten().enumerate() {
+        checked_type(t, i, a)?;
+    }
+    Ok(())
+}
+
+/// The error type of the `i`th annotation `a`, once its ids are checked.
+fn checked_type(t: &Trace, i: usize, a: &AnnotationRecord) -> Result<ErrorType, GraphError> {
+    let error_type = a
+        .final_error_type
+        .parse::<ErrorType>()
+        .map_err(|msg| GraphError::Field {
+            path: format!("data.annotations[{i}].final_error_type"),
+            message: msg,
+        })?;
+    if t.var_by_id(&a.query_id).is_none() {
+        return Err(GraphError::Dangling {
+            path: format!("data.annotations[{i}].query_id"),
+            id: a.query_id.clone(),
+            kind: "node".into(),
+        });
+    }
+    if !a.final_op_id.is_empty() && t.op_by_id(&a.final_op_id).is_none() {
+        return Err(GraphError::Dangling {
+            path: format!("data.annotations[{i}].final_op_id"),
+            id: a.final_op_id.clone(),
+            kind: "operation".into(),
+        });
+    }
+    Ok(error_type)
+}
+
 /// The annotated cases (MemTraceBench), in file order; judge fields are filled by the caller.
 pub(super) fn annotated(t: &Trace) -> Result<Vec<FailureCase>, GraphError> {
     let mut cases = Vec::new();
     for (i, a) in t.annotations.iter().flatten().enumerate() {
-        let error_type =
-            a.final_error_type
-                .parse::<ErrorType>()
-                .map_err(|msg| GraphError::Field {
-                    path: format!("data.annotations[{i}].final_error_type"),
-                    message: msg,
-                })?;
-        if t.var_by_id(&a.query_id).is_none() {
-            return Err(GraphError::Dangling {
-                path: format!("data.annotations[{i}].query_id"),
-                id: a.query_id.clone(),
-                kind: "node".into(),
-            });
-        }
-        if !a.final_op_id.is_empty() && t.op_by_id(&a.final_op_id).is_none() {
-            return Err(GraphError::Dangling {
-                path: format!("data.annotations[{i}].final_op_id"),
-                id: a.final_op_id.clone(),
-                kind: "operation".into(),
-            });
-        }
+        let error_type = checked_type(t, i, a)?;
         let prediction_id = a.prediction_id.clone();
         let answer_op = prediction_id
             .as_deref()

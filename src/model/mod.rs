@@ -122,7 +122,7 @@ impl Trace {
     /// As [`Trace::reindex`].
     pub fn index_flow(&mut self) -> Result<(), GraphError> {
         self.flow = Flow::build(self)?;
-        case::annotated(self).map(drop)
+        case::check_annotations(self)
     }
 
     /// Runs the failure rules (`docs/failures.md`) with the user's rules and marks, and says
