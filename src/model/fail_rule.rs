@@ -46,6 +46,16 @@ impl FailRule {
         }
         (good, bad)
     }
+
+    /// [`FailRule::parse_all`] for a caller that refuses a list holding a bad rule: the rules,
+    /// or why the first bad one does not parse. Blank entries are skipped.
+    ///
+    /// # Errors
+    /// The first rule that does not parse.
+    pub fn parse_list(texts: &[String]) -> Result<Vec<FailRule>, RuleError> {
+        let (good, bad) = FailRule::parse_all(texts);
+        bad.into_iter().next().map_or(Ok(good), |(_, e)| Err(e))
+    }
 }
 
 /// A rule that does not parse: what is wrong, where (a character offset into the rule), and
@@ -218,5 +228,8 @@ mod tests {
         assert_eq!(good, ["output~WRONG", "op=j output~x"]);
         assert_eq!(bad.len(), 1);
         assert_eq!((bad[0].0, bad[0].1.rule.as_str()), (2, "span="));
+        assert_eq!(FailRule::parse_list(&texts).unwrap_err().rule, "span=");
+        let blanks_only = ["", " \t"].map(String::from);
+        assert_eq!(FailRule::parse_list(&blanks_only).unwrap(), []);
     }
 }

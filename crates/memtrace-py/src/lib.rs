@@ -89,10 +89,7 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
         None
     } else {
         trace.judge_threshold = judge_threshold.or(trace.judge_threshold);
-        let parsed = failed_if
-            .iter()
-            .map(|r| r.parse::<FailRule>())
-            .collect::<Result<Vec<_>, _>>()?;
+        let parsed = FailRule::parse_list(failed_if)?;
         Some(trace.apply_rules(&parsed, &[])?)
     };
     let mut role_config = RoleConfig::default();

@@ -190,8 +190,7 @@ pub(crate) fn finish_loaded(
 }
 
 fn rules(opts: &LoadOptions) -> Result<Vec<FailRule>, MemtraceError> {
-    let rules = opts.failed_if.iter().map(|r| r.parse::<FailRule>());
-    Ok(rules.collect::<Result<Vec<_>, _>>()?)
+    Ok(FailRule::parse_list(&opts.failed_if)?)
 }
 
 fn inner(
