@@ -1,5 +1,5 @@
-//! GraphIndexBuild a [`GraphIndex`] a stage at a time ([`GraphIndexBuild`]): a page yields between stages, so
-//! no task of the build holds the main thread for long (the whole build on a 100k-node trace
+//! Builds a [`GraphIndex`] a stage at a time ([`GraphIndexBuild`]): a page yields between
+//! stages, so no task of the build holds the main thread for long (the whole build on a 100k-node trace
 //! took one 62 ms task).
 
 use std::cmp::Reverse;
@@ -13,7 +13,8 @@ use crate::model::Trace;
 /// most a sort or a pass over the nodes and edges); the last returns the index.
 pub struct GraphIndexBuild<'t> {
     trace: &'t Trace,
-    stage: u8,
+    /// The stage the next step does.
+    stage: Stage,
     /// Variable → op and op → variable edges, as raw node numbers, then as positions.
     edges: Vec<(u32, u32)>,
     /// Op → intermediate variable edges.
@@ -30,12 +31,48 @@ pub struct GraphIndexBuild<'t> {
     predecessors: Adjacency,
 }
 
+/// The stages of a build, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// The edges, as raw node numbers.
+    Edges,
+    /// The successor lists and in-degrees.
+    Csr,
+    /// Each node's place by (`created_at`, id).
+    Keys,
+    /// The topological order.
+    Order,
+    /// The edges as positions in that order.
+    Relabel,
+    Successors,
+    Predecessors,
+    /// The index, handed over.
+    Index,
+    /// Built, or failed.
+    Done,
+}
+
+impl Stage {
+    fn next(self) -> Stage {
+        match self {
+            Stage::Edges => Stage::Csr,
+            Stage::Csr => Stage::Keys,
+            Stage::Keys => Stage::Order,
+            Stage::Order => Stage::Relabel,
+            Stage::Relabel => Stage::Successors,
+            Stage::Successors => Stage::Predecessors,
+            Stage::Predecessors => Stage::Index,
+            Stage::Index | Stage::Done => Stage::Done,
+        }
+    }
+}
+
 impl<'t> GraphIndexBuild<'t> {
     /// Starts building the index of `trace`.
     pub fn new(trace: &'t Trace) -> GraphIndexBuild<'t> {
         GraphIndexBuild {
             trace,
-            stage: 0,
+            stage: Stage::Edges,
             edges: Vec::new(),
             mids: Vec::new(),
             succ: Adjacency::with_nodes(0),
@@ -59,24 +96,25 @@ impl<'t> GraphIndexBuild<'t> {
         let t = self.trace;
         let (nv, no) = (t.vars.len(), t.ops.len());
         let n = nv + no;
-        self.stage = self.stage.saturating_add(1);
+        let stage = self.stage;
+        self.stage = stage.next();
         let failed = |b: &mut Self, e: AlgoError| {
-            b.stage = u8::MAX;
+            b.stage = Stage::Done;
             Some(Err(e))
         };
-        match self.stage {
-            1 => return self.collect_edges().err().and_then(|e| failed(self, e)),
-            2 => {
+        match stage {
+            Stage::Edges => return self.collect_edges().err().and_then(|e| failed(self, e)),
+            Stage::Csr => {
                 self.succ = csr(&mut self.edges, n);
                 self.indeg = vec![0u32; n];
                 for &(_, b) in &self.edges {
                     self.indeg[b as usize] += 1;
                 }
             }
-            3 => self.rank_keys(),
-            4 => return self.order().err().and_then(|e| failed(self, e)),
-            5 => self.relabel(),
-            6 => {
+            Stage::Keys => self.rank_keys(),
+            Stage::Order => return self.order().err().and_then(|e| failed(self, e)),
+            Stage::Relabel => self.relabel(),
+            Stage::Successors => {
                 let is_var = |p: u32| (self.raw[p as usize] as usize) < nv;
                 let mut forward: Vec<(u32, u32, bool)> = (self.edges.iter())
                     .map(|&(a, b)| (a, b, is_var(a) || self.defined_by[b as usize] == a))
@@ -89,14 +127,14 @@ impl<'t> GraphIndexBuild<'t> {
                     self.successors.add_node(());
                 }
             }
-            7 => {
+            Stage::Predecessors => {
                 let mut backward: Vec<(u32, u32)> = std::mem::take(&mut self.edges)
                     .into_iter()
                     .map(|(a, b)| (b, a))
                     .collect();
                 self.predecessors = csr(&mut backward, n);
             }
-            8 => {
+            Stage::Index => {
                 return Some(Ok(GraphIndex {
                     var_count: nv,
                     op_count: no,
@@ -114,7 +152,7 @@ impl<'t> GraphIndexBuild<'t> {
                     pos: std::mem::take(&mut self.pos),
                 }));
             }
-            _ => {
+            Stage::Done => {
                 return Some(Err(AlgoError::Stale {
                     what: "the graph index was already built".into(),
                 }))
