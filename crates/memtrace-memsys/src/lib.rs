@@ -18,7 +18,7 @@
 //!
 //! It runs over LoCoMo-format conversations ([`locomo`]) with any [`Llm`]; the
 //! [`simulated`] provider makes it work offline. [`fault`] injects exactly
-//! one wrong operation per target question; [`bench`] turns that into MemTraceBench files.
+//! one wrong operation per target question; [`bench`](mod@bench) turns that into MemTraceBench files.
 //!
 //! What re-runs a system lives here too: [`counterfactual`] checks a verdict by replaying the
 //! answer step ([`replay`]: the Mem0 pipeline after a memory op; [`decisive`] scores its
