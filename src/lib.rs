@@ -16,7 +16,6 @@ pub mod attribution;
 pub mod error;
 pub mod format;
 pub mod layout;
-pub mod memsys;
 pub mod model;
 pub mod optimize;
 pub mod provider;

@@ -11,8 +11,8 @@ mod common {
 
 use memtrace::algo::{failure_slice, GraphIndex};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
+use memtrace_memsys::bench::{generate, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
 
 #[test]
 fn slices_reach_the_ops_that_wrote_the_memory() {

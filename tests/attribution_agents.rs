@@ -12,18 +12,19 @@ use std::path::PathBuf;
 use agents_common::{clean, expected_tools, mistakes, script, LLM_METHODS, SCRIPT_FIXTURE};
 use futures_executor::block_on;
 use memtrace::attribution::agent::{AgentLimits, AgentRun};
-use memtrace::attribution::counterfactual::{answers_gold, check, Outcome};
+use memtrace::attribution::counterfactual::{answers_gold, Outcome};
 use memtrace::attribution::{
     attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace, RoleConfig, Roles,
 };
-use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{locomo, Conversation};
 use memtrace::model::{ErrorType, FailureCase, Trace};
 use memtrace::provider::{
     ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm, Usage,
 };
 use memtrace::{load, LoadOptions};
+use memtrace_memsys::bench::{generate, BenchOptions};
+use memtrace_memsys::counterfactual::check;
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{locomo, Conversation};
 
 const FIXTURE_1: &[u8] = include_bytes!("fixtures/smartcomment/locomo/locomo_locomo-1.json");
 

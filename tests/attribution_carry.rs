@@ -3,7 +3,7 @@
 //! that keeps that part in other words does. Each case below pairs a holder with a look-alike.
 
 use memtrace::attribution::text::Key;
-use memtrace::memsys::text::Date;
+use memtrace_memsys::text::Date;
 
 /// The bar infoflow uses by default.
 const BAR: f64 = 0.6;

@@ -53,9 +53,9 @@ mod common {
 
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::System;
+use memtrace_memsys::bench::{generate, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::System;
 
 /// (op-id right, error-type right, cases) of info-flow on a generated bench.
 fn accuracy(system: System, seed: u64) -> (usize, usize, usize) {

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 
 use memtrace::attribution::{Basis, InfoFlow, OpRole, RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchFormat, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::System;
 use memtrace::model::{ErrorType, Trace};
+use memtrace_memsys::bench::{generate, BenchFormat, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::System;
 
 fn first_file(system: System) -> Trace {
     let dir = common::locomo_dir();

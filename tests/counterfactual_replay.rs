@@ -12,12 +12,13 @@ mod common {
 use std::collections::BTreeMap;
 
 use futures_executor::block_on;
-use memtrace::attribution::counterfactual::{check, check_with, Outcome};
+use memtrace::attribution::counterfactual::Outcome;
 use memtrace::attribution::{OpRole, RoleConfig, RoleHints, Roles};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::{FailureCase, OpIx, Trace};
+use memtrace_memsys::bench::{generate, BenchOptions};
+use memtrace_memsys::counterfactual::{check, check_with};
+use memtrace_memsys::simulated::SimulatedLlm;
 
 /// The memory ops (extraction, update, deletion) by role hint, in recorded order.
 fn memory_ops(t: &Trace) -> Vec<OpIx> {

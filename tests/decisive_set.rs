@@ -16,14 +16,14 @@ mod common {
 }
 
 use futures_executor::block_on;
-use memtrace::attribution::decisive::{annotated_set, score_sets, SetScores};
-use memtrace::attribution::replay::{decisive_set, DecisiveSet, SetOutcome};
 use memtrace::attribution::{attribute_case, Method, MethodSettings};
 use memtrace::attribution::{RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::System;
+use memtrace_memsys::bench::{generate, BenchOptions};
+use memtrace_memsys::decisive::{annotated_set, score_sets, SetScores};
+use memtrace_memsys::replay::{decisive_set, DecisiveSet, SetOutcome};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::System;
 
 const BUDGET: usize = 64;
 

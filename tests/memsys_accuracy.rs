@@ -6,8 +6,8 @@ mod common {
     include!("common/locomo.rs");
 }
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{self, Config, Prompts};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{self as memsys, Config, Prompts};
 
 #[test]
 fn clean_run_answers_most_single_hop_questions() {

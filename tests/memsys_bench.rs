@@ -11,9 +11,9 @@ mod common {
 use std::collections::BTreeMap;
 
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchOptions, BenchReport};
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::ErrorType;
+use memtrace_memsys::bench::{generate, BenchOptions, BenchReport};
+use memtrace_memsys::simulated::SimulatedLlm;
 
 #[test]
 fn twenty_verified_cases_of_each_type() {
@@ -70,7 +70,7 @@ fn twenty_verified_cases_of_each_type() {
 
 /// The offline attributor must find the injected faults: op-id accuracy ≥ 90 % and error-type
 /// accuracy ≥ 93 % (measured 99–100 % on seeds 1, 2 and 7, 97–100 % on seeds 3–6 and 8).
-fn check_infoflow(files: &[memtrace::memsys::bench::BenchFile], seed: u64) {
+fn check_infoflow(files: &[memtrace_memsys::bench::BenchFile], seed: u64) {
     let infoflow = memtrace::attribution::InfoFlow::default();
     let (mut op_right, mut type_right, mut attributed) = (0usize, 0usize, 0usize);
     for f in files {

@@ -4,8 +4,8 @@
 //! as natively (the committed `www/demo.json`), so the page can run it.
 
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::demo;
-use memtrace::memsys::simulated::SimulatedLlm;
+use memtrace_memsys::demo;
+use memtrace_memsys::simulated::SimulatedLlm;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{self, demo, Config, Prompts};
 use memtrace::model::ErrorType;
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{self as memsys, demo, Config, Prompts};
 
 #[test]
 fn demo_holds_one_failure_of_each_type() {

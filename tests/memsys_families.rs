@@ -15,10 +15,10 @@ mod common {
 use std::collections::BTreeMap;
 
 use memtrace::format::{load, sidecar, Format, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions, BenchReport};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{self, Config, Conversation, Prompts, System};
 use memtrace::model::{ErrorType, Trace};
+use memtrace_memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions, BenchReport};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{self as memsys, Config, Conversation, Prompts, System};
 
 const OTHERS: [System; 3] = [System::NaiveRag, System::EverMemOs, System::AMem];
 

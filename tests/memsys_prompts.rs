@@ -7,8 +7,8 @@ mod common {
     include!("common/locomo.rs");
 }
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{self, Config, Prompts};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{self as memsys, Config, Prompts};
 
 fn temporal_right(convs: &[memsys::Conversation], prompts: &Prompts) -> (usize, usize) {
     let (mut right, mut total) = (0, 0);

@@ -3,10 +3,10 @@
 //! score, cost and the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
-use memtrace::memsys::prompts::{FACT_EXTRACTION, QUESTION_ANSWERING, UPDATE_DECISION};
-use memtrace::optimize::closed_loop::PromptVersion;
 use memtrace::optimize::export::{mem0_config, text_files, update_results};
+use memtrace::optimize::PromptVersion;
 use memtrace::text::diff::unified;
+use memtrace_memsys::prompts::{FACT_EXTRACTION, QUESTION_ANSWERING, UPDATE_DECISION};
 
 fn version(name: &str, version: u32, value: &str, parent_value: Option<&str>) -> PromptVersion {
     PromptVersion {

@@ -9,10 +9,10 @@ mod common {
     include!("common/locomo.rs");
 }
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::Prompts;
-use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
 use memtrace::provider::{Script, ScriptedLlm};
+use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::Prompts;
 
 #[test]
 fn one_round_lifts_temporal_accuracy_on_locomo() {

@@ -5,10 +5,10 @@
 //! training and the held-out conversation; the chart and the JSON series are printed.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{Conversation, Prompts};
-use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
 use memtrace::provider::{Script, ScriptedLlm};
+use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{Conversation, Prompts};
 use serde_json::{json, Value};
 
 pub fn conversations() -> Vec<Conversation> {
@@ -151,7 +151,7 @@ fn the_loop_page_charts_each_round_and_shows_the_edit_lineage() {
         ))
         .unwrap();
     }
-    let page = memtrace::report::rounds::loop_html(&state);
+    let page = memtrace_memsys::closed_loop::page::loop_html(&state);
     assert_eq!(page.matches("<rect class=\"train\"").count(), 2);
     assert_eq!(page.matches("<rect class=\"heldout\"").count(), 2);
     let heights: Vec<usize> = page
@@ -176,7 +176,7 @@ fn the_loop_page_charts_each_round_and_shows_the_edit_lineage() {
 
 #[test]
 fn the_word_diff_marks_only_the_added_rule() {
-    let html = memtrace::report::rounds::word_diff_html(
+    let html = memtrace_memsys::closed_loop::page::word_diff_html(
         "Extract facts. Return JSON.",
         "Extract facts. Keep every date. Return JSON.",
     );

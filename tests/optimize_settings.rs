@@ -13,12 +13,12 @@
 //! or a script written here; the memory system is the simulated provider.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{demo, Conversation, Prompts};
-use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
-use memtrace::optimize::keep::settings_text;
 use memtrace::optimize::settings::TOP_K;
 use memtrace::provider::{Script, ScriptedLlm};
+use memtrace_memsys::closed_loop::keep::settings_text;
+use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{demo, Conversation, Prompts};
 use serde_json::{json, Value};
 
 fn parse(text: &str) -> Vec<Conversation> {

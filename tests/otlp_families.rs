@@ -13,9 +13,9 @@ mod common {
 use std::collections::BTreeSet;
 
 use memtrace::format::{load, sidecar, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{Conversation, System};
+use memtrace_memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{Conversation, System};
 
 const HELD_OUT: [u64; 3] = [11, 12, 21];
 

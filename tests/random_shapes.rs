@@ -20,8 +20,8 @@ use std::ops::Range;
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::obfuscate::obfuscate;
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::random_shape::{generate, Shape};
-use memtrace::memsys::Conversation;
+use memtrace_memsys::random_shape::{generate, Shape};
+use memtrace_memsys::Conversation;
 
 const TUNING: Range<u64> = 1000..1100;
 const HELD_OUT: Range<u64> = 2000..2100;
@@ -45,7 +45,7 @@ const SURE_RIGHT: f64 = 0.95;
 fn conversations(which: &[usize]) -> Vec<Conversation> {
     let all = common::conversations(&common::locomo_dir());
     let number = |c: &Conversation| {
-        memtrace::memsys::locomo::LOCOMO10
+        memtrace_memsys::locomo::LOCOMO10
             .get(c.index.wrapping_sub(1))
             .copied()
     };

@@ -11,9 +11,9 @@ mod common {
 use memtrace::attribution::InfoFlow;
 use memtrace::format::obfuscate::obfuscate;
 use memtrace::format::{load, sidecar, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::System;
+use memtrace_memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::System;
 
 const SEED: u64 = 11;
 

@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use memtrace::attribution::InfoFlow;
 use memtrace::format::obfuscate::obfuscate;
 use memtrace::format::{load, sidecar, LoadOptions};
-use memtrace::memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::System;
 use memtrace::model::Trace;
+use memtrace_memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::System;
 use serde_json::{json, Value};
 
 fn data(rel: &str) -> PathBuf {

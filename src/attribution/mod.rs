@@ -2,21 +2,21 @@
 //!
 //! [`infoflow::InfoFlow`] follows the evidence through the graph with no LLM; the LLM methods
 //! are [`graphtrace`] (a frontier walk over the graph), [`obstrace`] (the flat log) and the
-//! Who&When [`baselines`], all over the shared tool loop in [`agent`]; [`counterfactual`] checks
-//! a verdict by replay ([`replay`] replays the reference memory system's pipeline). Every method returns the same [`Attribution`] (see [`methods`]),
-//! exported as MemTrace-compatible result records.
+//! Who&When [`baselines`], all over the shared tool loop in [`agent`]. Every method returns the
+//! same [`Attribution`] (see [`methods`]), exported as MemTrace-compatible result records.
+//! [`counterfactual`] holds what a check of a verdict by replay finds; the check, the replay of
+//! the reference memory system's pipeline and its decisive sets live with that system
+//! (`memtrace_memsys`).
 
 pub mod agent;
 pub mod baselines;
 pub mod counterfactual;
-pub mod decisive;
 pub mod eval;
 pub mod graphtrace;
 pub mod infoflow;
 pub mod methods;
 pub mod obstrace;
 pub mod prompts;
-pub mod replay;
 pub mod results;
 pub mod roles;
 pub mod text;

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::closed_loop::PromptVersion;
+use super::prompt_names as names;
 use super::settings::SettingVersion;
-use crate::memsys::prompts as names;
+use super::version::PromptVersion;
 
 /// The export formats, by the names the CLI and the page use.
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]

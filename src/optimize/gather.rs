@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::closed_loop::PromptVersion;
+use super::version::PromptVersion;
 use super::{map_failure, targets, Failure, Mapped, Selection, StepOutcome};
 use crate::attribution::Attribution;
 use crate::model::Trace;

@@ -10,15 +10,16 @@
 //! 5. [`history`]: the last N (old value, aggregated feedback) pairs per target, shown to the next
 //!    feedback step.
 //!
-//! [`estimate`] predicts calls, tokens and cost before a run; [`closed_loop`] runs rounds of
-//! (memory system → judge → attribute → optimize) as a resumable state machine; [`export`] writes
-//! the results as `update_results.json`, Mem0 config keys or text files; [`gather`] feeds one step
+//! [`estimate`] predicts calls, tokens and cost before a run; each edit becomes a
+//! [`PromptVersion`] ([`version`]); [`export`] writes the versions as `update_results.json`, Mem0
+//! config keys (the prompts named in [`prompt_names`]) or text files; [`gather`] feeds one step
 //! from attributed traces. [`settings`] makes the memory system's settings (`top_k`, …)
-//! optimizable next to the prompts, [`keep`] is the loop's held-out acceptance check, and
-//! [`compare`] sets two runs' verdicts side by side ([`trace_run`]: any trace as a run).
+//! optimizable next to the prompts, and [`compare`] sets two runs' verdicts side by side
+//! ([`trace_run`]: any trace as a run). The closed loop, rounds of (memory system → judge →
+//! attribute → optimize) as a resumable state machine with a held-out acceptance check, runs
+//! the reference memory system and lives with it (`memtrace_memsys::closed_loop`).
 
 pub mod aggregate;
-pub mod closed_loop;
 pub mod compare;
 pub mod estimate;
 pub mod export;
@@ -26,10 +27,12 @@ pub mod feedback;
 pub mod gather;
 pub mod history;
 pub mod placeholders;
+pub mod prompt_names;
 pub mod settings;
 pub mod targets;
 pub mod trace_run;
 pub mod update;
+pub mod version;
 
 use std::collections::BTreeMap;
 
@@ -38,10 +41,10 @@ use serde_json::Value;
 
 use crate::provider::{chat_batch, ChatMessage, ChatRequest, ChatRole, Llm, ProviderError, Usage};
 
-pub use closed_loop::keep;
 pub use feedback::Feedback;
 pub use history::{History, HistoryEntry};
 pub use targets::{map_failure, targets, Failure, Mapped, Selection, Target};
+pub use version::PromptVersion;
 
 /// Why an optimization step failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]

@@ -3,14 +3,12 @@
 //! turns the attributed failures' evidence into a proposal. Integers move on
 //! [`Miss`]es: a `RetrievalError` whose evidence unit the similarity ranking put just below the
 //! cut raises `top_k` to cover it. Every change is a [`SettingVersion`] with its lineage (the
-//! numeric history, as [`super::closed_loop::PromptVersion`] is the prompts' one).
+//! numeric history, as [`super::PromptVersion`] is the prompts' one). Reading and applying them
+//! on the reference memory system's configuration is `memtrace_memsys::settings`.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
-
-use crate::memsys;
 
 /// What values a setting takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,50 +48,6 @@ pub const SPECS: [SettingSpec; 2] = [
 /// The spec named `name`.
 pub fn spec(name: &str) -> Option<&'static SettingSpec> {
     SPECS.iter().find(|s| s.name == name)
-}
-
-/// The current value of each setting in `names` (unknown names are left out).
-pub fn values(cfg: &memsys::Config, names: &[String]) -> BTreeMap<String, i64> {
-    names
-        .iter()
-        .filter_map(|n| get(cfg, n).map(|v| (n.clone(), v)))
-        .collect()
-}
-
-fn get(cfg: &memsys::Config, name: &str) -> Option<i64> {
-    let v = match name {
-        TOP_K => cfg.top_k,
-        SIMILAR_K => cfg.similar_k,
-        _ => return None,
-    };
-    i64::try_from(v).ok()
-}
-
-/// `cfg` with `values` applied, each clamped to its kind's range.
-///
-/// # Errors
-/// A name no setting has.
-pub fn apply(
-    cfg: &memsys::Config,
-    values: &BTreeMap<String, i64>,
-) -> Result<memsys::Config, String> {
-    let mut out = cfg.clone();
-    for (name, &v) in values {
-        let Some(spec) = spec(name) else {
-            return Err(format!(
-                "`{name}` is no setting of the memory system (known: {})",
-                SPECS.map(|s| s.name).join(", ")
-            ));
-        };
-        let SettingKind::Integer { min, max } = spec.kind;
-        let v = usize::try_from(v.clamp(min, max)).unwrap_or(1);
-        match spec.name {
-            TOP_K => out.top_k = v,
-            SIMILAR_K => out.similar_k = v,
-            _ => {}
-        }
-    }
-    Ok(out)
 }
 
 /// Evidence for a setting: a failed training question attributed to the op the setting
@@ -250,16 +204,5 @@ mod tests {
             None
         );
         assert_eq!(propose(SIMILAR_K, 2, &[miss(Some(3))], &[]), None);
-    }
-
-    #[test]
-    fn apply_clamps_and_refuses_unknown_names() {
-        let cfg = memsys::Config::default();
-        let out = apply(&cfg, &BTreeMap::from([(TOP_K.to_owned(), 99)])).unwrap();
-        assert_eq!(out.top_k, 50);
-        assert_eq!(values(&out, &[TOP_K.into(), "nope".into()]).len(), 1);
-        assert!(apply(&cfg, &BTreeMap::from([("nope".to_owned(), 1)]))
-            .unwrap_err()
-            .contains("top_k"));
     }
 }

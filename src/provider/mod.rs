@@ -8,7 +8,7 @@
 //! - [`batch`]: bounded concurrency; [`tools`]: the tool-calling loop that answers malformed
 //!   calls with an error message to the model; [`scripted`]: an in-process scripted provider.
 //!   The offline rule-based stand-in lives with the memory systems it serves
-//!   (`memsys::simulated`).
+//!   (`memtrace_memsys::simulated`).
 
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,6 @@
 
 pub mod html;
 pub mod markdown;
-pub mod rounds;
 
 use std::collections::BTreeMap;
 

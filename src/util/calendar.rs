@@ -141,7 +141,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn day_numbers_round_trip_and_agree_with_the_recorder() {
+    fn day_numbers_round_trip() {
         for (y, m, d) in [
             (1970, 1, 1),
             (2000, 2, 29),
@@ -151,7 +151,6 @@ mod tests {
         ] {
             let n = days_from_civil(y, m, d);
             assert_eq!(civil_from_days(n), (y, m, d));
-            assert_eq!(n, memtrace_record::days_from_civil(y, m, d));
         }
         assert_eq!(days_from_civil(1970, 1, 1), 0);
     }

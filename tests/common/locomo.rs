@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use memtrace::memsys::{locomo, Conversation};
+use memtrace_memsys::{locomo, Conversation};
 
 /// The LoCoMo folder; a test that needs it fails loudly when it is not there (never a
 /// silent pass).

@@ -7,16 +7,17 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use memtrace::attribution::counterfactual::{check_with, Check};
+use memtrace::attribution::counterfactual::Check;
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
 use memtrace::attribution::{
     attribute_case_with, Attribution, Method, MethodSettings, OpRole, Roles,
 };
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::{question_ref, FailureCase};
 use memtrace::provider::run_bounded;
 use memtrace::session::with_retries_async;
 use memtrace::Trace;
+use memtrace_memsys::counterfactual::check_with;
+use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_native::llm::{CliLlm, ProviderArgs, ProviderChoice};
 
 use crate::progress::Progress;

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use memtrace::memsys::bench::{generate, BenchFormat, BenchOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{demo, locomo, Conversation, System};
+use memtrace_memsys::bench::{generate, BenchFormat, BenchOptions};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{demo, locomo, Conversation, System};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -177,7 +177,7 @@ pub fn run_demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_report(report: &memtrace::memsys::bench::BenchReport, out: &Path) {
+fn print_report(report: &memtrace_memsys::bench::BenchReport, out: &Path) {
     println!(
         "{} files, {} annotated cases ({} faults planned) in {}",
         report.files.len(),
@@ -190,7 +190,7 @@ fn print_report(report: &memtrace::memsys::bench::BenchReport, out: &Path) {
     }
 }
 
-fn write_files(out: &Path, files: &[memtrace::memsys::bench::BenchFile]) -> anyhow::Result<()> {
+fn write_files(out: &Path, files: &[memtrace_memsys::bench::BenchFile]) -> anyhow::Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     for f in files {
         let path = out.join(&f.name);
@@ -210,9 +210,9 @@ fn run_random(a: &GenArgs, convs: &[Conversation]) -> anyhow::Result<ExitCode> {
     if a.format != BenchFormat::Smartcomment || a.faults != 1 {
         bail!("--system random writes single-fault smartcomment files only");
     }
-    let shape = memtrace::memsys::random_shape::Shape::draw(a.seed);
+    let shape = memtrace_memsys::random_shape::Shape::draw(a.seed);
     eprintln!("random shape of seed {}: {}", a.seed, shape.describe());
-    let report = memtrace::memsys::random_shape::generate(convs, a.seed)
+    let report = memtrace_memsys::random_shape::generate(convs, a.seed)
         .context("benchmark generation failed")?;
     write_files(&a.out, &report.files)?;
     print_report(&report, &a.out);

@@ -9,13 +9,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use futures_executor::block_on;
-use memtrace::attribution::decisive::{annotated_set, score_sets};
-use memtrace::attribution::replay::{decisive_set, DecisiveSet};
 use memtrace::attribution::{RoleConfig, Roles};
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::FailureCase;
 use memtrace::Trace;
+use memtrace_memsys::decisive::{annotated_set, score_sets};
+use memtrace_memsys::replay::{decisive_set, DecisiveSet};
+use memtrace_memsys::simulated::SimulatedLlm;
 
 /// Replays per case when `eval` runs the search.
 pub const EVAL_BUDGET: usize = 64;

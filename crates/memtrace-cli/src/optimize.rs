@@ -15,17 +15,19 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 use memtrace::attribution::InfoFlow;
 use memtrace::format::{load, LoadOptions};
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{Conversation, Prompts};
-use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase, PromptVersion};
 use memtrace::optimize::compare::RunFile;
 use memtrace::optimize::export::ExportFormat;
 use memtrace::optimize::gather::{versions, Gathered};
 use memtrace::optimize::settings::SettingVersion;
 use memtrace::optimize::targets::default_selection;
-use memtrace::optimize::{estimate, export, keep, step, History, OptimizeConfig, Progress};
+use memtrace::optimize::{
+    estimate, export, step, History, OptimizeConfig, Progress, PromptVersion,
+};
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError, Script, ScriptedLlm};
 use memtrace::text::diff::unified;
+use memtrace_memsys::closed_loop::{advance, keep, LoopConfig, LoopState, Phase};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{Conversation, Prompts};
 use memtrace_native::llm::{CliLlm, ProviderArgs};
 
 /// Export formats of the optimized prompts.
@@ -169,7 +171,7 @@ fn read_conversations(path: &Path) -> anyhow::Result<Vec<Conversation>> {
         .into_iter()
         .enumerate()
         .map(|(i, (stem, v))| {
-            let index = stem.map_or(i + 1, |s| memtrace::memsys::locomo::sample_index(&s, i + 1));
+            let index = stem.map_or(i + 1, |s| memtrace_memsys::locomo::sample_index(&s, i + 1));
             Conversation::from_json(&v, index)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
         })
@@ -312,7 +314,7 @@ fn run_loop(
         eprintln!("{:?}", state.phase);
         if let Phase::Optimize { .. } = state.phase {
             let e = estimate::estimate(
-                &memtrace::optimize::closed_loop::prompt_values(&state.prompts),
+                &memtrace_memsys::closed_loop::prompt_values(&state.prompts),
                 &state.pending,
                 &state.history,
                 &state.config.optimize,
@@ -370,7 +372,7 @@ fn run_loop(
     )?;
     write(
         &args.out.join("optimize.html"),
-        &memtrace::report::rounds::loop_html(&state),
+        &memtrace_memsys::closed_loop::page::loop_html(&state),
     )?;
     eprintln!(
         "wrote {} (state {})",

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use memtrace::memsys::Prompts;
+use memtrace_memsys::Prompts;
 use serde_json::{json, Value};
 
 const KEY: &str = "sk-test-optimize-1";

@@ -4,15 +4,16 @@
 
 use std::time::Instant;
 
-use memtrace::attribution::counterfactual::{check_with, Check, Outcome as CheckOutcome};
+use memtrace::attribution::counterfactual::{Check, Outcome as CheckOutcome};
 use memtrace::attribution::prompts::DEFAULT_PRIOR;
 use memtrace::attribution::{
     attribute_case_with, Attribution, Method, MethodSettings, RoleConfig, Roles,
 };
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::FailureCase;
 use memtrace::provider::{run_bounded, ApiKey, HttpLlm, Script, ScriptedLlm, Usage};
 use memtrace::Trace;
+use memtrace_memsys::counterfactual::check_with;
+use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_native::http::{NativeTransport, ThreadSleep};
 use memtrace_native::llm::{CliLlm, ProviderArgs, ProviderChoice, KEY_ENV};
 use pyo3::FromPyObject;

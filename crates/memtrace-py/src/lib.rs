@@ -12,13 +12,13 @@ mod error;
 use std::sync::{Mutex, OnceLock};
 
 use memtrace::algo::GraphIndex;
-use memtrace::attribution::replay::decisive_set;
 use memtrace::attribution::results::{self, Labels, Verdicts};
 use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::{sidecar, smartcomment, Conventions, Format};
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::model::{Detection, FailRule, FailureCase};
 use memtrace::report;
+use memtrace_memsys::replay::decisive_set;
+use memtrace_memsys::simulated::SimulatedLlm;
 use pyo3::prelude::*;
 use serde_json::Value;
 

@@ -3,12 +3,12 @@
 
 use std::rc::Rc;
 
-use memtrace::attribution::counterfactual::check_with;
 use memtrace::attribution::{attribute_case_with, Method, MethodSettings};
 use memtrace::model::FailureCase;
 use memtrace::provider::{run_bounded, ApiKey, ApiKind, CancelToken, HttpLlm, ProviderConfig};
 use memtrace::session::with_retries_async;
 use memtrace_fetch::{FetchTransport, TimerSleep};
+use memtrace_memsys::counterfactual::check_with;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use memtrace::attribution::Attribution;
-use memtrace::optimize::closed_loop::PromptVersion;
 use memtrace::optimize::export::{self, ExportFormat};
 use memtrace::optimize::gather::{versions, Gathered, NotOptimizable};
 use memtrace::optimize::targets::default_selection;
+use memtrace::optimize::PromptVersion;
 use memtrace::optimize::{step, History, OptimizeConfig, OptimizeError, StepOutcome};
 use memtrace::provider::PriceTable;
 use serde::{Deserialize, Serialize};

@@ -1,13 +1,13 @@
 //! "Find all causes" (issue #17): the decisive-set search of one failure — the core's
-//! [`memtrace::attribution::replay::decisive_set`], the same call as `memtrace attribute
+//! [`memtrace_memsys::replay::decisive_set`], the same call as `memtrace attribute
 //! --decisive-set` — as the page keeps and shows it. Pure: the component (`components/causes.rs`)
 //! runs the search and dispatches [`CausesAction`]s here.
 
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 
-use memtrace::attribution::replay::{DecisiveSet, SetOutcome};
 use memtrace::Trace;
+use memtrace_memsys::replay::{DecisiveSet, SetOutcome};
 
 /// Replays one search may spend (the CLI's default `--budget`).
 pub const BUDGET: usize = 64;

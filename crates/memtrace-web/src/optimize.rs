@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use memtrace::memsys::{demo, Conversation};
-use memtrace::optimize::closed_loop::{LoopConfig, LoopState, Phase, PromptVersion};
 use memtrace::optimize::compare::{compare, Comparison};
 use memtrace::optimize::export;
+use memtrace::optimize::PromptVersion;
 use memtrace::provider::{Price, PriceTable};
 use memtrace::session;
+use memtrace_memsys::closed_loop::{LoopConfig, LoopState, Phase};
+use memtrace_memsys::{demo, Conversation};
 use serde::{Deserialize, Serialize};
 
 use crate::llm_run::ProviderSettings;
@@ -272,7 +273,7 @@ pub fn export_file(state: &LoopState, kind: ExportKind) -> (String, &'static str
         ExportKind::Html => (
             "optimize.html".into(),
             "text/html",
-            memtrace::report::rounds::loop_html(state),
+            memtrace_memsys::closed_loop::page::loop_html(state),
         ),
     }
 }
@@ -280,9 +281,9 @@ pub fn export_file(state: &LoopState, kind: ExportKind) -> (String, &'static str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memtrace::memsys::simulated::SimulatedLlm;
-    use memtrace::memsys::Prompts;
-    use memtrace::optimize::closed_loop::advance;
+    use memtrace_memsys::closed_loop::advance;
+    use memtrace_memsys::simulated::SimulatedLlm;
+    use memtrace_memsys::Prompts;
 
     #[test]
     fn demo_conversations_parse_and_have_questions() {

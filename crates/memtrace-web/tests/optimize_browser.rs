@@ -7,10 +7,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{Conversation, Prompts};
-use memtrace::optimize::closed_loop::{advance, LoopConfig, LoopState, Phase};
 use memtrace::provider::{ApiKey, ApiKind, HttpLlm, ProviderConfig, RetryPolicy};
+use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{Conversation, Prompts};
 use memtrace_web::services::http::{FetchTransport, TimerSleep};
 use serde_json::Value;
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};

@@ -3,9 +3,9 @@
 
 use super::*;
 use futures_executor::block_on;
-use memtrace::attribution::replay::decisive_set;
 use memtrace::attribution::{RoleConfig, Roles};
-use memtrace::memsys::simulated::SimulatedLlm;
+use memtrace_memsys::replay::decisive_set;
+use memtrace_memsys::simulated::SimulatedLlm;
 
 fn demo() -> Rc<Trace> {
     Rc::new(

@@ -10,12 +10,12 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use gloo_timers::future::TimeoutFuture;
-use memtrace::attribution::replay::{decisive_set, DecisiveSet, SetOutcome};
 use memtrace::attribution::Roles;
 use memtrace::layout::NodeRef;
-use memtrace::memsys::simulated::SimulatedLlm;
 use memtrace::provider::{ChatRequest, ChatResponse, Llm, ProviderError};
 use memtrace::Trace;
+use memtrace_memsys::replay::{decisive_set, DecisiveSet, SetOutcome};
+use memtrace_memsys::simulated::SimulatedLlm;
 use yew::prelude::*;
 
 use super::Shared;

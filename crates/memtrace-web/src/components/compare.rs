@@ -3,9 +3,9 @@
 //! fixed / broken / still failing / still right, wrong answers per error type, the settings
 //! each round ran with, and each setting's version history.
 
-use memtrace::optimize::closed_loop::LoopState;
 use memtrace::optimize::compare::{AnsweredQuestion, Change};
-use memtrace::optimize::keep::settings_label;
+use memtrace_memsys::closed_loop::keep::settings_label;
+use memtrace_memsys::closed_loop::LoopState;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;

@@ -7,10 +7,10 @@
 
 use std::rc::Rc;
 
-use memtrace::memsys::simulated::SimulatedLlm;
-use memtrace::memsys::{Conversation, Prompts};
-use memtrace::optimize::closed_loop::{advance, LoopState, Phase};
 use memtrace::provider::{ChatRequest, ChatResponse, HttpLlm, Llm, ProviderError, Usage};
+use memtrace_memsys::closed_loop::{advance, LoopState, Phase};
+use memtrace_memsys::simulated::SimulatedLlm;
+use memtrace_memsys::{Conversation, Prompts};
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};
 use yew::prelude::*;
@@ -515,7 +515,7 @@ fn chart(state: &LoopState) -> Html {
                     </div>
                     <span class="opt-label">{ format!("r{round}: {}%", pct(train)) }
                         { held.map(|h| format!(" / {}%", pct(h))).unwrap_or_default() }
-                        { memtrace::optimize::keep::settings_label(&rec.settings) }
+                        { memtrace_memsys::closed_loop::keep::settings_label(&rec.settings) }
                         { if rec.rejected.is_some() { " · rejected" } else { "" } }</span>
                 </div>
             }) }

@@ -6,7 +6,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use memtrace::attribution::counterfactual::{self, Check};
+use memtrace::attribution::counterfactual::Check;
 use memtrace::attribution::transcript::{reply_steps, Step};
 use memtrace::attribution::{attribute_case_with, Method, MethodSettings, RoleConfig, Roles};
 use memtrace::provider::{
@@ -14,6 +14,7 @@ use memtrace::provider::{
     ProviderError, RetryPolicy, ToolCall, Usage,
 };
 use memtrace::Trace;
+use memtrace_memsys::counterfactual;
 use web_sys::AbortController;
 
 use super::http::{FetchTransport, TimerSleep};
