@@ -9,6 +9,8 @@
 //!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
 //!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
 //!   [`Project::pending`], [`Project::tally`], [`Project::settings`].
+//! - [`role_config`], [`infoflow_verdict`], [`reattribute`]: role overrides (op name → role)
+//!   and the info-flow verdicts given again under them.
 //! - [`Verdict`] (the core `Attribution` + [`VerdictCost`] + transcript + counterfactual
 //!   outcome), [`cost_usd`]`(price, usage)`.
 //! - [`tally()`]`(trace, verdicts, labels, source) -> Tally` for one trace's report.
@@ -22,6 +24,7 @@ mod open;
 mod project;
 mod report;
 mod retry;
+mod roles;
 mod setup;
 mod tally;
 mod verdict;
@@ -35,6 +38,7 @@ pub use open::{
 pub use project::{Added, Entry, Project};
 pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
+pub use roles::{infoflow_verdict, reattribute, role_config, INFOFLOW};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};
 pub use verdict::{cost_usd, Label, Verdict, VerdictCost};
@@ -57,8 +61,8 @@ pub enum SessionError {
     },
     #[error("no open trace is named {0:?}")]
     NoTrace(String),
-    #[error("{trace}: no op has id {op_id:?}")]
-    NoOp { trace: String, op_id: String },
+    #[error("{trace}: no op is named {op_name:?}")]
+    NoOp { trace: String, op_name: String },
     #[error("{trace}: {query_id:?} is not a question of this trace")]
     NoQuestion { trace: String, query_id: String },
     #[error("{trace}: finding the failure cases: {error}")]

@@ -17,7 +17,8 @@ use crate::model::{AnnotationRecord, FailRule, Mark};
 pub struct Settings {
     /// The trace on screen when the project was saved.
     pub current: Option<String>,
-    /// Role overrides per trace name, op id.
+    /// Role overrides per trace name: op name → role (as [`crate::attribution::RoleConfig`]
+    /// reads them).
     pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
     /// Failure rules as typed (`span=NAME output~REGEX`).
     pub rules: Vec<String>,

@@ -200,32 +200,37 @@ impl Project {
         Ok(Some(d))
     }
 
-    /// Overrides (or, with `None`, clears the override of) the role of op `op_id` in `trace`.
-    /// The trace's verdicts were given under the old roles, so they are dropped; their
-    /// `query_id`s are returned.
+    /// Overrides (or, with `None`, clears the override of) the role of every op named
+    /// `op_name` in `trace`, then gives the trace's info-flow verdicts again under the roles
+    /// now in force ([`super::reattribute`]); returns why each one that could not be given
+    /// again was removed.
     ///
     /// # Errors
-    /// [`SessionError::NoTrace`], [`SessionError::NoOp`].
+    /// [`SessionError::NoTrace`], [`SessionError::NoOp`] when no op has that name.
     pub fn set_role(
         &mut self,
         trace: &str,
-        op_id: &str,
+        op_name: &str,
         role: Option<OpRole>,
     ) -> Result<Vec<String>, SessionError> {
         let i = self.find(trace)?;
-        if self.traces[i].trace.op_by_id(op_id).is_none() {
+        let t = &self.traces[i].trace;
+        if !t.ops.iter().any(|o| o.op_name == op_name) {
             return Err(SessionError::NoOp {
                 trace: trace.to_owned(),
-                op_id: op_id.to_owned(),
+                op_name: op_name.to_owned(),
             });
         }
         let roles = self.roles.entry(trace.to_owned()).or_default();
-        match role {
-            Some(r) => roles.insert(op_id.to_owned(), r),
-            None => roles.remove(op_id),
+        let changed = match role {
+            Some(r) => roles.insert(op_name.to_owned(), r) != Some(r),
+            None => roles.remove(op_name).is_some(),
         };
-        let dropped = self.verdicts.remove(trace).unwrap_or_default();
-        Ok(dropped.into_keys().collect())
+        if !changed {
+            return Ok(Vec::new());
+        }
+        let verdicts = self.verdicts.entry(trace.to_owned()).or_default();
+        Ok(super::reattribute(t, roles, verdicts))
     }
 
     /// Replaces the failure rules by `rules` (as typed) and finds every trace's cases again. A

@@ -141,18 +141,39 @@ fn verdicts_fill_pending_and_the_tally() {
 }
 
 #[test]
-fn a_role_change_drops_the_verdicts_given_under_the_old_roles() {
+fn a_role_change_gives_the_infoflow_verdicts_again_under_the_new_roles() {
     let mut p = demo();
     let t = p.traces[0].trace.clone();
+    let q = t.cases[0].query_id.clone();
     let a = InfoFlow::default().attribute(&t, &t.cases[0]).unwrap();
-    p.set_verdict("demo.json", &t.cases[0].query_id, Verdict::from(&a))
+    let blamed = t.op_by_id(&a.op_id).unwrap();
+    let role = crate::attribution::Roles::infer(&t, &crate::attribution::RoleConfig::default())
+        .role(blamed);
+    let name = t.op(blamed).op_name.clone();
+    // A stale info-flow verdict is given again; another method's verdict is kept.
+    let stale = Verdict {
+        op_id: "stale".into(),
+        ..Verdict::from(&a)
+    };
+    p.set_verdict("demo.json", &q, stale).unwrap();
+    let other = Verdict {
+        method: "graphtrace".into(),
+        op_id: "kept".into(),
+        ..Verdict::from(&a)
+    };
+    p.set_verdict("demo.json", "another question", other.clone())
         .unwrap();
-    let dropped = p
-        .set_role("demo.json", &a.op_id, Some(OpRole::Response))
-        .unwrap();
-    assert_eq!(dropped, vec![t.cases[0].query_id.clone()]);
-    assert_eq!(p.roles["demo.json"][&a.op_id], OpRole::Response);
-    p.set_role("demo.json", &a.op_id, None).unwrap();
+    let problems = p.set_role("demo.json", &name, Some(role)).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(p.roles["demo.json"][&name], role);
+    assert_eq!(p.verdicts["demo.json"][&q], Verdict::from(&a));
+    assert_eq!(p.verdicts["demo.json"]["another question"], other);
+    // The blamed op's name taken for a judge: info-flow blames another op, or says why not.
+    let problems = p.set_role("demo.json", &name, Some(OpRole::Judge)).unwrap();
+    let now = p.verdicts["demo.json"].get(&q);
+    assert!(now.is_none_or(|v| v.op_id != a.op_id), "{now:?}");
+    assert_eq!(now.is_none(), problems.len() == 1, "{problems:?}");
+    p.set_role("demo.json", &name, None).unwrap();
     assert!(p.roles["demo.json"].is_empty());
     let e = p.set_role("demo.json", "no-such-op", None).unwrap_err();
     assert!(e.to_string().contains("no-such-op"), "{e}");

@@ -1,17 +1,15 @@
-//! The roles panel's logic: each op name's inferred role (from `Roles::by_name`), the user's
-//! overrides (op name → role, saved per trace with the project), and the info-flow verdicts
-//! recomputed with the roles in force. Pure, tested natively.
+//! The roles panel's rows: each op name's inferred role (from `Roles::by_name`) and the user's
+//! overrides (op name → role, saved per trace with the project); setting one gives the
+//! info-flow verdicts again (`session::reattribute`). Pure, tested natively.
 
 use std::collections::BTreeMap;
 
-use memtrace::attribution::{Basis, InfoFlow, OpRole, RoleConfig, Roles};
+use memtrace::attribution::{Basis, OpRole, RoleConfig, Roles};
 use memtrace::model::FailureCase;
+use memtrace::session;
 use memtrace::Trace;
 
 use super::{LoadedTrace, Verdict};
-
-/// The name info-flow verdicts carry in [`Verdict::method`].
-pub const INFOFLOW: &str = "infoflow";
 
 /// One row of the roles panel: an op name, its role in force and what inference said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,10 +31,7 @@ pub struct RoleRow {
 
 /// The role config of a trace: default hints plus the user's overrides.
 pub fn config(overrides: &BTreeMap<String, OpRole>) -> RoleConfig {
-    RoleConfig {
-        overrides: overrides.clone(),
-        ..RoleConfig::default()
-    }
+    session::role_config(overrides)
 }
 
 /// The rows of the roles panel, in order of each op name's first appearance.
@@ -83,10 +78,7 @@ pub fn op_role(t: &Trace, roles: &Roles, op_id: &str) -> Option<(OpRole, Basis)>
 /// # Errors
 /// The attribution error as a sentence.
 pub fn infoflow_verdict(t: &Trace, roles: &Roles, c: &FailureCase) -> Result<Verdict, String> {
-    let a = InfoFlow::default()
-        .attribute_with(t, roles, c)
-        .map_err(|e| e.to_string())?;
-    Ok(Verdict::from(&a))
+    session::infoflow_verdict(t, roles, c).map_err(|e| e.to_string())
 }
 
 /// Sets (`Some`) or resets (`None`) the role of every op named `op_name` in `t`, then
@@ -107,33 +99,7 @@ pub fn set_role(t: &mut LoadedTrace, op_name: String, role: Option<OpRole>) -> V
 /// Recomputes every info-flow verdict of `t` with its roles in force; returns why any could
 /// not be (those verdicts are dropped).
 pub fn recompute_infoflow(t: &mut LoadedTrace) -> Vec<String> {
-    let mut problems = Vec::new();
-    if !t.verdicts.values().any(|v| v.method == INFOFLOW) {
-        return problems;
-    }
-    let roles = Roles::infer(&t.trace, &config(&t.role_overrides));
-    let trace = t.trace.clone();
-    for c in &trace.cases {
-        let Some(old) = t.verdicts.get(&c.query_id) else {
-            continue;
-        };
-        if old.method != INFOFLOW {
-            continue;
-        }
-        match infoflow_verdict(&trace, &roles, c) {
-            Ok(v) => {
-                t.verdicts.insert(c.query_id.clone(), v);
-            }
-            Err(e) => {
-                t.verdicts.remove(&c.query_id);
-                problems.push(format!(
-                    "info-flow could not attribute {} with these roles: {e}; its verdict was removed",
-                    c.query_id
-                ));
-            }
-        }
-    }
-    problems
+    session::reattribute(&t.trace, &t.role_overrides, &mut t.verdicts)
 }
 
 #[cfg(test)]

@@ -1,0 +1,70 @@
+//! The user's role overrides (op name → role, as [`RoleConfig`] reads them, saved per trace
+//! with a project) and the info-flow verdicts given again under them.
+
+use std::collections::BTreeMap;
+
+use super::Verdict;
+use crate::attribution::{AttributionError, InfoFlow, OpRole, RoleConfig, Roles};
+use crate::model::FailureCase;
+use crate::Trace;
+
+/// The name info-flow verdicts carry in [`Verdict::method`].
+pub const INFOFLOW: &str = "infoflow";
+
+/// The role config of a trace: the default hints and the user's overrides (op name → role).
+pub fn role_config(overrides: &BTreeMap<String, OpRole>) -> RoleConfig {
+    RoleConfig {
+        overrides: overrides.clone(),
+        ..RoleConfig::default()
+    }
+}
+
+/// Info-flow's verdict on case `c` of `t` with `roles`.
+///
+/// # Errors
+/// Why info-flow could not attribute the case.
+pub fn infoflow_verdict(
+    t: &Trace,
+    roles: &Roles,
+    c: &FailureCase,
+) -> Result<Verdict, AttributionError> {
+    InfoFlow::default()
+        .attribute_with(t, roles, c)
+        .map(|a| Verdict::from(&a))
+}
+
+/// Gives each info-flow verdict in `verdicts` (by `query_id`) again with `t`'s roles under
+/// `overrides`; other methods' verdicts are kept. A verdict info-flow can no longer give is
+/// removed (it was made under roles no longer in force): one sentence each says why.
+pub fn reattribute(
+    t: &Trace,
+    overrides: &BTreeMap<String, OpRole>,
+    verdicts: &mut BTreeMap<String, Verdict>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !verdicts.values().any(|v| v.method == INFOFLOW) {
+        return problems;
+    }
+    let roles = Roles::infer(t, &role_config(overrides));
+    for c in &t.cases {
+        if verdicts
+            .get(&c.query_id)
+            .is_none_or(|v| v.method != INFOFLOW)
+        {
+            continue;
+        }
+        match infoflow_verdict(t, &roles, c) {
+            Ok(v) => {
+                verdicts.insert(c.query_id.clone(), v);
+            }
+            Err(e) => {
+                verdicts.remove(&c.query_id);
+                problems.push(format!(
+                    "info-flow could not attribute {} with these roles: {e}; its verdict was removed",
+                    c.query_id
+                ));
+            }
+        }
+    }
+    problems
+}
