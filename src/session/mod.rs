@@ -38,7 +38,7 @@ pub use open::{
 pub use project::{Added, Entry, Project};
 pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
-pub use roles::{infoflow_verdict, reattribute, role_config, INFOFLOW};
+pub use roles::{infoflow_verdict, reattribute, role_config, set_override, INFOFLOW};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};
 pub use verdict::{cost_usd, Label, Verdict, VerdictCost};

@@ -222,11 +222,7 @@ impl Project {
             });
         }
         let roles = self.roles.entry(trace.to_owned()).or_default();
-        let changed = match role {
-            Some(r) => roles.insert(op_name.to_owned(), r) != Some(r),
-            None => roles.remove(op_name).is_some(),
-        };
-        if !changed {
+        if !super::set_override(roles, op_name, role) {
             return Ok(Vec::new());
         }
         let verdicts = self.verdicts.entry(trace.to_owned()).or_default();

@@ -19,6 +19,19 @@ pub fn role_config(overrides: &BTreeMap<String, OpRole>) -> RoleConfig {
     }
 }
 
+/// Sets (`Some`) or clears (`None`) the override of op name `op_name`; true when that changed
+/// the overrides.
+pub fn set_override(
+    overrides: &mut BTreeMap<String, OpRole>,
+    op_name: &str,
+    role: Option<OpRole>,
+) -> bool {
+    match role {
+        Some(r) => overrides.insert(op_name.to_owned(), r) != Some(r),
+        None => overrides.remove(op_name).is_some(),
+    }
+}
+
 /// Info-flow's verdict on case `c` of `t` with `roles`.
 ///
 /// # Errors

@@ -262,7 +262,7 @@ pub fn app() -> Html {
                     let _t = crate::timing::stage("infer roles");
                     Rc::new(memtrace::attribution::Roles::infer(
                         &t.0,
-                        &crate::state::roles::config(o),
+                        &memtrace::session::role_config(o),
                     ))
                 }
             })

@@ -19,7 +19,7 @@ use super::Shared;
 use crate::exports::{labels_json, op_name, verdicts_csv, verdicts_json};
 use crate::llm_run::ProviderSettings;
 use crate::services::files;
-use crate::state::roles::{basis_label, config, infoflow_verdict, op_role};
+use crate::state::roles::{basis_label, infoflow_verdict, op_role};
 use crate::state::{Label, Verdict};
 
 /// Methods listed; only the first runs without an LLM provider.
@@ -187,7 +187,7 @@ pub fn attribution_panel(props: &Props) -> Html {
                 <ProviderForm settings={props.provider.clone()} on_change={props.on_provider.clone()} />
                 <RunPanel method={(*method).clone()} trace={props.trace.clone()} case={props.case}
                     verdicts={props.verdicts.clone()} provider={props.provider.clone()}
-                    roles={config(&props.role_overrides)}
+                    roles={memtrace::session::role_config(&props.role_overrides)}
                     on_verdict={props.on_verdict.clone()} on_highlight={props.on_highlight.clone()} />
             }
             if let Some(c) = case {

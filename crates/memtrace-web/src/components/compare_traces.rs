@@ -33,7 +33,7 @@ pub fn compare_traces(props: &Props) -> Html {
     let comparison = use_memo(pair, |pair| {
         pair.as_ref().map(|(x, y)| {
             let run = |(name, t, o): &Entry| {
-                let roles = Roles::infer(&t.0, &crate::state::roles::config(o));
+                let roles = Roles::infer(&t.0, &memtrace::session::role_config(o));
                 run_of_trace(name, &t.0, &roles)
             };
             let (mut ra, mut rb) = (run(x), run(y));

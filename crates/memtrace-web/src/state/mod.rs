@@ -244,7 +244,7 @@ impl PageState {
             Action::SetRole { op_name, role } => {
                 if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
                     let name = t.name.clone();
-                    for message in roles::set_role(t, op_name, role) {
+                    for message in roles::set_role(t, &op_name, role) {
                         self.errors.push(FileError {
                             name: name.clone(),
                             message,

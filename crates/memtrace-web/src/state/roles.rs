@@ -29,11 +29,6 @@ pub struct RoleRow {
     pub other_roles: Vec<(OpRole, usize)>,
 }
 
-/// The role config of a trace: default hints plus the user's overrides.
-pub fn config(overrides: &BTreeMap<String, OpRole>) -> RoleConfig {
-    session::role_config(overrides)
-}
-
 /// The rows of the roles panel, in order of each op name's first appearance.
 pub fn rows(t: &Trace, overrides: &BTreeMap<String, OpRole>) -> Vec<RoleRow> {
     let inferred = Roles::infer(t, &RoleConfig::default());
@@ -84,12 +79,8 @@ pub fn infoflow_verdict(t: &Trace, roles: &Roles, c: &FailureCase) -> Result<Ver
 /// Sets (`Some`) or resets (`None`) the role of every op named `op_name` in `t`, then
 /// recomputes its info-flow verdicts with the new roles. Returns, per verdict that can no
 /// longer be given (it is dropped: it was made under roles no longer in force), why.
-pub fn set_role(t: &mut LoadedTrace, op_name: String, role: Option<OpRole>) -> Vec<String> {
-    let changed = match role {
-        Some(r) => t.role_overrides.insert(op_name, r) != Some(r),
-        None => t.role_overrides.remove(&op_name).is_some(),
-    };
-    if changed {
+pub fn set_role(t: &mut LoadedTrace, op_name: &str, role: Option<OpRole>) -> Vec<String> {
+    if session::set_override(&mut t.role_overrides, op_name, role) {
         recompute_infoflow(t)
     } else {
         Vec::new()

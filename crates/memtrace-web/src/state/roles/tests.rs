@@ -13,7 +13,7 @@ fn demo() -> PageState {
 /// Attributes every case of the trace on screen with info-flow, as "Attribute all" does.
 fn attribute_all(mut s: PageState) -> PageState {
     let t = s.current_trace().expect("a trace on screen").clone();
-    let roles = Roles::infer(&t.trace, &config(&t.role_overrides));
+    let roles = Roles::infer(&t.trace, &memtrace::session::role_config(&t.role_overrides));
     for c in &t.trace.cases {
         let v = infoflow_verdict(&t.trace, &roles, c).expect("info-flow attributes the case");
         s = s.reduce(Action::SetVerdict {
@@ -113,7 +113,10 @@ fn overriding_the_blamed_op_recomputes_the_infoflow_verdict_and_reset_restores_i
     );
     // The new verdict agrees with the roles in force.
     let lt = s.current_trace().unwrap();
-    let roles = Roles::infer(&lt.trace, &config(&lt.role_overrides));
+    let roles = Roles::infer(
+        &lt.trace,
+        &memtrace::session::role_config(&lt.role_overrides),
+    );
     let (now, basis) = op_role(&lt.trace, &roles, &after.op_id).unwrap();
     assert_eq!(
         now.error_type().map(memtrace::model::ErrorType::as_str),
