@@ -9,6 +9,9 @@
 //!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
 //!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
 //!   [`Project::pending`], [`Project::tally`], [`Project::settings`].
+//! - [`pending`] (cases still to attribute, by method), [`annotation_target`] (the open trace an
+//!   annotation file belongs to), [`opening_order`] (traces before their annotation files): for
+//!   a host that keeps its traces its own way.
 //! - [`role_config`], [`infoflow_verdict`], [`reattribute`]: role overrides (op name → role)
 //!   and the info-flow verdicts given again under them.
 //! - [`Verdict`] (the core `Attribution` + [`VerdictCost`] + transcript + counterfactual
@@ -20,6 +23,7 @@
 //! Every error is a [`SessionError`] (or [`SetupError`]): typed, with a sentence saying what to do.
 //! [`ErrorReport`] is how the JS module and the Python package raise errors: kind, where, hint.
 
+mod cases;
 mod open;
 mod project;
 mod report;
@@ -32,6 +36,7 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
+pub use cases::{annotation_target, opening_order, pending};
 pub use open::{
     kind_of, open, parse_rules, BundleAnnotations, BundleTrace, FileKind, Opened, Settings,
 };
@@ -67,6 +72,6 @@ pub enum SessionError {
     NoQuestion { trace: String, query_id: String },
     #[error("{trace}: finding the failure cases: {error}")]
     Detect { trace: String, error: GraphError },
-    #[error("{file}: its annotations name questions (e.g. {first:?}) that no open trace has; open the trace they were exported from first")]
+    #[error("{file}: these annotations name questions (e.g. {first:?}) that no open trace has; open the trace they were exported from with them")]
     Unfitting { file: String, first: String },
 }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::cases::{annotation_target, pending};
 use super::open::{open, parse_rules, Opened, Settings};
 use super::tally::{tally, Source, Tally};
 use super::verdict::{Label, Verdict};
@@ -73,7 +74,7 @@ impl Project {
         match open(name, bytes, self.options)? {
             Opened::Trace(loaded) => {
                 let i = self.add(name, loaded.trace, loaded.format, bytes.to_vec());
-                self.redetect(i)?;
+                self.detect_opened(i)?;
                 Ok(Added::Traces {
                     added: vec![i],
                     errors: Vec::new(),
@@ -105,17 +106,12 @@ impl Project {
         records: Vec<AnnotationRecord>,
     ) -> Result<usize, SessionError> {
         let current = self.current.as_deref().and_then(|c| self.find(c).ok());
-        let fits = |i: &usize| sidecar::fits(&self.traces[*i].trace, &records);
-        let Some(i) = current
-            .filter(fits)
-            .or_else(|| (0..self.traces.len()).find(fits))
-        else {
-            let first = records.first().map_or("", |r| r.query_id.as_str());
-            return Err(SessionError::Unfitting {
-                file: name.to_owned(),
-                first: first.to_owned(),
-            });
-        };
+        let i = annotation_target(
+            self.traces.iter().map(|e| &e.trace),
+            current,
+            name,
+            &records,
+        )?;
         sidecar::merge(&mut self.traces[i].trace, records).map_err(|error| {
             SessionError::Format {
                 file: name.to_owned(),
@@ -161,7 +157,7 @@ impl Project {
             }
         }
         for &i in &added {
-            self.redetect(i)?;
+            self.detect_opened(i)?;
         }
         Ok(Added::Traces { added, errors })
     }
@@ -182,22 +178,26 @@ impl Project {
         self.traces.len() - 1
     }
 
-    /// Finds trace `i`'s failure cases again with the project's rules and the trace's marks;
-    /// without either, the cases loading found stand.
-    fn redetect(&mut self, i: usize) -> Result<Option<Detection>, SessionError> {
+    /// Finds trace `i`'s failure cases again with the project's rules and the trace's marks.
+    fn redetect(&mut self, i: usize) -> Result<Detection, SessionError> {
         let e = &mut self.traces[i];
         let marks = self.marks.get(&e.name).map_or(&[][..], Vec::as_slice);
-        if self.rules.is_empty() && marks.is_empty() {
-            return Ok(None);
-        }
-        let d = e
-            .trace
+        e.trace
             .apply_rules(&self.rules, marks)
             .map_err(|error| SessionError::Detect {
                 trace: e.name.clone(),
                 error,
-            })?;
-        Ok(Some(d))
+            })
+    }
+
+    /// As [`Project::redetect`] for a trace just opened: without rules or marks, the cases
+    /// loading found stand.
+    fn detect_opened(&mut self, i: usize) -> Result<(), SessionError> {
+        let name = &self.traces[i].name;
+        if !self.rules.is_empty() || self.marks.get(name).is_some_and(|m| !m.is_empty()) {
+            self.redetect(i)?;
+        }
+        Ok(())
     }
 
     /// Overrides (or, with `None`, clears the override of) the role of every op named
@@ -285,19 +285,19 @@ impl Project {
         Ok(())
     }
 
-    /// The failure cases of `trace` (indices into its `cases`) that have no verdict yet.
+    /// The failure cases of `trace` (indices into its `cases`) that have no verdict yet (of
+    /// `method`, when given): [`pending`].
     ///
     /// # Errors
     /// [`SessionError::NoTrace`].
-    pub fn pending(&self, trace: &str) -> Result<Vec<usize>, SessionError> {
+    pub fn pending(&self, trace: &str, method: Option<&str>) -> Result<Vec<usize>, SessionError> {
         let t = &self.traces[self.find(trace)?].trace;
-        let done = self.verdicts.get(trace);
-        Ok(t.cases
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| done.is_none_or(|v| !v.contains_key(&c.query_id)))
-            .map(|(i, _)| i)
-            .collect())
+        let none = BTreeMap::new();
+        Ok(pending(
+            t,
+            self.verdicts.get(trace).unwrap_or(&none),
+            method,
+        ))
     }
 
     /// The report's counts for `trace`.

@@ -4,7 +4,7 @@ use super::*;
 use crate::attribution::roles::OpRole;
 use crate::attribution::InfoFlow;
 use crate::format::{bundle, LoadOptions};
-use crate::model::{ErrorType, Mark};
+use crate::model::{AnnotationRecord, ErrorType, Mark};
 
 const DEMO: &[u8] = include_bytes!("../../www/demo.json");
 
@@ -114,11 +114,17 @@ fn verdicts_fill_pending_and_the_tally() {
     let t = p.traces[0].trace.clone();
     let n = t.cases.len();
     assert!(n > 0);
-    assert_eq!(p.pending("demo.json").unwrap(), (0..n).collect::<Vec<_>>());
+    assert_eq!(
+        p.pending("demo.json", None).unwrap(),
+        (0..n).collect::<Vec<_>>()
+    );
     let a = InfoFlow::default().attribute(&t, &t.cases[0]).unwrap();
     p.set_verdict("demo.json", &t.cases[0].query_id, Verdict::from(&a))
         .unwrap();
-    assert_eq!(p.pending("demo.json").unwrap(), (1..n).collect::<Vec<_>>());
+    assert_eq!(
+        p.pending("demo.json", None).unwrap(),
+        (1..n).collect::<Vec<_>>()
+    );
     let tally = p.tally("demo.json", Source::Verdicts).unwrap();
     assert_eq!((tally.judged, tally.cases), (1, n));
     assert_eq!(tally.by_type.len(), ErrorType::MEMORY.len());
@@ -137,7 +143,10 @@ fn verdicts_fill_pending_and_the_tally() {
     let l = p.tally("demo.json", Source::LabelsOverVerdicts).unwrap();
     assert_eq!(l.by_type.last().unwrap().key, "AnnotationError");
     assert_eq!(l.bar("op", "nowhere").unwrap().cases, vec![0]);
-    assert!(matches!(p.pending("nope"), Err(SessionError::NoTrace(_))));
+    assert!(matches!(
+        p.pending("nope", None),
+        Err(SessionError::NoTrace(_))
+    ));
 }
 
 #[test]
@@ -220,4 +229,132 @@ fn rules_and_marks_find_the_cases_again() {
         .cases
         .iter()
         .any(|c| c.query_id == unfailed));
+}
+
+#[test]
+fn pending_skips_only_the_cases_with_a_verdict_of_the_method() {
+    let mut p = demo();
+    let t = p.traces[0].trace.clone();
+    let n = t.cases.len();
+    assert!(n >= 2);
+    let a = InfoFlow::default().attribute(&t, &t.cases[1]).unwrap();
+    p.set_verdict("demo.json", &t.cases[1].query_id, Verdict::from(&a))
+        .unwrap();
+    let todo = p.pending("demo.json", Some("graphtrace")).unwrap();
+    assert_eq!(
+        todo,
+        (0..n).collect::<Vec<_>>(),
+        "an infoflow verdict leaves graphtrace to do"
+    );
+    let todo = p.pending("demo.json", Some(a.method.as_str())).unwrap();
+    assert!(!todo.contains(&1) && todo.contains(&0));
+    assert_eq!(p.pending("demo.json", None).unwrap(), todo);
+}
+
+#[test]
+fn annotations_go_to_the_trace_that_has_their_questions_and_open_after_it() {
+    let p = demo();
+    let t = &p.traces[0].trace;
+    let record = |q: &str| -> AnnotationRecord {
+        serde_json::from_value(serde_json::json!({ "query_id": q })).unwrap()
+    };
+    let mine = [record(&t.cases[0].query_id)];
+    let traces = [t, t];
+    assert_eq!(annotation_target(traces, None, "a.json", &mine).unwrap(), 0);
+    assert_eq!(
+        annotation_target(traces, Some(1), "a.json", &mine).unwrap(),
+        1
+    );
+    let e = annotation_target(traces, Some(0), "a.json", &[record("q:nowhere")]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("a.json: these annotations name questions"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("q:nowhere"), "{e}");
+
+    let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
+    let mut files = vec![
+        ("a.annotations.json".to_owned(), ann.to_vec()),
+        ("a.json".to_owned(), DEMO.to_vec()),
+        ("b.annotations.json".to_owned(), ann.to_vec()),
+        ("b.json".to_owned(), DEMO.to_vec()),
+    ];
+    opening_order(&mut files);
+    let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "a.json",
+            "b.json",
+            "a.annotations.json",
+            "b.annotations.json"
+        ]
+    );
+}
+
+#[test]
+fn rules_taken_away_take_their_cases_with_them() {
+    // A judge memtrace does not recognize (the answer cut from its prompt): only a rule finds it.
+    let file = include_bytes!("../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
+    let mut p = Project::default();
+    p.open("judged.jsonl", file).unwrap();
+    assert!(p.traces[0].trace.cases.is_empty());
+    p.set_rules(&["span=check_answer output~WRONG".into()])
+        .unwrap();
+    assert_eq!(p.traces[0].trace.cases.len(), 1);
+    p.set_rules(&[]).unwrap();
+    assert!(
+        p.traces[0].trace.cases.is_empty(),
+        "the rule's case is gone with it"
+    );
+}
+
+const LOCOMO: &[u8] =
+    include_bytes!("../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
+
+/// The LoCoMo fixture without its annotations, and its annotations as a separate file.
+fn split_annotations() -> (crate::Trace, Vec<u8>) {
+    let mut v: serde_json::Value = serde_json::from_slice(LOCOMO).unwrap();
+    let anns = v["data"]["annotations"].take();
+    v["data"].as_object_mut().unwrap().remove("annotations");
+    let bare = crate::load(&serde_json::to_vec(&v).unwrap(), LoadOptions::default())
+        .unwrap()
+        .trace;
+    (bare, serde_json::to_vec_pretty(&anns).unwrap())
+}
+
+#[test]
+fn an_annotation_file_merges_into_its_trace() {
+    use crate::format::sidecar;
+    let (bare, file) = split_annotations();
+    assert_eq!(kind_of(&file), FileKind::Annotations);
+    assert_eq!(kind_of(LOCOMO), FileKind::Trace);
+    let anns = sidecar::parse(&file).unwrap();
+    assert_eq!(anns.len(), 6);
+    assert_eq!(
+        annotation_target([&bare], None, "a.json", &anns).unwrap(),
+        0
+    );
+    let merged = sidecar::merged(&bare, anns).unwrap();
+    let annotated = merged.cases.iter().filter(|c| c.annotation.is_some());
+    assert_eq!(annotated.count(), 6);
+}
+
+#[test]
+fn annotation_files_wrapped_or_broken() {
+    use crate::format::sidecar;
+    let (bare, file) = split_annotations();
+    let list: serde_json::Value = serde_json::from_slice(&file).unwrap();
+    let wrapped = serde_json::to_vec(&serde_json::json!({ "annotations": list })).unwrap();
+    assert_eq!(sidecar::parse(&wrapped).unwrap().len(), 6);
+    let err = sidecar::parse(b"[{\"query_id\": ").unwrap_err().to_string();
+    assert!(err.contains("line 1, column"), "{err}");
+    let err = sidecar::parse(b"{\"x\": 1}").unwrap_err().to_string();
+    assert!(err.contains("expected a list"), "{err}");
+    // An annotation naming an op the trace lacks is refused with its location.
+    let mut anns = sidecar::parse(&file).unwrap();
+    anns[0].final_op_id = "op-missing".into();
+    let err = sidecar::merged(&bare, anns).unwrap_err().to_string();
+    assert!(err.contains("annotations[0]"), "{err}");
 }

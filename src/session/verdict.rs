@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::attribution::agent::AgentRun;
 use crate::attribution::counterfactual::Outcome;
 use crate::attribution::transcript::Step;
 use crate::attribution::Attribution;
@@ -65,6 +66,17 @@ impl From<&Attribution> for Verdict {
             cost: None,
             transcript: Vec::new(),
             counterfactual: None,
+        }
+    }
+}
+
+impl Verdict {
+    /// The verdict an LLM method gave in `run`, with what the run cost at `price` and its steps.
+    pub fn of_run(a: &Attribution, run: &AgentRun, price: Price) -> Self {
+        Verdict {
+            cost: Some(VerdictCost::of(run.calls, run.usage, price)),
+            transcript: run.transcript.clone(),
+            ..Verdict::from(a)
         }
     }
 }

@@ -140,15 +140,16 @@ test('export saves a project bundle that loads back in a fresh browser', async (
   assert.deepStrictEqual([...problems, ...fresh.problems], []);
 });
 
-test('a trace and a separate annotation file dropped together give the annotated cases', async () => {
+test('a trace and a separate annotation file dropped together, in either order, give the annotated cases', async () => {
   const { page, problems } = await openPage(browser);
   await page.waitForSelector('#summary', { timeout: 20000 });
   const full = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
   const annotations = full.data.annotations;
   delete full.data.annotations;
+  // The annotation file first: the page opens the trace before it (session::opening_order).
   await dropFiles(page, [
-    { name: 'bare.json', bytes: Buffer.from(JSON.stringify(full)) },
     { name: 'bare.annotations.json', bytes: Buffer.from(JSON.stringify(annotations)) },
+    { name: 'bare.json', bytes: Buffer.from(JSON.stringify(full)) },
   ]);
   // The bare trace already lists its 6 judged-zero questions, unannotated; the annotation file labels them.
   await page.waitForFunction(() => document.querySelectorAll('#failures .badge.type').length === 6, null, { timeout: 20000 });

@@ -83,7 +83,6 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
         eprintln!("warning: {e}; the rule is skipped (fix it on the page, or pass --failed-if)");
     }
     let mut out = Vec::with_capacity(files.len());
-    let mut annotated = false;
     for (file_name, loaded) in files {
         let name = if file_name.is_empty() {
             shown.clone()
@@ -92,47 +91,38 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
         };
         let loaded = loaded.with_context(|| name.clone())?;
         report_problems(&loaded, &name);
-        let mut trace = loaded.trace;
-        if let Some((file, records)) = &records {
-            if sidecar::fits(&trace, records) {
-                sidecar::merge(&mut trace, records.clone())
-                    .with_context(|| format!("{} into {name}", file.display()))?;
-                annotated = true;
-            }
-        }
-        let marks = settings
-            .marks
-            .get(&file_name)
-            .map_or(&[][..], Vec::as_slice);
-        let detection = rules.apply(&mut trace, &saved_rules, marks)?;
-        out.push(Input {
-            trace,
+        let input = Input {
+            trace: loaded.trace,
             format: loaded.format,
-            detection,
+            detection: None,
             roles: settings.roles.get(&file_name).cloned().unwrap_or_default(),
             current: file_name.is_empty() || settings.current.as_deref() == Some(&file_name),
             name,
-        });
+        };
+        out.push((file_name, input));
     }
-    if let Some((file, records)) = &records {
-        if !annotated {
-            let first = records.first().map_or("", |r| r.query_id.as_str());
-            bail!(
-                "{}: its annotations name questions (e.g. {first:?}) that {} does not have; \
-                 pass the trace the annotations were exported from",
-                file.display(),
-                path.display()
-            );
-        }
+    // The annotations go to the trace whose questions they name, the current one first.
+    if let Some((file, records)) = records {
+        let current = out.iter().position(|(_, i)| i.current);
+        let traces = out.iter().map(|(_, i)| &i.trace);
+        let at =
+            session::annotation_target(traces, current, &file.display().to_string(), &records)?;
+        let input = &mut out[at].1;
+        sidecar::merge(&mut input.trace, records)
+            .with_context(|| format!("{} into {}", file.display(), input.name))?;
     }
-    Ok(out)
+    out.into_iter()
+        .map(|(file_name, mut input)| {
+            let marks = settings
+                .marks
+                .get(&file_name)
+                .map_or(&[][..], Vec::as_slice);
+            input.detection = rules.apply(&mut input.trace, &saved_rules, marks)?;
+            Ok(input)
+        })
+        .collect()
 }
 
-/// The bytes of `path`; `-` is standard input. A gzip or zstd file (a `.gz` trace or bundle) is
-/// decompressed.
-///
-/// # Errors
-/// An unreadable file or standard input, or a compressed one that does not decompress.
 /// The traces file's bytes with the log records of `logs` joined to the spans they name.
 fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path) -> anyhow::Result<Vec<u8>> {
     let files = vec![
@@ -142,7 +132,8 @@ fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path) -> anyhow::Result<Vec<u8
     let mut joined = memtrace::format::otlp_join::join_logs_to_traces(files);
     if joined.len() != 1 {
         bail!(
-            "{} holds no OTLP log records of {}'s spans: pass the logs file exported with              that traces file (the same run), or leave out --logs",
+            "{} holds no OTLP log records of {}'s spans: pass the logs file exported with \
+             that traces file (the same run), or leave out --logs",
             logs.display(),
             path.display()
         );
@@ -150,6 +141,11 @@ fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path) -> anyhow::Result<Vec<u8
     Ok(joined.remove(0).1)
 }
 
+/// The bytes of `path`; `-` is standard input. A gzip or zstd file (a `.gz` trace or bundle) is
+/// decompressed.
+///
+/// # Errors
+/// An unreadable file or standard input, or a compressed one that does not decompress.
 pub fn bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
     let raw = if path.as_os_str() == "-" {
         let mut out = Vec::new();

@@ -159,7 +159,7 @@ fn an_annotation_file_exported_by_the_page_is_merged() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && err.contains("pass the trace the annotations were exported from"),
+        !out.status.success() && err.contains("open the trace they were exported from with them"),
         "{err}"
     );
 }

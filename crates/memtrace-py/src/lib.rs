@@ -17,6 +17,7 @@ use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
 use memtrace::format::{sidecar, smartcomment, Conventions, Format};
 use memtrace::model::{Detection, FailRule, FailureCase};
 use memtrace::report;
+use memtrace::session;
 use memtrace_memsys::replay::decisive_set;
 use memtrace_memsys::simulated::SimulatedLlm;
 use pyo3::prelude::*;
@@ -75,13 +76,8 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
     // As the CLI's `--annotations FILE`: ground truth merged into the trace whose questions it names.
     if let Some(bytes) = annotations {
         let records = sidecar::parse(bytes)?;
-        if !sidecar::fits(&trace, &records) {
-            let first = records.first().map_or("", |r| r.query_id.as_str());
-            return Err(Error::argument(format!(
-                "the annotations name questions (e.g. {first:?}) that {name} does not have; \
-                 pass the trace the annotations were exported from"
-            )));
-        }
+        session::annotation_target([&trace], Some(0), "annotations", &records)
+            .map_err(|e| Error::argument(e.to_string()))?;
         sidecar::merge(&mut trace, records)?;
     }
     // As the CLI's `--failed-if` and `--judge-threshold`: cases found again only when given.

@@ -108,7 +108,7 @@ pub fn app() -> Html {
                 let (mut stored, settings) = storage::restore().await.unwrap_or_default();
                 let first_visit = stored.is_empty();
                 // Traces before the annotation files that merge into them.
-                stored.sort_by_key(|(_, b)| crate::annotations::is_annotation_file(b));
+                memtrace::session::opening_order(&mut stored);
                 for (name, bytes) in stored {
                     dispatch.dispatch(Action::Load {
                         name,

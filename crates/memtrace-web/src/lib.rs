@@ -5,7 +5,6 @@
 //! (counts per error type and op), [`roles`] (op roles with the user's overrides, info-flow recomputed), [`causes`] ("find all
 //! causes": the decisive-set searches and their replays as listed). The Yew components and browser services are wasm32-only.
 
-pub mod annotations;
 pub mod bundle;
 pub mod causes;
 pub mod exports;

@@ -1,16 +1,13 @@
 //! Running the LLM attribution methods from the page, the pure parts: the provider settings the
-//! page keeps (never the key), the token and cost meter, which cases a batch still has to run,
-//! and the verdict a finished run becomes. Tested natively.
-
-use std::collections::BTreeMap;
+//! page keeps (never the key), the token and cost meter, and the verdict a finished run
+//! becomes (which cases a batch still has to run: `memtrace::session::pending`). Tested natively.
 
 use memtrace::attribution::agent::AgentRun;
 use memtrace::attribution::Attribution;
 use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy, Usage};
-use memtrace::Trace;
 use serde::{Deserialize, Serialize};
 
-use memtrace::session::{Verdict, VerdictCost};
+use memtrace::session::Verdict;
 
 /// The provider settings kept with the page state. The key is not here: it lives in
 /// `sessionStorage` (or `localStorage` when `remember_key`), see `services::http`.
@@ -84,13 +81,17 @@ impl ProviderSettings {
         Ok(cfg)
     }
 
-    /// What `usage` costs at these prices.
-    pub fn cost_usd(&self, usage: Usage) -> f64 {
-        let price = memtrace::provider::Price {
+    /// The prices set, per million tokens.
+    pub fn price(&self) -> memtrace::provider::Price {
+        memtrace::provider::Price {
             input_usd_per_mtok: self.input_usd_per_mtok,
             output_usd_per_mtok: self.output_usd_per_mtok,
-        };
-        memtrace::session::cost_usd(price, usage)
+        }
+    }
+
+    /// What `usage` costs at these prices.
+    pub fn cost_usd(&self, usage: Usage) -> f64 {
+        memtrace::session::cost_usd(self.price(), usage)
     }
 }
 
@@ -132,40 +133,14 @@ impl Meter {
     }
 }
 
-/// Indexes of the cases of `trace` still to attribute with `method`: those without a verdict of
-/// that method (so a resumed batch pays for nothing twice), in the trace's order.
-pub fn pending_cases(
-    trace: &Trace,
-    verdicts: &BTreeMap<String, Verdict>,
-    method: &str,
-) -> Vec<usize> {
-    trace
-        .cases
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| verdicts.get(&c.query_id).is_none_or(|v| v.method != method))
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// The page's verdict from a finished run, with what it cost at `prices`.
+/// The page's verdict from a finished run, with what it cost at `prices`: [`Verdict::of_run`].
 pub fn verdict_of(a: &Attribution, run: &AgentRun, prices: &ProviderSettings) -> Verdict {
-    Verdict {
-        cost: Some(VerdictCost {
-            llm_calls: run.calls,
-            input_tokens: run.usage.input_tokens,
-            output_tokens: run.usage.output_tokens,
-            cost_usd: prices.cost_usd(run.usage),
-        }),
-        transcript: run.transcript.clone(),
-        ..Verdict::from(a)
-    }
+    Verdict::of_run(a, run, prices.price())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memtrace::{load, LoadOptions};
 
     #[test]
     fn cost_follows_the_prices() {
@@ -197,33 +172,5 @@ mod tests {
         p.base_url = "http://127.0.0.1:9/v1/".into();
         assert_eq!(p.key_slot(), "openai:http://127.0.0.1:9/v1");
         assert!(p.config(None).is_ok());
-    }
-
-    #[test]
-    fn pending_skips_cases_with_a_verdict_of_the_method() {
-        let t = load(crate::DEMO_TRACE, LoadOptions::default())
-            .unwrap()
-            .trace;
-        assert!(t.cases.len() >= 2);
-        let mut verdicts = BTreeMap::new();
-        let v = |method: &str| Verdict {
-            error_type: memtrace::model::ErrorType::ResponseError,
-            op_id: String::new(),
-            reason: String::new(),
-            confidence: 0.0,
-            method: method.to_owned(),
-            cost: None,
-            transcript: Vec::new(),
-            counterfactual: None,
-        };
-        verdicts.insert(t.cases[0].query_id.clone(), v("graphtrace"));
-        verdicts.insert(t.cases[1].query_id.clone(), v("infoflow"));
-        let todo = pending_cases(&t, &verdicts, "graphtrace");
-        assert_eq!(todo.len(), t.cases.len() - 1);
-        assert!(!todo.contains(&0) && todo.contains(&1));
-        assert_eq!(
-            pending_cases(&t, &verdicts, "infoflow").len(),
-            t.cases.len() - 1
-        );
     }
 }

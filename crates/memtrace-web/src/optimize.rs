@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use memtrace::optimize::compare::{compare, Comparison};
 use memtrace::optimize::export;
 use memtrace::optimize::PromptVersion;
-use memtrace::provider::{Price, PriceTable};
+use memtrace::provider::PriceTable;
 use memtrace::session;
 use memtrace_memsys::closed_loop::{LoopConfig, LoopState, Phase};
 use memtrace_memsys::{demo, Conversation};
@@ -165,10 +165,7 @@ pub fn check_setup(setup: &Setup, count: usize) -> Result<(), String> {
 /// The loop's settings: the split, and the optimizer's model priced at the page's prices.
 pub fn loop_config(setup: &Setup, provider: &ProviderSettings) -> LoopConfig {
     let model = provider.model.trim().to_owned();
-    let price = Price {
-        input_usd_per_mtok: provider.input_usd_per_mtok,
-        output_usd_per_mtok: provider.output_usd_per_mtok,
-    };
+    let price = provider.price();
     let mut cfg = LoopConfig {
         rounds: setup.rounds,
         train: setup.train.clone(),

@@ -9,13 +9,14 @@ use std::rc::Rc;
 use memtrace::attribution::counterfactual::Outcome;
 use memtrace::attribution::transcript::Step;
 use memtrace::attribution::{Method, RoleConfig};
+use memtrace::session::pending;
 use memtrace::Trace;
 use yew::prelude::*;
 
 use super::provider::stored_key;
 use super::transcript::Transcript;
 use super::Shared;
-use crate::llm_run::{pending_cases, Meter, ProviderSettings};
+use crate::llm_run::{Meter, ProviderSettings};
 use crate::services::runner::{self, RunEvent, Stopper};
 use crate::state::Verdict;
 
@@ -172,7 +173,7 @@ pub fn run_panel(props: &Props) -> Html {
             props.verdicts.clone(),
             props.method.clone(),
         );
-        Callback::from(move |_: MouseEvent| start(pending_cases(&t, &verdicts, &m)))
+        Callback::from(move |_: MouseEvent| start(pending(&t, &verdicts, Some(&m))))
     };
     let retry_failed = {
         let (start, t, failed) = (start, t.clone(), state.failed.clone());
@@ -247,7 +248,7 @@ pub fn run_panel(props: &Props) -> Html {
 
     let m = state.meter;
     let usd = props.provider.cost_usd(m.usage);
-    let pending = pending_cases(&t, &props.verdicts, &props.method).len();
+    let pending = pending(&t, &props.verdicts, Some(&props.method)).len();
     html! {
         <div id="llm-run" class="llm-run">
             <div class="attr-controls">

@@ -103,9 +103,9 @@ fn labels_export_as_annotations_that_load_back() {
     assert_eq!(list.len(), 1);
     assert_eq!(list[0]["query"], c.query.as_str());
     let bytes = serde_json::to_vec(&out).unwrap();
-    assert!(crate::annotations::is_annotation_file(&bytes));
-    let anns = crate::annotations::parse(&bytes).unwrap();
-    let merged = crate::annotations::merge(&t, anns).unwrap();
+    assert!(memtrace::format::sidecar::is_annotation_file(&bytes));
+    let anns = memtrace::format::sidecar::parse(&bytes).unwrap();
+    let merged = memtrace::format::sidecar::merged(&t, anns).unwrap();
     let back = merged
         .cases
         .iter()

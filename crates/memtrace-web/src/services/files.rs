@@ -232,7 +232,8 @@ fn zeroed(len: usize) -> Rc<[u8]> {
 /// Reads every file; emits progress, then one `Load` or `ReadFailed` per file, in order. After
 /// [`cancel`], the file under way and those after it are not loaded (one `ReadFailed` says so).
 /// Several files are read before any is shown, so that OTLP log records join the traces file
-/// whose spans they name ([`memtrace::format::otlp_join`]).
+/// whose spans they name ([`memtrace::format::otlp_join`]), and traces open before the annotation
+/// files dropped with them ([`session::opening_order`]).
 pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
     let started = cancels();
     wasm_bindgen_futures::spawn_local(async move {
@@ -264,7 +265,9 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 Ok(Ok(bytes)) => read_ok.push((name, bytes)),
             }
         }
-        let joined = joined(read_ok);
+        let mut joined = joined(read_ok);
+        // Traces before the annotation files dropped with them.
+        session::opening_order(&mut joined);
         let shown = joined.len();
         for (k, (name, bytes)) in joined.into_iter().enumerate() {
             progress.file.clone_from(&name);

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use memtrace::algo::GraphIndex;
 use memtrace::attribution::{OpRole, Roles};
-use memtrace::format::{FormatError, LoadOptions, Loaded};
+use memtrace::format::{sidecar, FormatError, LoadOptions, Loaded};
 use memtrace::layout::NodeRef;
 use memtrace::model::{AnnotationRecord, Mark, VarIx};
 use memtrace::session::{self, FileKind, Opened, SessionError};
@@ -19,7 +19,6 @@ pub mod roles;
 
 pub use action::Action;
 
-use crate::annotations;
 use crate::failures::{failure_rows, ListSettings};
 use crate::llm_run::ProviderSettings;
 pub use memtrace::session::{Label, Verdict, VerdictCost};
@@ -382,7 +381,10 @@ impl PageState {
                     self.add(name, bytes, Err(error), None, None);
                 }
             }
-            Err(e) => self.failed(name, e.to_string()),
+            Err(e) => {
+                let message = unnamed(&name, &e);
+                self.failed(name, message);
+            }
         }
     }
 
@@ -453,18 +455,16 @@ impl PageState {
         }
     }
 
-    /// Merges a separate annotation file into the loaded trace whose query nodes it names.
+    /// Merges a separate annotation file into the loaded trace whose questions it names (the
+    /// one on screen first: [`session::annotation_target`]).
     fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>, anns: Vec<AnnotationRecord>) {
-        let first = anns.first().map(|a| a.query_id.clone()).unwrap_or_default();
-        let merged =
-            annotations::target(self.traces.iter().map(|t| &*t.trace), self.current, &anns)
-                .ok_or_else(|| {
-                    format!(
-                        "no loaded trace has the query node {first:?} (or one of the others) this \
-                     annotation file names; drop the trace first, then its annotations"
-                    )
-                })
-                .and_then(|i| Ok((i, annotations::merge(&self.traces[i].trace, anns)?)));
+        let traces = self.traces.iter().map(|t| &*t.trace);
+        let merged = session::annotation_target(traces, self.current, &name, &anns)
+            .map_err(|e| unnamed(&name, &e))
+            .and_then(|i| {
+                let t = sidecar::merged(&self.traces[i].trace, anns).map_err(|e| e.to_string())?;
+                Ok((i, t))
+            });
         match merged {
             Ok((i, t)) => {
                 let lt = &mut self.traces[i];
@@ -578,3 +578,12 @@ impl PageState {
 
 #[cfg(test)]
 mod tests;
+
+/// A session error's sentence without the file name it starts with (the page shows the name
+/// beside it).
+fn unnamed(name: &str, e: &SessionError) -> String {
+    let text = e.to_string();
+    text.strip_prefix(name)
+        .and_then(|t| t.strip_prefix(": "))
+        .map_or_else(|| text.clone(), str::to_owned)
+}

@@ -1,0 +1,58 @@
+//! What every host asks of the open traces' questions: which cases still want a verdict, which
+//! open trace an annotation file belongs to, and in which order files are opened.
+
+use std::collections::BTreeMap;
+
+use super::open::{kind_of, FileKind};
+use super::verdict::Verdict;
+use super::SessionError;
+use crate::format::sidecar;
+use crate::model::{AnnotationRecord, Trace};
+
+/// The failure cases of `trace` (indices into its `cases`, in order) still to attribute: those
+/// with no verdict in `verdicts` (by `query_id`), or with `method` none of that method — so a
+/// resumed batch pays for nothing twice.
+pub fn pending(
+    trace: &Trace,
+    verdicts: &BTreeMap<String, Verdict>,
+    method: Option<&str>,
+) -> Vec<usize> {
+    let done = |v: &Verdict| method.is_none_or(|m| v.method == m);
+    trace
+        .cases
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !verdicts.get(&c.query_id).is_some_and(done))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The open trace (index into `traces`) whose questions every record of annotation file `file`
+/// names: the `current` one when it fits, else the first that does.
+///
+/// # Errors
+/// [`SessionError::Unfitting`] when no open trace has those questions.
+pub fn annotation_target<'a>(
+    traces: impl IntoIterator<Item = &'a Trace>,
+    current: Option<usize>,
+    file: &str,
+    records: &[AnnotationRecord],
+) -> Result<usize, SessionError> {
+    let traces: Vec<&Trace> = traces.into_iter().collect();
+    let fits = |i: &usize| traces.get(*i).is_some_and(|t| sidecar::fits(t, records));
+    current
+        .filter(fits)
+        .or_else(|| (0..traces.len()).find(fits))
+        .ok_or_else(|| SessionError::Unfitting {
+            file: file.to_owned(),
+            first: records
+                .first()
+                .map_or(String::new(), |r| r.query_id.clone()),
+        })
+}
+
+/// Sorts files (name, decompressed bytes) into the order they open in: traces and bundles
+/// before the annotation files that merge into them; otherwise as given.
+pub fn opening_order<B: AsRef<[u8]>>(files: &mut [(String, B)]) {
+    files.sort_by_key(|(_, b)| kind_of(b.as_ref()) == FileKind::Annotations);
+}
