@@ -105,30 +105,23 @@ pub fn app() -> Html {
         let restored = restored.clone();
         use_effect_with((), move |()| {
             wasm_bindgen_futures::spawn_local(async move {
-                let (mut stored, settings) = storage::restore().await.unwrap_or_default();
+                let (stored, settings) = storage::restore().await.unwrap_or_default();
                 let first_visit = stored.is_empty();
-                // Traces before the annotation files that merge into them.
-                memtrace::session::opening_order(&mut stored);
-                for (name, bytes) in stored {
-                    dispatch.dispatch(Action::Load {
-                        name,
-                        bytes: bytes.into(),
-                    });
-                }
+                let emit = |a| dispatch.dispatch(a);
+                // The stored files open as dropped ones do (in steps, traces first).
+                let stored = stored.into_iter().map(|(n, b)| (n, Rc::from(b))).collect();
+                files::show_all(stored, &emit).await;
                 // `?url=`: the file at that address, instead of the demo.
                 let by_url = crate::services::url::requested();
                 if first_visit && by_url.is_none() {
                     let name = crate::DEMO_NAME.to_owned();
-                    dispatch.dispatch(match crate::services::url::demo().await {
-                        Ok(bytes) => Action::Load {
-                            name,
-                            bytes: bytes.into(),
-                        },
-                        Err(m) => Action::ReadFailed {
+                    match crate::services::url::demo().await {
+                        Ok(bytes) => files::show_all(vec![(name, Rc::from(bytes))], &emit).await,
+                        Err(m) => emit(Action::ReadFailed {
                             name,
                             message: format!("the demo did not load: {m}"),
-                        },
-                    });
+                        }),
+                    }
                 }
                 if let Some(s) = settings.and_then(|s| serde_json::from_str(&s).ok()) {
                     dispatch.dispatch(Action::Restore(s));

@@ -244,20 +244,13 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
         };
         emit(Action::Progress(Some(progress.clone())));
         let count = files.len();
-        let cancelled = |more: usize, name: String| {
-            let message = match more {
-                0 => "loading cancelled; the file was not loaded".to_owned(),
-                more => format!("loading cancelled; this file and {more} after it were not loaded"),
-            };
-            emit(Action::ReadFailed { name, message });
-        };
         let mut read_ok = Vec::new();
         for (k, file) in files.into_iter().enumerate() {
             let name = file.name();
             progress.file.clone_from(&name);
             match read_checked(&file, &mut progress, &emit, started).await {
                 Err(Cancelled) => {
-                    cancelled(count - k - 1, name);
+                    emit(cancelled(count - k - 1, name));
                     emit(Action::Progress(None));
                     return;
                 }
@@ -265,25 +258,58 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 Ok(Ok(bytes)) => read_ok.push((name, bytes)),
             }
         }
-        let mut joined = joined(read_ok);
-        // Traces before the annotation files dropped with them.
-        session::opening_order(&mut joined);
-        let shown = joined.len();
-        for (k, (name, bytes)) in joined.into_iter().enumerate() {
-            progress.file.clone_from(&name);
-            progress.parsed = None;
-            if show(name.clone(), bytes, &mut progress, &emit, started)
-                .await
-                .is_err()
-            {
-                cancelled(shown - k - 1, name);
-                break;
-            }
-            progress.files_done += 1;
-            emit(Action::Progress(Some(progress.clone())));
-        }
-        emit(Action::Progress(None));
+        show_each(joined(read_ok), &mut progress, &emit, started).await;
     });
+}
+
+/// Shows files already in memory (restored from storage, the demo) as a drop shows them once
+/// read: traces parsed in steps, traces before their annotation files, with progress; a
+/// [`cancel`] stops it.
+pub async fn show_all(files: Vec<(String, Rc<[u8]>)>, emit: &impl Fn(Action)) {
+    let bytes: u64 = files.iter().map(|f| f.1.len() as u64).sum();
+    let mut progress = Progress {
+        files_total: files.len(),
+        bytes_total: bytes,
+        bytes_done: bytes,
+        ..Progress::default()
+    };
+    emit(Action::Progress(Some(progress.clone())));
+    show_each(files, &mut progress, emit, cancels()).await;
+}
+
+/// Shows each file ([`show`]), traces before the annotation files that merge into them
+/// ([`session::opening_order`]); then the progress bar goes.
+async fn show_each(
+    mut files: Vec<(String, Rc<[u8]>)>,
+    progress: &mut Progress,
+    emit: &impl Fn(Action),
+    started: u64,
+) {
+    session::opening_order(&mut files);
+    let count = files.len();
+    for (k, (name, bytes)) in files.into_iter().enumerate() {
+        progress.file.clone_from(&name);
+        progress.parsed = None;
+        if show(name.clone(), bytes, progress, emit, started)
+            .await
+            .is_err()
+        {
+            emit(cancelled(count - k - 1, name));
+            break;
+        }
+        progress.files_done += 1;
+        emit(Action::Progress(Some(progress.clone())));
+    }
+    emit(Action::Progress(None));
+}
+
+/// What a cancel says of file `name` and the `more` after it.
+fn cancelled(more: usize, name: String) -> Action {
+    let message = match more {
+        0 => "loading cancelled; the file was not loaded".to_owned(),
+        more => format!("loading cancelled; this file and {more} after it were not loaded"),
+    };
+    Action::ReadFailed { name, message }
 }
 
 /// `files` with OTLP log records joined to the traces file whose spans they name

@@ -17,7 +17,9 @@ use crate::llm_run::ProviderSettings;
 /// What can happen to the page.
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// A file's bytes arrived (dropped, picked, restored, or the demo). Bundles unpack here.
+    /// A bundle or annotation file arrived (dropped, picked, restored, fetched), opened whole
+    /// through `session::open`; a trace only when the benchmark asks for its one-go parse
+    /// (`services::files::show` sends every other trace as [`Action::Parsed`]).
     Load {
         name: String,
         bytes: Rc<[u8]>,
