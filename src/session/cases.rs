@@ -1,5 +1,6 @@
-//! What every host asks of the open traces' questions: which cases still want a verdict, which
-//! open trace an annotation file belongs to, and in which order files are opened.
+//! What every host asks of the open traces' questions: how the failure cases are found again,
+//! which cases still want a verdict, which open trace an annotation file belongs to, and in
+//! which order files are opened.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +8,7 @@ use super::open::{kind_of, FileKind};
 use super::verdict::Verdict;
 use super::SessionError;
 use crate::format::sidecar;
-use crate::model::{AnnotationRecord, Trace};
+use crate::model::{AnnotationRecord, Detection, FailRule, GraphError, Mark, Trace};
 
 /// The failure cases of `trace` (indices into its `cases`, in order) still to attribute: those
 /// with no verdict in `verdicts` (by `query_id`), or with `method` none of that method — so a
@@ -25,6 +26,27 @@ pub fn pending(
         .filter(|(_, c)| !verdicts.get(&c.query_id).is_some_and(done))
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Finds `trace`'s failure cases again with the user's `rules`, `marks` and judge threshold
+/// (`trace.cases` replaced), and says what was looked for; `None`, nothing run, when none is
+/// given: the cases loading found stand.
+///
+/// # Errors
+/// As [`Trace::apply_rules`].
+pub fn find_cases(
+    trace: &mut Trace,
+    rules: &[FailRule],
+    marks: &[Mark],
+    judge_threshold: Option<f64>,
+) -> Result<Option<Detection>, GraphError> {
+    if let Some(t) = judge_threshold {
+        trace.judge_threshold = Some(t);
+    }
+    if rules.is_empty() && marks.is_empty() && judge_threshold.is_none() {
+        return Ok(None);
+    }
+    trace.apply_rules(rules, marks).map(Some)
 }
 
 /// The open trace (index into `traces`) whose questions every record of annotation file `file`

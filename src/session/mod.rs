@@ -9,7 +9,8 @@
 //!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
 //!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
 //!   [`Project::pending`], [`Project::tally`], [`Project::settings`].
-//! - [`pending`] (cases still to attribute, by method), [`annotation_target`] (the open trace an
+//! - [`find_cases`] (the user's rules, marks and judge threshold), [`pending`] (cases still to
+//!   attribute, by method), [`annotation_target`] (the open trace an
 //!   annotation file belongs to), [`opening_order`] (traces before their annotation files): for
 //!   a host that keeps its traces its own way.
 //! - [`role_config`], [`infoflow_verdict`], [`reattribute`]: role overrides (op name → role)
@@ -36,7 +37,7 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{annotation_target, opening_order, pending};
+pub use cases::{annotation_target, find_cases, opening_order, pending};
 pub use open::{
     kind_of, open, parse_rules, BundleAnnotations, BundleTrace, FileKind, Opened, Settings,
 };

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::cases::{annotation_target, pending};
+use super::cases::{annotation_target, find_cases, pending};
 use super::open::{open, parse_rules, Opened, Settings};
 use super::tally::{tally, Source, Tally};
 use super::verdict::{Label, Verdict};
@@ -190,13 +190,17 @@ impl Project {
             })
     }
 
-    /// As [`Project::redetect`] for a trace just opened: without rules or marks, the cases
-    /// loading found stand.
+    /// As [`Project::redetect`] for a trace just opened ([`find_cases`]: without rules or
+    /// marks, the cases loading found stand).
     fn detect_opened(&mut self, i: usize) -> Result<(), SessionError> {
-        let name = &self.traces[i].name;
-        if !self.rules.is_empty() || self.marks.get(name).is_some_and(|m| !m.is_empty()) {
-            self.redetect(i)?;
-        }
+        let e = &mut self.traces[i];
+        let marks = self.marks.get(&e.name).map_or(&[][..], Vec::as_slice);
+        find_cases(&mut e.trace, &self.rules, marks, None).map_err(|error| {
+            SessionError::Detect {
+                trace: e.name.clone(),
+                error,
+            }
+        })?;
         Ok(())
     }
 

@@ -66,14 +66,8 @@ impl RuleArgs {
         saved: &[FailRule],
         marks: &[Mark],
     ) -> anyhow::Result<Option<Detection>> {
-        if let Some(t) = self.judge_threshold {
-            trace.judge_threshold = Some(t);
-        }
-        let nothing = saved.is_empty() && self.failed_if.is_empty() && marks.is_empty();
-        if nothing && self.judge_threshold.is_none() {
-            return Ok(None);
-        }
         let rules: Vec<FailRule> = saved.iter().chain(&self.failed_if).cloned().collect();
-        Ok(Some(trace.apply_rules(&rules, marks)?))
+        let found = memtrace::session::find_cases(trace, &rules, marks, self.judge_threshold)?;
+        Ok(found)
     }
 }

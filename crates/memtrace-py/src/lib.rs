@@ -81,13 +81,8 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
         sidecar::merge(&mut trace, records)?;
     }
     // As the CLI's `--failed-if` and `--judge-threshold`: cases found again only when given.
-    let detection = if failed_if.is_empty() && judge_threshold.is_none() {
-        None
-    } else {
-        trace.judge_threshold = judge_threshold.or(trace.judge_threshold);
-        let parsed = FailRule::parse_list(failed_if)?;
-        Some(trace.apply_rules(&parsed, &[])?)
-    };
+    let parsed = FailRule::parse_list(failed_if)?;
+    let detection = session::find_cases(&mut trace, &parsed, &[], judge_threshold)?;
     let mut role_config = RoleConfig::default();
     for spec in roles {
         role_config.add_override(spec).map_err(Error::argument)?;

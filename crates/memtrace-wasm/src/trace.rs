@@ -182,9 +182,7 @@ pub(crate) fn finish_loaded(
         format,
         problems,
     } = loaded;
-    if !rules.is_empty() {
-        trace.apply_rules(&rules, &[])?;
-    }
+    memtrace::session::find_cases(&mut trace, &rules, &[], None)?;
     let trace: Lazy = LazyCell::new(Box::new(move || trace));
     inner(trace, format, problems, opts)
 }
