@@ -17,6 +17,8 @@
 //!   and the info-flow verdicts given again under them.
 //! - [`Verdict`] (the core `Attribution` + [`VerdictCost`] + transcript + counterfactual
 //!   outcome), [`cost_usd`]`(price, usage)`.
+//! - [`verdicts_json`], [`verdicts_csv`], [`labels_json`]: a trace's verdicts as a MemTrace run
+//!   file or CSV, its labels as annotation records.
 //! - [`tally()`]`(trace, verdicts, labels, source) -> Tally` for one trace's report.
 //! - [`Setup::check`]: the optimize split (train / held-out overlap, missing conversations).
 //! - [`retry_case`], [`with_retries`], [`with_retries_async`], [`CASE_ATTEMPTS`]: the one retry policy per case.
@@ -25,6 +27,7 @@
 //! [`ErrorReport`] is how the JS module and the Python package raise errors: kind, where, hint.
 
 mod cases;
+mod export;
 mod open;
 mod project;
 mod report;
@@ -38,6 +41,7 @@ mod verdict;
 mod tests;
 
 pub use cases::{annotation_target, find_cases, opening_order, pending};
+pub use export::{labels_json, verdicts_csv, verdicts_json};
 pub use open::{
     kind_of, open, parse_rules, BundleAnnotations, BundleTrace, FileKind, Opened, Settings,
 };

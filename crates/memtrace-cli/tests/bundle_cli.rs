@@ -129,7 +129,7 @@ fn an_annotation_file_exported_by_the_page_is_merged() {
         })
         .collect();
     assert!(!labels.is_empty());
-    let export = memtrace_web::exports::labels_json(&full, &labels);
+    let export = memtrace::session::labels_json(&full, &labels);
     let ann = temp(
         "labels.annotations.json",
         &serde_json::to_vec_pretty(&export).unwrap(),

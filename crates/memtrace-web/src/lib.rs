@@ -7,7 +7,6 @@
 
 pub mod bundle;
 pub mod causes;
-pub mod exports;
 pub mod failures;
 pub mod graph_model;
 pub mod llm_run;

@@ -16,11 +16,12 @@ use yew::prelude::*;
 use super::llm_run::RunPanel;
 use super::provider::ProviderForm;
 use super::Shared;
-use crate::exports::{labels_json, op_name, verdicts_csv, verdicts_json};
 use crate::llm_run::ProviderSettings;
 use crate::services::files;
 use crate::state::roles::{basis_label, infoflow_verdict, op_role};
 use crate::state::{Label, Verdict};
+use memtrace::attribution::results::op_name;
+use memtrace::session::{labels_json, verdicts_csv, verdicts_json};
 
 /// Methods listed; only the first runs without an LLM provider.
 const METHODS: &[(&str, &str)] = &[

@@ -29,7 +29,7 @@ fn first_verdict(s: &PageState) -> (String, Verdict) {
     let t = s.current_trace().expect("a trace on screen");
     let q = &t.trace.cases[0].query_id;
     let v = t.verdicts.get(q).expect("a verdict on case 0").clone();
-    let name = crate::exports::op_name(&t.trace, &v.op_id).clone();
+    let name = memtrace::attribution::results::op_name(&t.trace, &v.op_id).clone();
     (name, v)
 }
 

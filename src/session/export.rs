@@ -1,17 +1,15 @@
-//! Verdict and label exports: the page's verdicts and labels handed to the core's
-//! [`memtrace::attribution::results`]. Pure: the page only turns the output into a download.
+//! Verdict and label exports: a project's [`Verdict`]s and [`Label`]s handed to the core's
+//! [`crate::attribution::results`] (a MemTrace run file, CSV, annotation records). A host only
+//! turns the output into a file or a download.
 
 use std::collections::BTreeMap;
 
-use memtrace::attribution::results::{self, Labels, Verdicts};
-use memtrace::attribution::{Attribution, Cost};
-use memtrace::model::Annotation;
-use memtrace::Trace;
 use serde_json::Value;
 
-pub use memtrace::attribution::results::op_name;
-
-use crate::state::{Label, Verdict};
+use super::verdict::{Label, Verdict};
+use crate::attribution::results::{self, op_name, Labels, Verdicts};
+use crate::attribution::{Attribution, Cost};
+use crate::model::{Annotation, Trace};
 
 /// The verdict as a core [`Attribution`].
 fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Attribution {
@@ -33,7 +31,7 @@ fn attribution(t: &Trace, case_id: &str, v: &Verdict) -> Attribution {
     }
 }
 
-/// The page's verdicts as the core's.
+/// The verdicts as the core's.
 fn core_verdicts(t: &Trace, verdicts: &BTreeMap<String, Verdict>) -> Verdicts {
     verdicts
         .iter()
@@ -41,7 +39,7 @@ fn core_verdicts(t: &Trace, verdicts: &BTreeMap<String, Verdict>) -> Verdicts {
         .collect()
 }
 
-/// The page's labels as core annotations.
+/// The labels as core annotations.
 fn core_labels(labels: &BTreeMap<String, Label>) -> Labels {
     labels
         .iter()

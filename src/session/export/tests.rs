@@ -1,12 +1,14 @@
 use super::*;
-use memtrace::attribution::InfoFlow;
-use memtrace::model::ErrorType;
+use std::collections::BTreeMap;
+
+use crate::attribution::InfoFlow;
+use crate::model::ErrorType;
 
 const FIXTURE: &[u8] =
-    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
+    include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn trace() -> Trace {
-    memtrace::load(FIXTURE, memtrace::LoadOptions::default())
+    crate::load(FIXTURE, crate::LoadOptions::default())
         .unwrap()
         .trace
 }
@@ -103,9 +105,9 @@ fn labels_export_as_annotations_that_load_back() {
     assert_eq!(list.len(), 1);
     assert_eq!(list[0]["query"], c.query.as_str());
     let bytes = serde_json::to_vec(&out).unwrap();
-    assert!(memtrace::format::sidecar::is_annotation_file(&bytes));
-    let anns = memtrace::format::sidecar::parse(&bytes).unwrap();
-    let merged = memtrace::format::sidecar::merged(&t, anns).unwrap();
+    assert!(crate::format::sidecar::is_annotation_file(&bytes));
+    let anns = crate::format::sidecar::parse(&bytes).unwrap();
+    let merged = crate::format::sidecar::merged(&t, anns).unwrap();
     let back = merged
         .cases
         .iter()
