@@ -112,7 +112,7 @@ pub struct Edit {
     pub rejected: Vec<Rejected>,
 }
 
-/// Calls and tokens spent so far.
+/// Calls and tokens spent so far (an optimization's, a page's batch of LLM attributions).
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Meter {
@@ -121,7 +121,8 @@ pub struct Meter {
 }
 
 impl Meter {
-    fn add(&mut self, usage: Usage) {
+    /// Counts one answered call (retries are not billed).
+    pub fn add(&mut self, usage: Usage) {
         self.calls += 1;
         self.usage += usage;
     }

@@ -118,20 +118,8 @@ pub fn api_name(api: ApiKind) -> &'static str {
     }
 }
 
-/// Calls and tokens of a run so far (answered calls only; retries are not billed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Meter {
-    pub calls: u64,
-    pub usage: Usage,
-}
-
-impl Meter {
-    /// Counts one answered call.
-    pub fn add(&mut self, usage: Usage) {
-        self.calls += 1;
-        self.usage += usage;
-    }
-}
+/// Calls and tokens of a run so far: the core's meter.
+pub use memtrace::optimize::Meter;
 
 /// The page's verdict from a finished run, with what it cost at `prices`: [`Verdict::of_run`].
 pub fn verdict_of(a: &Attribution, run: &AgentRun, prices: &ProviderSettings) -> Verdict {
