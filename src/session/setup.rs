@@ -31,25 +31,31 @@ pub enum SetupError {
 }
 
 impl Setup {
+    /// Checks a train / held-out split against `count` loaded conversations: some training
+    /// conversation, every position loaded, none in both (the one check a host with its own
+    /// bounds on rounds and `top_k`, as the CLI, needs).
+    ///
+    /// # Errors
+    /// [`SetupError::NoTrain`], [`SetupError::Missing`], [`SetupError::Overlap`].
+    pub fn check_split(train: &[usize], heldout: &[usize], count: usize) -> Result<(), SetupError> {
+        if train.is_empty() {
+            return Err(SetupError::NoTrain);
+        }
+        if let Some(&n) = train.iter().chain(heldout).find(|&&n| n >= count) {
+            return Err(SetupError::Missing { n, count });
+        }
+        if let Some(&n) = train.iter().find(|n| heldout.contains(n)) {
+            return Err(SetupError::Overlap { n });
+        }
+        Ok(())
+    }
+
     /// Checks the split against `count` loaded conversations.
     ///
     /// # Errors
     /// The first problem, as a sentence saying what to change.
     pub fn check(&self, count: usize) -> Result<(), SetupError> {
-        if self.train.is_empty() {
-            return Err(SetupError::NoTrain);
-        }
-        if let Some(&n) = self
-            .train
-            .iter()
-            .chain(&self.heldout)
-            .find(|&&n| n >= count)
-        {
-            return Err(SetupError::Missing { n, count });
-        }
-        if let Some(&n) = self.train.iter().find(|n| self.heldout.contains(n)) {
-            return Err(SetupError::Overlap { n });
-        }
+        Setup::check_split(&self.train, &self.heldout, count)?;
         if !(1..=10).contains(&self.rounds) {
             return Err(SetupError::Rounds);
         }

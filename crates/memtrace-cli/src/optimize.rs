@@ -286,6 +286,8 @@ fn run_loop(
         serde_json::from_value(read_json(&state_path)?)
             .with_context(|| format!("{} is not a loop state", state_path.display()))?
     } else {
+        memtrace::session::Setup::check_split(&args.train, &args.heldout, convs.len())
+            .map_err(|e| anyhow::anyhow!("--train / --heldout: {e} ({})", path.display()))?;
         let mut cfg = LoopConfig {
             rounds: args.rounds,
             train: args.train.clone(),

@@ -277,6 +277,33 @@ fn the_loop_runs_resumes_and_exports_with_every_request_checked() {
 }
 
 #[test]
+fn a_split_that_tunes_on_held_out_or_missing_conversations_is_refused() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let refused = |train: &str, heldout: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .args([
+                "optimize",
+                "--conversations",
+                "tests/optimize_data/conversations.json",
+            ])
+            .args(["--train", train, "--heldout", heldout, "--out"])
+            .arg(std::env::temp_dir().join(format!("memtrace-split-{}", std::process::id())))
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = refused("0,1", "1");
+    assert!(
+        err.contains("conversation 1 is both train and held-out"),
+        "{err}"
+    );
+    let err = refused("0", "9");
+    assert!(err.contains("conversation 9 does not exist"), "{err}");
+}
+
+#[test]
 fn one_step_over_a_trace_file_and_the_report_command() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let tmp = std::env::temp_dir().join(format!("memtrace-optimize-once-{}", std::process::id()));

@@ -241,13 +241,7 @@ fn label_text(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
-    fn fixture() -> Trace {
-        let bytes =
-            include_bytes!("../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
-        memtrace::load(bytes, memtrace::LoadOptions::default())
-            .unwrap()
-            .trace
-    }
+    use crate::failures::tests::fixture;
 
     #[test]
     fn marked_names_exactly_the_given_ids() {
