@@ -159,10 +159,10 @@ fn read_conversations(path: &Path) -> anyhow::Result<Vec<Conversation>> {
             values.push((Some(stem), read_json(&f)?));
         }
     } else {
-        match read_json(path)? {
-            serde_json::Value::Array(list) => values.extend(list.into_iter().map(|v| (None, v))),
-            v => values.push((None, v)),
-        }
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        return memtrace_memsys::locomo::parse_conversations(&bytes)
+            .with_context(|| path.display().to_string());
     }
     if values.is_empty() {
         bail!("{} holds no LoCoMo conversation", path.display());

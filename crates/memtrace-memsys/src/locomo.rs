@@ -66,6 +66,33 @@ pub struct Conversation {
 /// LoCoMo-10 conversation numbers in MemBase's order (`conv-26` is `locomo-1`).
 pub const LOCOMO10: [u32; 10] = [26, 30, 41, 42, 43, 44, 47, 48, 49, 50];
 
+/// Conversations from a file's bytes: one LoCoMo conversation object or a list of them,
+/// numbered from 1 in file order (what the page and the CLI read).
+///
+/// # Errors
+/// [`MemsysError::Input`]: not JSON (with its line and column), an empty list, or the
+/// conversation and field that is malformed.
+pub fn parse_conversations(bytes: &[u8]) -> Result<Vec<Conversation>, MemsysError> {
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| {
+        MemsysError::Input(format!(
+            "not JSON at line {} column {}: {e}; give LoCoMo conversations (one object or a list)",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let list = match v {
+        Value::Array(list) => list,
+        v => vec![v],
+    };
+    if list.is_empty() {
+        return Err(MemsysError::Input("the list holds no conversation".into()));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, c)| Conversation::from_json(c, i + 1))
+        .collect()
+}
+
 /// MemBase's sample index for a file named after its conversation number (`26.json` → 1),
 /// else `fallback`.
 pub fn sample_index(file_stem: &str, fallback: usize) -> usize {

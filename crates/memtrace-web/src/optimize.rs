@@ -24,29 +24,13 @@ const SETTINGS_JSON: &str = include_str!("../../../tests/optimize_data/settings.
 /// The name the built-in conversations show under.
 pub const DEMO_SOURCE: &str = "built-in demo conversations";
 
-/// Reads LoCoMo conversations: one object or a list of them.
+/// Reads LoCoMo conversations: one object or a list of them
+/// ([`memtrace_memsys::locomo::parse_conversations`]).
 ///
 /// # Errors
 /// What is wrong (not JSON, empty, or the conversation and field that is malformed).
 pub fn parse_conversations(bytes: &[u8]) -> Result<Vec<Conversation>, String> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "not JSON at line {} column {}: {e}; give LoCoMo conversations (one object or a list)",
-            e.line(),
-            e.column()
-        )
-    })?;
-    let list = match v {
-        serde_json::Value::Array(list) => list,
-        v => vec![v],
-    };
-    if list.is_empty() {
-        return Err("the list holds no conversation".into());
-    }
-    list.iter()
-        .enumerate()
-        .map(|(i, c)| Conversation::from_json(c, i + 1).map_err(|e| e.to_string()))
-        .collect()
+    memtrace_memsys::locomo::parse_conversations(bytes).map_err(|e| e.to_string())
 }
 
 /// The built-in conversations: the two written for the loop, the household-robot demo, then
