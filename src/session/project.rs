@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::cases::{annotation_target, find_cases, pending};
+use super::cases::{annotation_target, pending};
 use super::open::{open, parse_rules, Opened, Settings};
 use super::tally::{tally, Source, Tally};
 use super::verdict::{Label, Verdict};
@@ -190,17 +190,16 @@ impl Project {
             })
     }
 
-    /// As [`Project::redetect`] for a trace just opened ([`find_cases`]: without rules or
-    /// marks, the cases loading found stand).
+    /// As [`Project::redetect`] for a trace just opened: without rules or marks, the cases
+    /// loading found stand.
     fn detect_opened(&mut self, i: usize) -> Result<(), SessionError> {
-        let e = &mut self.traces[i];
-        let marks = self.marks.get(&e.name).map_or(&[][..], Vec::as_slice);
-        find_cases(&mut e.trace, &self.rules, marks, None).map_err(|error| {
-            SessionError::Detect {
-                trace: e.name.clone(),
-                error,
-            }
-        })?;
+        let marked = self
+            .marks
+            .get(&self.traces[i].name)
+            .is_some_and(|m| !m.is_empty());
+        if !self.rules.is_empty() || marked {
+            self.redetect(i)?;
+        }
         Ok(())
     }
 

@@ -1,13 +1,10 @@
 //! Running the LLM attribution methods from the page, the pure parts: the provider settings the
-//! page keeps (never the key), the token and cost meter, and the verdict a finished run
-//! becomes (which cases a batch still has to run: `memtrace::session::pending`). Tested natively.
+//! page keeps (never the key) and the token and cost meter (a finished run's verdict:
+//! `memtrace::session::Verdict::of_run`; the cases a batch still has to run:
+//! `memtrace::session::pending`). Tested natively.
 
-use memtrace::attribution::agent::AgentRun;
-use memtrace::attribution::Attribution;
 use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy, Usage};
 use serde::{Deserialize, Serialize};
-
-use memtrace::session::Verdict;
 
 /// The provider settings kept with the page state. The key is not here: it lives in
 /// `sessionStorage` (or `localStorage` when `remember_key`), see `services::http`.
@@ -120,11 +117,6 @@ pub fn api_name(api: ApiKind) -> &'static str {
 
 /// Calls and tokens of a run so far: the core's meter.
 pub use memtrace::optimize::Meter;
-
-/// The page's verdict from a finished run, with what it cost at `prices`: [`Verdict::of_run`].
-pub fn verdict_of(a: &Attribution, run: &AgentRun, prices: &ProviderSettings) -> Verdict {
-    Verdict::of_run(a, run, prices.price())
-}
 
 #[cfg(test)]
 mod tests {

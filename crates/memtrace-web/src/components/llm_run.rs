@@ -248,15 +248,15 @@ pub fn run_panel(props: &Props) -> Html {
 
     let m = state.meter;
     let usd = props.provider.cost_usd(m.usage);
-    let pending = pending(&t, &props.verdicts, Some(&props.method)).len();
+    let to_do = pending(&t, &props.verdicts, Some(&props.method)).len();
     html! {
         <div id="llm-run" class="llm-run">
             <div class="attr-controls">
                 <button id="run-one" class="button" disabled={state.running || case.is_none() || method.is_none()}
                         onclick={run_one}>{"Run on this case"}</button>
-                <button id="run-all" class="button" disabled={state.running || pending == 0 || method.is_none()}
+                <button id="run-all" class="button" disabled={state.running || to_do == 0 || method.is_none()}
                         onclick={run_all} title="cases with a verdict of this method are skipped">
-                    { format!("Run on all ({pending} to do)") }</button>
+                    { format!("Run on all ({to_do} to do)") }</button>
                 <button id="run-cancel" class="button" disabled={!state.running} onclick={cancel}>{"Cancel"}</button>
                 if state.total > 0 {
                     <progress id="run-progress" max={state.total.to_string()} value={state.done.to_string()}

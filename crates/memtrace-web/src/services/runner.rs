@@ -18,7 +18,7 @@ use memtrace_memsys::counterfactual;
 use web_sys::AbortController;
 
 use super::http::{FetchTransport, TimerSleep};
-use crate::llm_run::{verdict_of, ProviderSettings};
+use crate::llm_run::ProviderSettings;
 use crate::state::Verdict;
 
 /// Attempts per case: the session's one retry policy ([`memtrace::session::retry_case`]).
@@ -218,7 +218,7 @@ pub async fn run_cases(
             let llm = Reporting::new(&llm, &trace, &*report);
             match attribute_case_with(method, &methods, &inferred, &llm, &trace, case).await {
                 Ok((a, run)) => {
-                    verdict = Some(verdict_of(&a, &run, &settings));
+                    verdict = Some(Verdict::of_run(&a, &run, settings.price()));
                     break;
                 }
                 Err(e) => {
