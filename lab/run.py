@@ -106,7 +106,8 @@ def load_conv(cid):
 
 def window(conv, n_sessions):
     """The first n sessions and the answerable questions whose evidence all lies in them."""
-    sessions = list(range(1, n_sessions + 1))
+    # A conversation with fewer sessions gives all it has.
+    sessions = [n for n in range(1, n_sessions + 1) if f"session_{n}" in conv]
     turns = {t["dia_id"]: t for n in sessions for t in conv[f"session_{n}"]}
     qs = [q for q in conv["qa"] if q.get("category") in (1, 2, 3, 4) and "answer" in q
           and q["evidence"] and all(e in turns for e in q["evidence"])]

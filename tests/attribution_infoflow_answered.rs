@@ -1,5 +1,6 @@
 //! Info-flow on what an answer op did with what it read (tests/data/lab's langmem shapes): two
-//! search results holding one half of the gold answer each were enough to answer from; an
+//! search results holding one half of the gold answer each, or one stating the gold date in
+//! another form, were enough to answer from, even when the evidence never said it in words; an
 //! answer repeating one speaker's words told of another blames the op that swapped them.
 //! Hand-built traces.
 
@@ -15,6 +16,53 @@ use memtrace::Trace;
 fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
     let a = InfoFlow::default().attribute(t, c).unwrap();
     (a.op_id, a.error_type, a.reason)
+}
+
+/// The question's session: a search (its store not traced: it reads only the query) hands on
+/// `also` and `results` as a list; the answer op reads the list and says `said`. Returns the
+/// question's id.
+fn asked(
+    b: &mut TraceBuilder,
+    question: &str,
+    results: &[&str],
+    also: &[&str],
+    said: &str,
+) -> String {
+    b.session("q1");
+    let query = b.var("question-1", 1, "input", question);
+    let items: Vec<_> = (results.iter().enumerate())
+        .map(|(i, r)| serde_json::json!({"key": i.to_string(), "value": {"content": r}}))
+        .collect();
+    let found = b.var(
+        "results-1",
+        1,
+        "llm_output",
+        &serde_json::Value::from(items).to_string(),
+    );
+    let mut handed: Vec<&str> = also.to_vec();
+    handed.push(&found);
+    b.op("op-search-1", "search", "search", &[&query], &[], &handed);
+    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
+    let answer = b.var("answer", 1, "llm_output", said);
+    b.op(
+        "op-answer-1",
+        "chat",
+        "llm",
+        &[&prompt, &found],
+        &[],
+        &[&answer],
+    );
+    query
+}
+
+/// The answer op is blamed for a response error.
+fn blames_the_answer(t: &Trace, c: &FailureCase) {
+    let (op, kind, reason) = verdict(t, c);
+    assert_eq!(
+        (op.as_str(), kind),
+        ("op-answer-1", ErrorType::ResponseError),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -79,6 +127,63 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         ("op-answer-1", ErrorType::ResponseError),
         "{reason}"
     );
+}
+
+#[test]
+fn a_search_result_stating_the_gold_date_in_another_form_was_enough_to_answer() {
+    let mut b = TraceBuilder::new();
+    // Told on a Monday as "last Friday"; the extraction dates it ("on 11 August 2023"), the
+    // gold answer as the conversation gives it ("the Friday before 14 August 2023").
+    let said = "Caroline: I went to a pride parade last Friday and it was awesome.";
+    let stored = "Caroline went to a pride parade on 11 August 2023 and it was awesome.";
+    let (m, _) = extracted(
+        &mut b,
+        ("op-extract", 1),
+        ("U1:D5:3", said, "2023-08-14T14:24:00"),
+        &[stored],
+    );
+    let vaguer = "Caroline went to a pride parade a few weeks ago.";
+    let (_, other) = extracted(
+        &mut b,
+        ("op-extract-2", 2),
+        (
+            "U1:D2:1",
+            "I love a pride parade, a few weeks ago I went to one.",
+            "2023-07-15T13:51:00",
+        ),
+        &[vaguer],
+    );
+    // The search hands on both; the answer took the vaguer one.
+    let question = "When did Caroline attend a pride parade in August?";
+    let query = asked(&mut b, question, &[vaguer, stored], &[&other], vaguer);
+    let c = failed(
+        &query,
+        question,
+        "The Friday before 14 August 2023",
+        vaguer,
+        &m,
+    );
+    blames_the_answer(&b.build(), &c);
+}
+
+#[test]
+fn an_answer_that_read_the_gold_answer_is_blamed_though_the_evidence_never_said_it() {
+    let mut b = TraceBuilder::new();
+    // The evidence shows a photograph (the gold answer is what it shows, not a word of the
+    // turn); its extraction keeps only the rest. The search finds the place in words (neither
+    // its store nor the message it was learned from is traced).
+    let said = "Here's a picture of my family. They motivate me and remind me why I'm doing this.";
+    let (m, _) = extracted(
+        &mut b,
+        ("op-extract", 1),
+        ("U1:D9:4", said, "2023-05-25T13:24:00"),
+        &["John's family motivates John."],
+    );
+    let question = "Does John live close to a beach or the mountains?";
+    let place = "John shared a photograph of their fam at the beach near their place.";
+    let said = "The memories do not say.";
+    let query = asked(&mut b, question, &[place], &[], said);
+    blames_the_answer(&b.build(), &failed(&query, question, "beach", said, &m));
 }
 
 #[test]

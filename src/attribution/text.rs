@@ -373,6 +373,30 @@ impl Key {
         paragraphs(text).into_iter().map(found).collect()
     }
 
+    /// As [`Key::gold_found_each`], a date part the paragraph states in another form counting
+    /// as its words: "on 11 August 2023" holds "the Friday before 14 August 2023".
+    pub fn gold_stated_each(&self, text: &str) -> Vec<BTreeSet<String>> {
+        let dated = self
+            .parts
+            .parts
+            .iter()
+            .any(|p| matches!(p, parts::Part::Date(_)));
+        let paragraphs = paragraphs(text);
+        let found = self.gold_found_each(text);
+        if !dated {
+            return found;
+        }
+        (paragraphs.into_iter().zip(found))
+            .map(|(p, mut words)| {
+                if self.parts.check(p, None) == Ok(true) && self.speaks_of_event(&terms(p)) {
+                    let stated = self.gold.iter().filter(|w| self.parts.terms.contains(*w));
+                    words.extend(stated.cloned());
+                }
+                words
+            })
+            .collect()
+    }
+
     /// True unless the key is a date of an event ([`Key::event`]) that `have` (a text's terms)
     /// does not speak of.
     fn speaks_of_event(&self, have: &BTreeSet<String>) -> bool {

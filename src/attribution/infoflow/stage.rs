@@ -215,7 +215,7 @@ impl InfoFlow {
             .map(|v| {
                 let items: Vec<BTreeSet<String>> = read_texts(t, stage.answer_op, v, stage.query)
                     .iter()
-                    .flat_map(|x| key.gold_found_each(x))
+                    .flat_map(|x| key.gold_stated_each(x))
                     .collect();
                 let best = items.iter().max_by_key(|x| x.len()).cloned();
                 let halves = items.iter().filter(|x| half(key, x)).flatten().cloned();
