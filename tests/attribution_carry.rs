@@ -185,3 +185,30 @@ fn a_paraphrase_keeping_the_discriminating_part_holds_the_answer() {
     );
     assert!(holds(&date, "On 2023-03-27 Caroline relocated to Denver."));
 }
+
+#[test]
+fn a_date_answer_holds_where_it_speaks_of_the_event_as_the_evidence_did() {
+    // The question's verb is not the evidence's ("meet" / "met"): a copy keeping the
+    // evidence's words and the date holds the answer.
+    let k = key(
+        "February 24, 2023",
+        "When did Maria meet Jean?",
+        "Session date: 25 February, 2023. Maria: While volunteering yesterday, I met this amazing \
+         woman, Jean.",
+    );
+    assert!(holds(
+        &k,
+        "While volunteering on 24 February 2023, Maria met this wonderful woman, Jean."
+    ));
+    assert!(!holds(
+        &k,
+        "While volunteering on 3 March 2023, Maria met this wonderful woman, Jean."
+    ));
+    // Evidence that says the question's event words: a copy must say them too.
+    let k = key(
+        "February 24, 2023",
+        "When did Maria meet Jean?",
+        "Maria: I meet Jean at the shelter on 24 February 2023.",
+    );
+    assert!(!holds(&k, "Maria baked a cake on 24 February 2023."));
+}

@@ -226,8 +226,14 @@ impl Key {
         };
         // Of those, the words the evidence says ("pride" of "a pride fesetival", told as "the
         // Pride fest"): a copy speaks of the event as the evidence did, not as the question.
+        // Evidence that says none of them ("I met Jean" for "When did Maria meet Jean?") gives
+        // a copy none to keep.
         let told: BTreeSet<String> = event.iter().filter(|w| all.contains(*w)).cloned().collect();
-        let event = if told.is_empty() { event } else { told };
+        let event = if told.is_empty() && evidence_texts.is_empty() {
+            event
+        } else {
+            told
+        };
         let evidence = all
             .into_iter()
             .filter(|w| !asked.contains(w) && w.len() > 2)
