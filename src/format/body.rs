@@ -66,6 +66,29 @@ pub fn decompressed(bytes: &[u8], limit: u64) -> Result<Cow<'_, [u8]>, FormatErr
     Ok(Cow::Borrowed(bytes))
 }
 
+/// The first `n` bytes of the body, decompressed when it is gzip or zstd: enough to tell a
+/// file's kind without decompressing all of it. A compressed body that does not decompress
+/// gives what did (perhaps nothing).
+pub fn head(bytes: &[u8], n: usize) -> Cow<'_, [u8]> {
+    if !(bytes.starts_with(GZIP) || bytes.starts_with(ZSTD)) {
+        return Cow::Borrowed(&bytes[..bytes.len().min(n)]);
+    }
+    let mut out = Vec::with_capacity(n);
+    let limit = n as u64;
+    // A read error leaves what was read before it in `out`: the head as far as it goes.
+    if bytes.starts_with(GZIP) {
+        let _ = flate2::read::MultiGzDecoder::new(bytes)
+            .take(limit)
+            .read_to_end(&mut out);
+    } else {
+        let mut source = bytes;
+        if let Ok(decoder) = ruzstd::decoding::StreamingDecoder::new(&mut source) {
+            let _ = decoder.take(limit).read_to_end(&mut out);
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn decompress(bytes: &[u8], gzip: bool, limit: u64) -> Result<Vec<u8>, FormatError> {
     let name = if gzip { "gzip" } else { "zstd" };
     let bad = |e: String| FormatError::Unknown {

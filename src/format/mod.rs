@@ -107,6 +107,11 @@ pub fn decompressed(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, FormatEr
     body::decompressed(bytes, limits::MAX_FILE_BYTES)
 }
 
+/// The first `n` bytes of a file, decompressed when it is gzip or zstd (see [`body::head`]).
+pub fn head(bytes: &[u8], n: usize) -> std::borrow::Cow<'_, [u8]> {
+    body::head(bytes, n)
+}
+
 /// A file's name without its `.gz` / `.zst` / `.zstd` ending (any case): the name it is shown
 /// and kept under once [`decompressed`].
 pub fn plain_name(name: &str) -> &str {

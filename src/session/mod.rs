@@ -4,7 +4,7 @@
 //! Public surface:
 //! - [`open`]`(name, bytes, options) -> Opened` sorts a file into a trace, a bundle (traces,
 //!   their annotation files and saved [`Settings`]) or annotations, decompressing it first;
-//!   [`kind_of`] only sorts.
+//!   [`kind_of`] only sorts (compressed or not); [`readable`] only decompresses and names.
 //! - [`Project`]: the open traces ([`Entry`]), [`Verdict`]s and [`Label`]s per trace and
 //!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
 //!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
@@ -43,7 +43,8 @@ mod tests;
 pub use cases::{annotation_target, find_cases, opening_order, pending};
 pub use export::{labels_json, verdicts_csv, verdicts_json};
 pub use open::{
-    kind_of, open, parse_rules, BundleAnnotations, BundleTrace, FileKind, Opened, Settings,
+    kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,
+    Settings,
 };
 pub use project::{Added, Entry, Project};
 pub use report::ErrorReport;
@@ -79,4 +80,24 @@ pub enum SessionError {
     Detect { trace: String, error: GraphError },
     #[error("{file}: these annotations name questions (e.g. {first:?}) that no open trace has; open the trace they were exported from with them")]
     Unfitting { file: String, first: String },
+}
+
+impl SessionError {
+    /// The sentence without the file or trace name it starts with, for a host that shows the
+    /// name beside it (the page's list of file errors).
+    pub fn unnamed(&self) -> String {
+        let text = self.to_string();
+        let name = match self {
+            Self::Format { file, .. } | Self::Rule { file, .. } | Self::Unfitting { file, .. } => {
+                file
+            }
+            Self::NoOp { trace, .. }
+            | Self::NoQuestion { trace, .. }
+            | Self::Detect { trace, .. } => trace,
+            Self::NoTrace(_) => return text,
+        };
+        text.strip_prefix(name.as_str())
+            .and_then(|t| t.strip_prefix(": "))
+            .map_or_else(|| text.clone(), str::to_owned)
+    }
 }

@@ -100,15 +100,36 @@ pub enum FileKind {
     Annotations,
 }
 
-/// Sorts decompressed `bytes` by kind, without reading them further: what [`open`] decides
-/// first (a host that parses traces in steps asks this before).
+/// Sorts `bytes` by kind from their first 4 KB (decompressed first when gzip or zstd), without
+/// reading them further: what [`open`] decides first (a host that parses traces in steps asks
+/// this before).
 pub fn kind_of(bytes: &[u8]) -> FileKind {
-    if bundle::is_bundle(bytes) {
+    let head = format::head(bytes, 4096);
+    if bundle::is_bundle(&head) {
         FileKind::Bundle
-    } else if sidecar::is_annotation_file(bytes) {
+    } else if sidecar::is_annotation_file(&head) {
         FileKind::Annotations
     } else {
         FileKind::Trace
+    }
+}
+
+/// A file made readable: `bytes` decompressed when gzip or zstd, and then named without its
+/// `.gz` / `.zst` ending (as it is shown and kept); a plain file as it is.
+///
+/// # Errors
+/// [`SessionError::Format`] for a compressed file that does not decompress.
+pub fn readable<'a>(
+    name: &str,
+    bytes: &'a [u8],
+) -> Result<(String, std::borrow::Cow<'a, [u8]>), SessionError> {
+    match format::decompressed(bytes) {
+        Ok(plain @ std::borrow::Cow::Owned(_)) => Ok((format::plain_name(name).to_owned(), plain)),
+        Ok(same) => Ok((name.to_owned(), same)),
+        Err(error) => Err(SessionError::Format {
+            file: name.to_owned(),
+            error,
+        }),
     }
 }
 

@@ -274,11 +274,12 @@ fn annotations_go_to_the_trace_that_has_their_questions_and_open_after_it() {
     assert!(e.to_string().contains("q:nowhere"), "{e}");
 
     let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
+    // Compressed files sort by what they hold.
     let mut files = vec![
         ("a.annotations.json".to_owned(), ann.to_vec()),
         ("a.json".to_owned(), DEMO.to_vec()),
-        ("b.annotations.json".to_owned(), ann.to_vec()),
-        ("b.json".to_owned(), DEMO.to_vec()),
+        ("b.annotations.json.gz".to_owned(), gzip(ann)),
+        ("b.json.gz".to_owned(), gzip(DEMO)),
     ];
     opening_order(&mut files);
     let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
@@ -286,11 +287,33 @@ fn annotations_go_to_the_trace_that_has_their_questions_and_open_after_it() {
         names,
         [
             "a.json",
-            "b.json",
+            "b.json.gz",
             "a.annotations.json",
-            "b.annotations.json"
+            "b.annotations.json.gz"
         ]
     );
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(bytes).unwrap();
+    z.finish().unwrap()
+}
+
+#[test]
+fn a_compressed_file_is_read_under_its_plain_name() {
+    let packed = gzip(DEMO);
+    let (name, bytes) = readable("b.json.gz", &packed).unwrap();
+    assert_eq!((name.as_str(), &*bytes), ("b.json", DEMO));
+    let (name, bytes) = readable("b.json", DEMO).unwrap();
+    assert_eq!((name.as_str(), &*bytes), ("b.json", DEMO));
+    // A gzip start that does not decompress: the file is named in the error.
+    let e = readable("c.json.gz", &[0x1f, 0x8b, 0, 1, 2]).unwrap_err();
+    assert!(e.to_string().starts_with("c.json.gz: "), "{e}");
+    // A host showing the name beside it gets the rest of the sentence.
+    assert!(e.to_string().ends_with(&e.unnamed()) && !e.unnamed().contains("c.json"));
+    assert_eq!(kind_of(&gzip(DEMO)), FileKind::Trace);
 }
 
 #[test]

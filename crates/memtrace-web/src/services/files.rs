@@ -3,6 +3,7 @@
 //! ([`memtrace::format::stepwise`]), yielding to the browser between them, so the page keeps
 //! painting (and the progress bar moving) while a large file loads.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -359,13 +360,10 @@ pub async fn show(
     emit: &impl Fn(Action),
     started: u64,
 ) -> Result<(), Cancelled> {
-    let (name, bytes) = match memtrace::format::decompressed(&bytes) {
-        Ok(std::borrow::Cow::Borrowed(_)) => (name, Ok(bytes)),
-        Ok(std::borrow::Cow::Owned(plain)) => (
-            memtrace::format::plain_name(&name).to_owned(),
-            Ok(Rc::from(plain)),
-        ),
-        Err(e) => (name, Err(e.to_string())),
+    let (name, bytes) = match session::readable(&name, &bytes) {
+        Ok((plain, Cow::Owned(b))) => (plain, Ok(Rc::from(b))),
+        Ok((plain, Cow::Borrowed(_))) => (plain, Ok(bytes)),
+        Err(e) => (name, Err(e.unnamed())),
     };
     match bytes {
         Ok(bytes) if session::kind_of(&bytes) == FileKind::Trace && !whole_wanted() => {

@@ -382,7 +382,7 @@ impl PageState {
                 }
             }
             Err(e) => {
-                let message = unnamed(&name, &e);
+                let message = e.unnamed();
                 self.failed(name, message);
             }
         }
@@ -460,7 +460,7 @@ impl PageState {
     fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>, anns: Vec<AnnotationRecord>) {
         let traces = self.traces.iter().map(|t| &*t.trace);
         let merged = session::annotation_target(traces, self.current, &name, &anns)
-            .map_err(|e| unnamed(&name, &e))
+            .map_err(|e| e.unnamed())
             .and_then(|i| {
                 let t = sidecar::merged(&self.traces[i].trace, anns).map_err(|e| e.to_string())?;
                 Ok((i, t))
@@ -578,12 +578,3 @@ impl PageState {
 
 #[cfg(test)]
 mod tests;
-
-/// A session error's sentence without the file name it starts with (the page shows the name
-/// beside it).
-fn unnamed(name: &str, e: &SessionError) -> String {
-    let text = e.to_string();
-    text.strip_prefix(name)
-        .and_then(|t| t.strip_prefix(": "))
-        .map_or_else(|| text.clone(), str::to_owned)
-}
