@@ -1,8 +1,8 @@
-//! What every host asks of the open traces' questions: how the failure cases are found again,
-//! which cases still want a verdict, which open trace an annotation file belongs to, and in
+//! What every host asks of the open traces' questions: which there are ([`questions`]), how the
+//! failure cases are found again, which cases still want a verdict, which open trace an annotation file belongs to, and in
 //! which order files are opened.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::open::{kind_of, FileKind};
 use super::verdict::Verdict;
@@ -77,4 +77,50 @@ pub fn annotation_target<'a>(
 /// before the annotation files that merge into them; otherwise as given.
 pub fn opening_order<B: AsRef<[u8]>>(files: &mut [(String, B)]) {
     files.sort_by_key(|(_, b)| kind_of(b.as_ref()) == FileKind::Annotations);
+}
+
+/// A question of a trace, failed or not, as a host lists them to mark one failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    pub query_id: String,
+    pub text: String,
+    /// Its index in `trace.cases` when it failed.
+    pub case: Option<usize>,
+    /// The user marked it failed.
+    pub marked: bool,
+}
+
+/// Every question (query variable) of `trace`, in file order, then the failed questions the
+/// question finder did not list (annotated ones named otherwise).
+pub fn questions(trace: &Trace, marks: &[Mark]) -> Vec<Question> {
+    // Looked up by id: a large trace has thousands of questions and cases.
+    let mut case_of: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in trace.cases.iter().enumerate() {
+        case_of.entry(c.query_id.as_str()).or_insert(i);
+    }
+    let marked: HashSet<&str> = marks.iter().map(|m| m.query_id.as_str()).collect();
+    let row = |query_id: String, text: String| Question {
+        case: case_of.get(query_id.as_str()).copied(),
+        marked: marked.contains(query_id.as_str()),
+        query_id,
+        text,
+    };
+    let mut rows: Vec<Question> = trace
+        .questions()
+        .into_iter()
+        .map(|q| {
+            let v = trace.var(q);
+            row(
+                v.full_node_id.clone(),
+                crate::model::pyrepr::display(&v.value),
+            )
+        })
+        .collect();
+    let mut listed: HashSet<String> = rows.iter().map(|r| r.query_id.clone()).collect();
+    for c in &trace.cases {
+        if listed.insert(c.query_id.clone()) {
+            rows.push(row(c.query_id.clone(), c.query.clone()));
+        }
+    }
+    rows
 }

@@ -13,7 +13,8 @@
 //!   attribute, by method), [`annotation_target`] (the open trace an
 //!   annotation file belongs to), [`opening_order`] (traces before their annotation files): for
 //!   a host that keeps its traces its own way.
-//! - [`role_config`], [`infoflow_verdict`], [`reattribute`]: role overrides (op name → role)
+//! - [`role_config`], [`infoflow_verdict`], [`reattribute`], [`role_rows`], [`op_role`]: role
+//!   overrides (op name → role), each op name's role in force beside the inferred one,
 //!   and the info-flow verdicts given again under them.
 //! - [`Verdict`] (the core `Attribution` + [`VerdictCost`] + transcript + counterfactual
 //!   outcome), [`cost_usd`]`(price, usage)`.
@@ -40,7 +41,7 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{annotation_target, find_cases, opening_order, pending};
+pub use cases::{annotation_target, find_cases, opening_order, pending, questions, Question};
 pub use export::{labels_json, verdicts_csv, verdicts_json};
 pub use open::{
     kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,
@@ -49,7 +50,9 @@ pub use open::{
 pub use project::{Added, Entry, Project};
 pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
-pub use roles::{infoflow_verdict, reattribute, role_config, set_override, INFOFLOW};
+pub use roles::{
+    infoflow_verdict, op_role, reattribute, role_config, role_rows, set_override, RoleRow, INFOFLOW,
+};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};
 pub use verdict::{cost_usd, Label, Verdict, VerdictCost};

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::Verdict;
-use crate::attribution::{AttributionError, InfoFlow, OpRole, RoleConfig, Roles};
+use crate::attribution::{AttributionError, Basis, InfoFlow, OpRole, RoleConfig, Roles};
 use crate::model::FailureCase;
 use crate::Trace;
 
@@ -80,4 +80,52 @@ pub fn reattribute(
         }
     }
     problems
+}
+
+/// One op name of a trace with its role in force and what inference says of it: a row of a
+/// host's roles table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleRow {
+    pub op_name: String,
+    /// How many ops have this name.
+    pub count: usize,
+    /// The role in force (the override when there is one).
+    pub role: OpRole,
+    /// The role inference gives without the user's override, and why.
+    pub inferred: OpRole,
+    pub basis: Basis,
+    pub reason: String,
+    /// The user set this name's role.
+    pub overridden: bool,
+    /// Ops of this name that inference put in another role: (role, count).
+    pub other_roles: Vec<(OpRole, usize)>,
+}
+
+/// Each op name of `t` once, in order of first appearance: its inferred role and the user's
+/// override of it, if any.
+pub fn role_rows(t: &Trace, overrides: &BTreeMap<String, OpRole>) -> Vec<RoleRow> {
+    let inferred = Roles::infer(t, &RoleConfig::default());
+    inferred
+        .by_name(t)
+        .into_iter()
+        .map(|n| {
+            let over = overrides.get(&n.op_name).copied();
+            RoleRow {
+                count: n.count,
+                role: over.unwrap_or(n.role),
+                inferred: n.role,
+                basis: n.basis,
+                reason: n.reason,
+                overridden: over.is_some(),
+                other_roles: n.other_roles,
+                op_name: n.op_name,
+            }
+        })
+        .collect()
+}
+
+/// The role of the op `op_id` (and where it came from), if the trace has that op.
+pub fn op_role(t: &Trace, roles: &Roles, op_id: &str) -> Option<(OpRole, Basis)> {
+    let a = roles.get(t.op_by_id(op_id)?)?;
+    Some((a.role, a.basis))
 }

@@ -381,3 +381,33 @@ fn annotation_files_wrapped_or_broken() {
     let err = sidecar::merged(&bare, anns).unwrap_err().to_string();
     assert!(err.contains("annotations[0]"), "{err}");
 }
+
+#[test]
+fn every_question_and_op_name_is_listed_once() {
+    // A judge memtrace does not recognize: two questions, neither failed until one is marked.
+    let file = include_bytes!("../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
+    let mut t = crate::load(file, LoadOptions::default()).unwrap().trace;
+    let listed = questions(&t, &[]);
+    assert_eq!(listed.len(), 2);
+    assert!(listed.iter().all(|q| q.case.is_none() && !q.marked));
+    let mark = Mark {
+        query_id: listed[0].query_id.clone(),
+        gold: None,
+    };
+    t.apply_rules(&[], std::slice::from_ref(&mark)).unwrap();
+    let listed = questions(&t, &[mark]);
+    assert!(listed[0].marked && listed[0].case == Some(0), "{listed:?}");
+
+    let rows = role_rows(
+        &t,
+        &std::collections::BTreeMap::from([("x".to_owned(), OpRole::Update)]),
+    );
+    assert_eq!(rows.iter().map(|r| r.count).sum::<usize>(), t.ops.len());
+    assert!(rows.iter().all(|r| !r.overridden), "no op is named x");
+    let name = rows[0].op_name.clone();
+    let rows = role_rows(
+        &t,
+        &std::collections::BTreeMap::from([(name, OpRole::Deletion)]),
+    );
+    assert!(rows[0].overridden && rows[0].role == OpRole::Deletion);
+}

@@ -18,9 +18,10 @@ use super::provider::ProviderForm;
 use super::Shared;
 use crate::llm_run::ProviderSettings;
 use crate::services::files;
-use crate::state::roles::{basis_label, infoflow_verdict, op_role};
+use crate::state::roles::{basis_label, infoflow_verdict};
 use crate::state::{Label, Verdict};
 use memtrace::attribution::results::op_name;
+use memtrace::session::op_role;
 use memtrace::session::{labels_json, verdicts_csv, verdicts_json};
 
 /// Methods listed; only the first runs without an LLM provider.

@@ -8,7 +8,8 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use super::Shared;
-use crate::state::fail_rules::{parse_rules, question_rows, QuestionRow};
+use crate::state::fail_rules::parse_rules;
+use memtrace::session::{questions, Question};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -80,7 +81,7 @@ pub fn fail_rules_panel(props: &Props) -> Html {
     // Listed only when opened: finding every question of a large trace takes a while.
     let rows = use_memo(
         (props.trace.clone(), props.marks.clone(), *questions_open),
-        |(t, marks, open)| open.then(|| question_rows(&t.0, marks)),
+        |(t, marks, open)| open.then(|| questions(&t.0, marks)),
     );
     let toggle = {
         let open = questions_open.clone();
@@ -130,7 +131,7 @@ pub fn fail_rules_panel(props: &Props) -> Html {
     }
 }
 
-fn question(props: &Props, r: &QuestionRow) -> Html {
+fn question(props: &Props, r: &Question) -> Html {
     let (q, on_mark) = (r.query_id.clone(), props.on_mark.clone());
     let gold_id = format!("gold-{}", r.query_id);
     let mark = {

@@ -12,7 +12,8 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::state::roles::{basis_label, rows, RoleRow};
+use crate::state::roles::basis_label;
+use memtrace::session::{role_rows, RoleRow};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -27,7 +28,7 @@ pub struct Props {
 #[function_component(RolesPanel)]
 pub fn roles_panel(props: &Props) -> Html {
     let rows = use_memo((props.trace.clone(), props.overrides.clone()), |(t, o)| {
-        rows(&t.0, o)
+        role_rows(&t.0, o)
     });
     let close = props.on_close.reform(|_: MouseEvent| ());
     let overridden = rows.iter().filter(|r| r.overridden).count();

@@ -1,7 +1,6 @@
 //! The page's failure rules (`span=NAME output~REGEX`, as `--failed-if`) and "mark as failed":
-//! the reducer's work for them, and the questions list. Pure, tested natively.
+//! the reducer's work for them (the questions list is `session::questions`). Pure, tested natively.
 
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use memtrace::model::{FailRule, Mark, RuleError};
@@ -75,51 +74,6 @@ fn reselect(s: &mut PageState, query_id: Option<&str>) {
     }
 }
 
-/// One question of the trace, failed or not.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QuestionRow {
-    pub query_id: String,
-    pub text: String,
-    /// Its index in `trace.cases` when it failed.
-    pub case: Option<usize>,
-    pub marked: bool,
-}
-
-/// Every question (query variable) of a trace, in file order, plus failed questions the
-/// question finder did not list (annotated ones named otherwise).
-pub fn question_rows(trace: &Trace, marks: &[Mark]) -> Vec<QuestionRow> {
-    // Looked up by id: a large trace has thousands of questions and cases.
-    let mut case_of: HashMap<&str, usize> = HashMap::new();
-    for (i, c) in trace.cases.iter().enumerate() {
-        case_of.entry(c.query_id.as_str()).or_insert(i);
-    }
-    let marked: HashSet<&str> = marks.iter().map(|m| m.query_id.as_str()).collect();
-    let row = |query_id: String, text: String| QuestionRow {
-        case: case_of.get(query_id.as_str()).copied(),
-        marked: marked.contains(query_id.as_str()),
-        query_id,
-        text,
-    };
-    let mut rows: Vec<QuestionRow> = trace
-        .questions()
-        .into_iter()
-        .map(|q| {
-            let v = trace.var(q);
-            row(
-                v.full_node_id.clone(),
-                memtrace::model::pyrepr::display(&v.value),
-            )
-        })
-        .collect();
-    let mut listed: HashSet<String> = rows.iter().map(|r| r.query_id.clone()).collect();
-    for c in &trace.cases {
-        if listed.insert(c.query_id.clone()) {
-            rows.push(row(c.query_id.clone(), c.query.clone()));
-        }
-    }
-    rows
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,7 +113,7 @@ mod tests {
     fn marking_a_question_makes_it_a_case_saved_with_the_project() {
         let s = loaded();
         let t = s.current_trace().unwrap();
-        let rows = question_rows(&t.trace, &t.marks);
+        let rows = memtrace::session::questions(&t.trace, &t.marks);
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.case.is_none() && !r.marked));
         let job = rows
@@ -175,7 +129,7 @@ mod tests {
         assert_eq!(t.trace.cases.len(), 1);
         assert_eq!(t.trace.cases[0].prediction, "Alice is a nurse.");
         assert_eq!(s.selection.case, Some(0), "the marked question is selected");
-        let rows = question_rows(&t.trace, &t.marks);
+        let rows = memtrace::session::questions(&t.trace, &t.marks);
         assert!(rows.iter().any(|r| r.marked && r.case == Some(0)));
         let saved = s.settings();
         assert_eq!(saved.marks["run.jsonl"].len(), 1);

@@ -1,7 +1,11 @@
 //! Tests of the roles panel's logic and of role overrides in the page state.
 
+use std::collections::BTreeMap;
+
 use super::*;
 use crate::state::{Action, PageState};
+use memtrace::attribution::RoleConfig;
+use memtrace::session::{op_role, role_rows};
 
 fn demo() -> PageState {
     PageState::default().reduce(Action::Load {
@@ -37,7 +41,7 @@ fn first_verdict(s: &PageState) -> (String, Verdict) {
 fn rows_list_every_op_name_once_with_its_inferred_role() {
     let s = demo();
     let t = &s.current_trace().unwrap().trace;
-    let rows = rows(t, &BTreeMap::new());
+    let rows = role_rows(t, &BTreeMap::new());
     assert_eq!(rows.iter().map(|r| r.count).sum::<usize>(), t.ops.len());
     let mut names: Vec<&str> = rows.iter().map(|r| r.op_name.as_str()).collect();
     names.sort_unstable();
@@ -66,13 +70,13 @@ fn rows_list_every_op_name_once_with_its_inferred_role() {
 fn an_override_shows_as_such_and_keeps_the_inferred_role() {
     let s = demo();
     let t = &s.current_trace().unwrap().trace;
-    let plain = rows(t, &BTreeMap::new());
+    let plain = role_rows(t, &BTreeMap::new());
     let target = plain
         .iter()
         .find(|r| r.role == OpRole::Extraction)
         .expect("an extraction op");
     let overrides = BTreeMap::from([(target.op_name.clone(), OpRole::Update)]);
-    let over = rows(t, &overrides);
+    let over = role_rows(t, &overrides);
     let row = over.iter().find(|r| r.op_name == target.op_name).unwrap();
     assert_eq!(
         (row.role, row.inferred, row.overridden),
