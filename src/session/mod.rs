@@ -6,9 +6,11 @@
 //!   their annotation files and saved [`Settings`]) or annotations, decompressing it first;
 //!   [`kind_of`] only sorts (compressed or not); [`readable`] only decompresses and names.
 //! - [`Project`]: the open traces ([`Entry`]), [`Verdict`]s and [`Label`]s per trace and
-//!   question, role overrides, failure rules, marks. Operations: [`Project::open`],
-//!   [`Project::set_role`], [`Project::set_rules`], [`Project::mark`], [`Project::set_verdict`],
-//!   [`Project::pending`], [`Project::tally`], [`Project::settings`].
+//!   question, role overrides, failure rules, marks; [`View`] is one trace with all of them.
+//!   Operations: [`Project::open`], [`Project::add`] (a trace a host read in steps),
+//!   [`Project::close`], [`Project::set_role`], [`Project::set_rules`] / [`Project::use_rules`],
+//!   [`Project::mark`] / [`Project::unmark`], [`Project::set_verdict`], [`Project::set_label`],
+//!   [`Project::pending`], [`Project::tally`], [`Project::settings`] / [`Project::restore`].
 //! - [`find_cases`] (the user's rules, marks and judge threshold), [`pending`] (cases still to
 //!   attribute, by method), [`annotation_target`] (the open trace an
 //!   annotation file belongs to), [`opening_order`] (traces before their annotation files): for
@@ -47,7 +49,7 @@ pub use open::{
     kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,
     Settings,
 };
-pub use project::{Added, Entry, Project};
+pub use project::{Added, Entry, Project, View};
 pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use roles::{
@@ -66,6 +68,9 @@ pub enum SessionError {
     /// A file that does not read.
     #[error("{file}: {error}")]
     Format { file: String, error: FormatError },
+    /// A project bundle that does not read.
+    #[error("{file}: not a readable memtrace bundle: {error}")]
+    Bundle { file: String, error: FormatError },
     /// A failure rule that does not parse (`file` is empty for a typed rule).
     #[error("{}rules[{index}]: {error}", if file.is_empty() { String::new() } else { format!("{file}: settings.") })]
     Rule {
@@ -91,9 +96,10 @@ impl SessionError {
     pub fn unnamed(&self) -> String {
         let text = self.to_string();
         let name = match self {
-            Self::Format { file, .. } | Self::Rule { file, .. } | Self::Unfitting { file, .. } => {
-                file
-            }
+            Self::Format { file, .. }
+            | Self::Bundle { file, .. }
+            | Self::Rule { file, .. }
+            | Self::Unfitting { file, .. } => file,
             Self::NoOp { trace, .. }
             | Self::NoQuestion { trace, .. }
             | Self::Detect { trace, .. } => trace,

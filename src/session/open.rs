@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::verdict::{Label, Verdict};
 use super::SessionError;
 use crate::attribution::roles::OpRole;
 use crate::format::{self, bundle, sidecar, FormatError, LoadOptions, Loaded};
@@ -24,6 +25,10 @@ pub struct Settings {
     pub rules: Vec<String>,
     /// Questions marked failed, per trace name.
     pub marks: BTreeMap<String, Vec<Mark>>,
+    /// Verdicts per trace name, then per question (`query_id`).
+    pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
+    /// A person's labels per trace name, then per question.
+    pub labels: BTreeMap<String, BTreeMap<String, Label>>,
 }
 
 impl Settings {
@@ -84,7 +89,7 @@ pub enum Opened {
         traces: Vec<BundleTrace>,
         /// Its annotation files, in order, to merge once `traces` are open.
         annotations: Vec<BundleAnnotations>,
-        settings: Settings,
+        settings: Box<Settings>,
         /// All saved settings, for a host's own fields.
         raw_settings: serde_json::Value,
     },
@@ -137,8 +142,8 @@ pub fn readable<'a>(
 /// file, and reads it. `name` only names the file in errors.
 ///
 /// # Errors
-/// [`SessionError::Format`] for a file that does not decompress, a trace that does not load, a
-/// bundle or annotation file that is not valid. A bad saved rule is kept as saved: the host
+/// [`SessionError::Format`] for a file that does not decompress, a trace that does not load, an
+/// annotation file that is not valid; [`SessionError::Bundle`] for a bundle that is not. A bad saved rule is kept as saved: the host
 /// parses [`Settings::rules`] and says which one is bad.
 pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, SessionError> {
     let located = |error| SessionError::Format {
@@ -149,6 +154,10 @@ pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, Se
     let bytes: &[u8] = &bytes;
     let kind = kind_of(bytes);
     if kind == FileKind::Bundle {
+        let located = |error| SessionError::Bundle {
+            file: name.to_owned(),
+            error,
+        };
         let b = bundle::parse::<serde_json::Value>(bytes).map_err(located)?;
         let settings: Settings = if b.settings.is_null() {
             Settings::default()
@@ -182,7 +191,7 @@ pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, Se
         return Ok(Opened::Bundle {
             traces,
             annotations,
-            settings,
+            settings: Box::new(settings),
             raw_settings: b.settings,
         });
     }

@@ -1,34 +1,101 @@
 //! A typed project: the open traces and everything a person or a method added to them.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use super::cases::{annotation_target, pending};
-use super::open::{open, parse_rules, Opened, Settings};
-use super::tally::{tally, Source, Tally};
+use super::cases::annotation_target;
+use super::open::{open, readable, Opened, Settings};
 use super::verdict::{Label, Verdict};
 use super::SessionError;
 use crate::attribution::roles::OpRole;
-use crate::format::{sidecar, Format, LoadOptions};
-use crate::model::{AnnotationRecord, Detection, FailRule, Mark, Trace};
+use crate::attribution::Roles;
+use crate::format::{sidecar, Format, LoadOptions, Loaded};
+use crate::model::{AnnotationRecord, Detection, FailRule, Mark, Summary, Trace};
 
-/// One open trace.
+mod edit;
+mod view;
+
+pub use view::View;
+
+/// One open trace. Shared parts are `Arc`s: a host that keeps copies of its state (the page,
+/// once per action) copies pointers, not traces.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub name: String,
-    pub trace: Trace,
+    pub trace: Arc<Trace>,
     pub format: Format,
+    /// The trace's counts, kept equal to `trace`.
+    pub summary: Summary,
     /// The file's bytes (decompressed), kept for saving the project.
-    pub bytes: Vec<u8>,
+    pub bytes: Arc<[u8]>,
+    /// Annotation files merged into this trace (name, bytes), kept for saving the project.
+    pub annotation_files: Vec<(String, Arc<[u8]>)>,
+    /// The roles inferred with no overrides, when a host inferred them while the file loaded;
+    /// dropped whenever the trace's cases change (they are inferred from the failed cases).
+    pub inferred: Option<Arc<Roles>>,
+}
+
+impl PartialEq for Entry {
+    /// The same name, trace, file and annotation files (pointers compared, not contents).
+    fn eq(&self, other: &Self) -> bool {
+        let same_files = self.annotation_files.len() == other.annotation_files.len()
+            && self
+                .annotation_files
+                .iter()
+                .zip(&other.annotation_files)
+                .all(|(a, b)| a.0 == b.0 && Arc::ptr_eq(&a.1, &b.1));
+        self.name == other.name
+            && Arc::ptr_eq(&self.trace, &other.trace)
+            && Arc::ptr_eq(&self.bytes, &other.bytes)
+            && same_files
+            && match (&self.inferred, &other.inferred) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+    }
+}
+
+impl Entry {
+    /// A trace read from `bytes` under `name`, with the roles inferred while it loaded if any.
+    pub fn new(name: &str, loaded: Loaded, bytes: Arc<[u8]>, inferred: Option<Arc<Roles>>) -> Self {
+        Entry {
+            name: name.to_owned(),
+            summary: loaded.trace.summary(loaded.format.as_str()),
+            trace: Arc::new(loaded.trace),
+            format: loaded.format,
+            bytes,
+            annotation_files: Vec::new(),
+            inferred,
+        }
+    }
+
+    /// Every file this trace came from: the trace, then its annotation files.
+    pub fn files(&self) -> Vec<(String, Arc<[u8]>)> {
+        let mut v = vec![(self.name.clone(), self.bytes.clone())];
+        v.extend(self.annotation_files.iter().cloned());
+        v
+    }
+
+    /// Changes the trace with `f` (a copy when another holder shares it); the summary follows,
+    /// the inferred roles go.
+    fn change<T>(&mut self, f: impl FnOnce(&mut Trace) -> T) -> T {
+        let out = f(Arc::make_mut(&mut self.trace));
+        self.summary = self.trace.summary(self.format.as_str());
+        self.inferred = None;
+        out
+    }
 }
 
 /// What [`Project::open`] did with a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Added {
-    /// Traces added, by index into [`Project::traces`]; `errors` for the bundle's traces that did
-    /// not load (file name, message).
+    /// Traces added, by index into [`Project::traces`]; `errors` for the bundle's traces, saved
+    /// rules or annotation files that did not load (file name, message); a bundle's saved
+    /// settings as saved (`Null` otherwise), for a host's own fields.
     Traces {
         added: Vec<usize>,
         errors: Vec<(String, String)>,
+        settings: serde_json::Value,
     },
     /// Annotations merged into this trace.
     Annotations { trace: usize, records: usize },
@@ -36,8 +103,8 @@ pub enum Added {
 
 /// The open traces, verdicts, labels, role overrides, failure rules, marks and settings.
 /// Verdicts, labels, roles and marks are keyed by trace name, then by question (`query_id`) or
-/// op id.
-#[derive(Debug, Clone, Default)]
+/// op name.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Project {
     pub traces: Vec<Entry>,
     pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
@@ -45,7 +112,8 @@ pub struct Project {
     pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
     pub rules: Vec<FailRule>,
     pub marks: BTreeMap<String, Vec<Mark>>,
-    /// The trace on screen (a host's choice, saved with the project).
+    /// The trace on screen (a host's choice, saved with the project; annotation files go to it
+    /// first).
     pub current: Option<String>,
     /// How traces are read.
     pub options: LoadOptions,
@@ -63,33 +131,34 @@ impl Project {
             .ok_or_else(|| SessionError::NoTrace(name.to_owned()))
     }
 
-    /// Opens a file: a trace is added, a bundle's traces and settings are added (its rules are
-    /// added to the project's), an annotation file is merged into the open trace whose questions
-    /// it names (the current one first). A trace of the same name replaces the old one.
+    /// Opens a file (decompressed first, and named without its `.gz` / `.zst`): a trace is
+    /// added, a bundle's traces, annotation files and settings are added (its rules are added
+    /// to the project's), an annotation file is merged into the open trace whose questions it
+    /// names (the current one first). A trace of the same name replaces the old one.
     ///
     /// # Errors
     /// As [`open`]; [`SessionError::Unfitting`] for annotations no open trace fits; a
     /// [`SessionError::Format`] for annotations that name unknown ops or types.
     pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<Added, SessionError> {
-        match open(name, bytes, self.options)? {
+        let (name, bytes) = readable(name, bytes)?;
+        match open(&name, &bytes, self.options)? {
             Opened::Trace(loaded) => {
-                let i = self.add(name, loaded.trace, loaded.format, bytes.to_vec());
-                self.detect_opened(i)?;
+                let i = self.add(&name, *loaded, Arc::from(bytes), None)?;
                 Ok(Added::Traces {
                     added: vec![i],
                     errors: Vec::new(),
+                    settings: serde_json::Value::Null,
                 })
             }
             Opened::Bundle {
                 traces,
                 annotations,
                 settings,
-                ..
-            } => self.open_bundle(name, traces, annotations, settings),
+                raw_settings,
+            } => self.open_bundle(&name, traces, annotations, *settings, raw_settings),
             Opened::Annotations(records) => {
                 let n = records.len();
-                let i = self.merge_records(name, records)?;
-                self.redetect(i)?;
+                let i = self.merge_records(&name, Arc::from(bytes), records)?;
                 Ok(Added::Annotations {
                     trace: i,
                     records: n,
@@ -98,26 +167,76 @@ impl Project {
         }
     }
 
+    /// Adds a trace a host read itself (the page reads in steps, with the roles inferred on the
+    /// way) and finds its cases with the project's rules and marks; a trace of the same name is
+    /// replaced (its verdicts go: they were of the old run). Returns its index.
+    ///
+    /// # Errors
+    /// [`SessionError::Detect`] when the rules cannot be applied (bad annotations).
+    pub fn add(
+        &mut self,
+        name: &str,
+        loaded: Loaded,
+        bytes: Arc<[u8]>,
+        inferred: Option<Arc<Roles>>,
+    ) -> Result<usize, SessionError> {
+        let entry = Entry::new(name, loaded, bytes, inferred);
+        let i = if let Ok(i) = self.find(name) {
+            self.traces[i] = entry;
+            self.verdicts.remove(name);
+            i
+        } else {
+            self.traces.push(entry);
+            self.traces.len() - 1
+        };
+        let marked = self.marks.get(name).is_some_and(|m| !m.is_empty());
+        if !self.rules.is_empty() || marked {
+            self.redetect(i)?;
+        }
+        Ok(i)
+    }
+
+    /// Closes trace `i` with everything added to it (verdicts, labels, roles, marks).
+    pub fn close(&mut self, i: usize) {
+        if i >= self.traces.len() {
+            return;
+        }
+        let name = self.traces.remove(i).name;
+        self.verdicts.remove(&name);
+        self.labels.remove(&name);
+        self.roles.remove(&name);
+        self.marks.remove(&name);
+        if self.current.as_deref() == Some(name.as_str()) {
+            self.current = None;
+        }
+    }
+
     /// Merges annotation `records` of file `name` into the open trace whose questions they
-    /// name (the current one first); returns its index.
+    /// name (the current one first), keeping the file; returns its index.
     fn merge_records(
         &mut self,
         name: &str,
+        bytes: Arc<[u8]>,
         records: Vec<AnnotationRecord>,
     ) -> Result<usize, SessionError> {
         let current = self.current.as_deref().and_then(|c| self.find(c).ok());
         let i = annotation_target(
-            self.traces.iter().map(|e| &e.trace),
+            self.traces.iter().map(|e| &*e.trace),
             current,
             name,
             &records,
         )?;
-        sidecar::merge(&mut self.traces[i].trace, records).map_err(|error| {
+        let merged = sidecar::merged(&self.traces[i].trace, records).map_err(|error| {
             SessionError::Format {
                 file: name.to_owned(),
                 error,
             }
         })?;
+        let e = &mut self.traces[i];
+        e.change(|t| *t = merged);
+        e.annotation_files.retain(|(n, _)| n != name);
+        e.annotation_files.push((name.to_owned(), bytes));
+        self.redetect(i)?;
         Ok(i)
     }
 
@@ -127,6 +246,7 @@ impl Project {
         traces: Vec<super::open::BundleTrace>,
         annotations: Vec<super::open::BundleAnnotations>,
         settings: Settings,
+        raw_settings: serde_json::Value,
     ) -> Result<Added, SessionError> {
         let (rules, bad) = settings.usable_rules(file);
         let (mut added, mut errors) = (Vec::new(), Vec::new());
@@ -143,188 +263,38 @@ impl Project {
         }
         for t in traces {
             match t.loaded {
-                Ok(l) => added.push(self.add(&t.name, l.trace, l.format, t.bytes)),
+                Ok(l) => added.push(self.add(&t.name, l, Arc::from(t.bytes), None)?),
                 Err(e) => errors.push((t.name, e.to_string())),
             }
         }
+        self.verdicts.extend(settings.verdicts);
+        self.labels.extend(settings.labels);
         for a in annotations {
             let merged = a.records.map_err(|error| SessionError::Format {
                 file: a.name.clone(),
                 error,
             });
-            if let Err(e) = merged.and_then(|r| self.merge_records(&a.name, r)) {
+            let bytes = Arc::from(a.bytes);
+            if let Err(e) = merged.and_then(|r| self.merge_records(&a.name, bytes, r)) {
                 errors.push((a.name, e.to_string()));
             }
         }
-        for &i in &added {
-            self.detect_opened(i)?;
-        }
-        Ok(Added::Traces { added, errors })
-    }
-
-    fn add(&mut self, name: &str, trace: Trace, format: Format, bytes: Vec<u8>) -> usize {
-        let entry = Entry {
-            name: name.to_owned(),
-            trace,
-            format,
-            bytes,
-        };
-        if let Ok(i) = self.find(name) {
-            self.traces[i] = entry;
-            self.verdicts.remove(name);
-            return i;
-        }
-        self.traces.push(entry);
-        self.traces.len() - 1
+        Ok(Added::Traces {
+            added,
+            errors,
+            settings: raw_settings,
+        })
     }
 
     /// Finds trace `i`'s failure cases again with the project's rules and the trace's marks.
     fn redetect(&mut self, i: usize) -> Result<Detection, SessionError> {
         let e = &mut self.traces[i];
         let marks = self.marks.get(&e.name).map_or(&[][..], Vec::as_slice);
-        e.trace
-            .apply_rules(&self.rules, marks)
+        let rules = &self.rules;
+        e.change(|t| t.apply_rules(rules, marks))
             .map_err(|error| SessionError::Detect {
                 trace: e.name.clone(),
                 error,
             })
-    }
-
-    /// As [`Project::redetect`] for a trace just opened: without rules or marks, the cases
-    /// loading found stand.
-    fn detect_opened(&mut self, i: usize) -> Result<(), SessionError> {
-        let marked = self
-            .marks
-            .get(&self.traces[i].name)
-            .is_some_and(|m| !m.is_empty());
-        if !self.rules.is_empty() || marked {
-            self.redetect(i)?;
-        }
-        Ok(())
-    }
-
-    /// Overrides (or, with `None`, clears the override of) the role of every op named
-    /// `op_name` in `trace`, then gives the trace's info-flow verdicts again under the roles
-    /// now in force ([`super::reattribute`]); returns why each one that could not be given
-    /// again was removed.
-    ///
-    /// # Errors
-    /// [`SessionError::NoTrace`], [`SessionError::NoOp`] when no op has that name.
-    pub fn set_role(
-        &mut self,
-        trace: &str,
-        op_name: &str,
-        role: Option<OpRole>,
-    ) -> Result<Vec<String>, SessionError> {
-        let i = self.find(trace)?;
-        let t = &self.traces[i].trace;
-        if !t.ops.iter().any(|o| o.op_name == op_name) {
-            return Err(SessionError::NoOp {
-                trace: trace.to_owned(),
-                op_name: op_name.to_owned(),
-            });
-        }
-        let roles = self.roles.entry(trace.to_owned()).or_default();
-        if !super::set_override(roles, op_name, role) {
-            return Ok(Vec::new());
-        }
-        let verdicts = self.verdicts.entry(trace.to_owned()).or_default();
-        Ok(super::reattribute(t, roles, verdicts))
-    }
-
-    /// Replaces the failure rules by `rules` (as typed) and finds every trace's cases again. A
-    /// bad rule changes nothing.
-    ///
-    /// # Errors
-    /// [`SessionError::Rule`] for the first rule that does not parse; [`SessionError::Detect`].
-    pub fn set_rules(&mut self, rules: &[String]) -> Result<(), SessionError> {
-        self.rules = parse_rules(rules, "")?;
-        for i in 0..self.traces.len() {
-            self.redetect(i)?;
-        }
-        Ok(())
-    }
-
-    /// Marks a question of `trace` failed (with the gold answer when known) and finds the
-    /// trace's cases again.
-    ///
-    /// # Errors
-    /// [`SessionError::NoTrace`]; [`SessionError::NoQuestion`] when `mark.query_id` is not a
-    /// question of the trace.
-    pub fn mark(&mut self, trace: &str, mark: Mark) -> Result<(), SessionError> {
-        let i = self.find(trace)?;
-        let t = &self.traces[i].trace;
-        let is_question = t
-            .var_by_id(&mark.query_id)
-            .is_some_and(|v| t.questions().contains(&v));
-        if !is_question {
-            return Err(SessionError::NoQuestion {
-                trace: trace.to_owned(),
-                query_id: mark.query_id,
-            });
-        }
-        let marks = self.marks.entry(trace.to_owned()).or_default();
-        marks.retain(|m| m.query_id != mark.query_id);
-        marks.push(mark);
-        self.redetect(i)?;
-        Ok(())
-    }
-
-    /// Records `verdict` for question `query_id` of `trace`.
-    ///
-    /// # Errors
-    /// [`SessionError::NoTrace`].
-    pub fn set_verdict(
-        &mut self,
-        trace: &str,
-        query_id: &str,
-        verdict: Verdict,
-    ) -> Result<(), SessionError> {
-        self.find(trace)?;
-        self.verdicts
-            .entry(trace.to_owned())
-            .or_default()
-            .insert(query_id.to_owned(), verdict);
-        Ok(())
-    }
-
-    /// The failure cases of `trace` (indices into its `cases`) that have no verdict yet (of
-    /// `method`, when given): [`pending`].
-    ///
-    /// # Errors
-    /// [`SessionError::NoTrace`].
-    pub fn pending(&self, trace: &str, method: Option<&str>) -> Result<Vec<usize>, SessionError> {
-        let t = &self.traces[self.find(trace)?].trace;
-        let none = BTreeMap::new();
-        Ok(pending(
-            t,
-            self.verdicts.get(trace).unwrap_or(&none),
-            method,
-        ))
-    }
-
-    /// The report's counts for `trace`.
-    ///
-    /// # Errors
-    /// [`SessionError::NoTrace`].
-    pub fn tally(&self, trace: &str, source: Source) -> Result<Tally, SessionError> {
-        let t = &self.traces[self.find(trace)?].trace;
-        let (no_verdicts, no_labels) = (BTreeMap::new(), BTreeMap::new());
-        Ok(tally(
-            t,
-            self.verdicts.get(trace).unwrap_or(&no_verdicts),
-            self.labels.get(trace).unwrap_or(&no_labels),
-            source,
-        ))
-    }
-
-    /// The analysis settings to save with the project.
-    pub fn settings(&self) -> Settings {
-        Settings {
-            current: self.current.clone(),
-            roles: self.roles.clone(),
-            rules: self.rules.iter().map(ToString::to_string).collect(),
-            marks: self.marks.clone(),
-        }
     }
 }

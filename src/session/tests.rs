@@ -15,7 +15,8 @@ fn demo() -> Project {
         added,
         Added::Traces {
             added: vec![0],
-            errors: vec![]
+            errors: vec![],
+            settings: serde_json::Value::Null,
         }
     );
     p
@@ -71,7 +72,7 @@ fn bad_files_give_errors_that_name_the_file() {
     // A bad saved rule loses nothing: the bundle opens, its trace loads, the rule is named.
     assert!(open("p.memtrace", &b, LoadOptions::default()).is_ok());
     let mut p = Project::default();
-    let Added::Traces { added, errors } = p.open("p.memtrace", &b).unwrap() else {
+    let Added::Traces { added, errors, .. } = p.open("p.memtrace", &b).unwrap() else {
         panic!("traces")
     };
     assert_eq!(added, vec![0]);
@@ -98,7 +99,7 @@ fn a_bundle_adds_its_traces_with_their_saved_analysis() {
         &[("a.json".to_owned(), DEMO), ("bad.json".to_owned(), b"{")],
         &serde_json::json!({"current": "a.json"}),
     );
-    let Added::Traces { added, errors } = p.open("p.memtrace", &b).unwrap() else {
+    let Added::Traces { added, errors, .. } = p.open("p.memtrace", &b).unwrap() else {
         panic!("traces")
     };
     assert_eq!(added, vec![0]);
@@ -254,7 +255,7 @@ fn pending_skips_only_the_cases_with_a_verdict_of_the_method() {
 #[test]
 fn annotations_go_to_the_trace_that_has_their_questions_and_open_after_it() {
     let p = demo();
-    let t = &p.traces[0].trace;
+    let t: &crate::model::Trace = &p.traces[0].trace;
     let record = |q: &str| -> AnnotationRecord {
         serde_json::from_value(serde_json::json!({ "query_id": q })).unwrap()
     };

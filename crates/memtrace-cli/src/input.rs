@@ -71,7 +71,7 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
             traces, settings, ..
         } => (
             traces.into_iter().map(|t| (t.name, t.loaded)).collect(),
-            settings,
+            *settings,
         ),
         Opened::Annotations(_) => bail!(
             "{shown} is an annotation file, not a trace: pass the trace, and this file with \

@@ -60,18 +60,16 @@ fn a_bundle_saved_by_the_page_keeps_its_roles_and_marks() {
         .map(|v| trace.var(v).full_node_id.clone())
         .find(|id| !failed.contains(&id.as_str()))
         .expect("a question that was answered right");
-    let mut settings = Settings {
-        current: Some(NAME.into()),
-        ..Settings::default()
-    };
-    settings.roles.insert(
+    let mut settings = Settings::default();
+    settings.project.current = Some(NAME.into());
+    settings.project.roles.insert(
         NAME.into(),
         BTreeMap::from([(
             "memory_system.update_memory_decision".to_owned(),
             OpRole::Deletion,
         )]),
     );
-    settings.marks.insert(
+    settings.project.marks.insert(
         NAME.into(),
         vec![Mark {
             query_id: unmarked.clone(),

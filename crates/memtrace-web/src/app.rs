@@ -2,6 +2,7 @@
 //! sync.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, KeyboardEvent};
@@ -109,14 +110,14 @@ pub fn app() -> Html {
                 let first_visit = stored.is_empty();
                 let emit = |a| dispatch.dispatch(a);
                 // The stored files open as dropped ones do (in steps, traces first).
-                let stored = stored.into_iter().map(|(n, b)| (n, Rc::from(b))).collect();
+                let stored = stored.into_iter().map(|(n, b)| (n, Arc::from(b))).collect();
                 files::show_all(stored, &emit).await;
                 // `?url=`: the file at that address, instead of the demo.
                 let by_url = crate::services::url::requested();
                 if first_visit && by_url.is_none() {
                     let name = crate::DEMO_NAME.to_owned();
                     match crate::services::url::demo().await {
-                        Ok(bytes) => files::show_all(vec![(name, Rc::from(bytes))], &emit).await,
+                        Ok(bytes) => files::show_all(vec![(name, Arc::from(bytes))], &emit).await,
                         Err(m) => emit(Action::ReadFailed {
                             name,
                             message: format!("the demo did not load: {m}"),
@@ -136,12 +137,13 @@ pub fn app() -> Html {
     }
     // Keep IndexedDB equal to the loaded files (the embedded demo excluded).
     {
-        let files: Vec<(String, Rc<[u8]>)> = store
+        let files: Vec<(String, Arc<[u8]>)> = store
             .0
+            .project
             .traces
             .iter()
             .filter(|t| t.name != crate::DEMO_NAME)
-            .flat_map(crate::state::LoadedTrace::files)
+            .flat_map(memtrace::session::Entry::files)
             .collect();
         let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
         let dispatch = store.dispatcher();
@@ -226,10 +228,11 @@ pub fn app() -> Html {
         let store = store.clone();
         Callback::from(move |_: MouseEvent| {
             let s = &store.0;
-            let files: Vec<(String, Rc<[u8]>)> = s
+            let files: Vec<(String, Arc<[u8]>)> = s
+                .project
                 .traces
                 .iter()
-                .flat_map(crate::state::LoadedTrace::files)
+                .flat_map(memtrace::session::Entry::files)
                 .collect();
             let list: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
             let bytes = crate::bundle::export(&list, &s.settings());
@@ -244,8 +247,8 @@ pub fn app() -> Html {
     // The roles in force on screen: inferred once per trace and set of overrides.
     let roles = use_memo(
         current.map(|t| {
-            let pre = t.inferred_roles().map(Shared);
-            (Shared(t.trace.clone()), t.role_overrides.clone(), pre)
+            let pre = t.inferred.clone().map(Shared);
+            (Shared(t.trace.clone()), t.roles.clone(), pre)
         }),
         |d| {
             d.as_ref().map(|(t, o, pre)| match pre {
@@ -253,7 +256,7 @@ pub fn app() -> Html {
                 Some(r) if o.is_empty() => r.0.clone(),
                 _ => {
                     let _t = crate::timing::stage("infer roles");
-                    Rc::new(memtrace::attribution::Roles::infer(
+                    Arc::new(memtrace::attribution::Roles::infer(
                         &t.0,
                         &memtrace::session::role_config(o),
                     ))
@@ -278,7 +281,7 @@ pub fn app() -> Html {
                 <h1>{"memtrace"}</h1>
                 <span class="tagline">{"why did the memory system answer wrongly?"}</span>
                 <nav class="trace-tabs" aria-label="loaded traces">
-                    { for state.traces.iter().enumerate().map(|(i, t)| {
+                    { for state.project.traces.iter().enumerate().map(|(i, t)| {
                         let active = state.current == Some(i);
                         let (ds, dc) = (d.clone(), d.clone());
                         html! {
@@ -295,13 +298,13 @@ pub fn app() -> Html {
                 </nav>
                 <span class="spacer"></span>
                 <FilePicker on_files={on_files} />
-                <button class="button" onclick={on_export} disabled={state.traces.is_empty()}
+                <button class="button" onclick={on_export} disabled={state.project.traces.is_empty()}
                         title="save every loaded trace and the settings as one file">{"Export project"}</button>
                 <button id="report-toggle" class="button" aria-pressed={state.report_open.to_string()}
-                        disabled={state.traces.is_empty()} title="counts per error type and op (R)"
+                        disabled={state.project.traces.is_empty()} title="counts per error type and op (R)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleReport))}>{"Report"}</button>
                 <button id="roles-toggle" class="button" aria-pressed={state.roles_open.to_string()}
-                        disabled={state.traces.is_empty()} title="each op name's role; override one (L)"
+                        disabled={state.project.traces.is_empty()} title="each op name's role; override one (L)"
                         onclick={let d = d.clone(); Callback::from(move |_| d.emit(Action::ToggleRoles))}>{"Roles"}</button>
                 <button id="optimize-toggle" class="button" aria-pressed={state.optimize_open.to_string()}
                         title="the prompt optimizer's closed loop (O)"
@@ -321,7 +324,7 @@ pub fn app() -> Html {
                 if state.roles_open {
                     <RolesPanel
                         trace={Shared(t.trace.clone())}
-                        overrides={t.role_overrides.clone()}
+                        overrides={t.roles.clone()}
                         on_role={d.reform(|(op_name, role)| Action::SetRole { op_name, role })}
                         on_close={d.reform(|()| Action::ToggleRoles)} />
                 }
@@ -333,15 +336,15 @@ pub fn app() -> Html {
                         selected={state.selection.case}
                         on_select={d.reform(Action::SelectCase)}
                         on_close={d.reform(|()| Action::ToggleReport)} />
-                    if state.traces.len() >= 2 {
-                        <CompareTraces traces={state.traces.iter().map(|t| (t.name.clone(), Shared(t.trace.clone()), t.role_overrides.clone())).collect::<Vec<_>>()} />
+                    if state.project.traces.len() >= 2 {
+                        <CompareTraces traces={(0..state.project.traces.len()).map(|i| state.project.view(i)).map(|t| (t.name.clone(), Shared(t.trace.clone()), t.roles.clone())).collect::<Vec<_>>()} />
                     }
                 }
                 <div class="workspace">
                     <div class="failures-column">
                     <FailRulesPanel
                         trace={Shared(t.trace.clone())}
-                        marks={t.marks.clone()}
+                        marks={t.marks.to_vec()}
                         rules={state.rules.clone()}
                         selected={state.selection.case}
                         on_rules={d.reform(Action::SetRules)}
@@ -363,7 +366,6 @@ pub fn app() -> Html {
                             case={case}
                             verdict={t.trace.cases.get(case).and_then(|c| t.verdicts.get(&c.query_id)).cloned()}
                             roles={roles.clone()}
-                            index={t.graph_index().map(Shared)}
                             selected={state.selection.node}
                             on_select={d.reform(Action::SelectNode)}
                             on_graph={d.reform(|()| Action::ToggleGraph)}
@@ -372,7 +374,7 @@ pub fn app() -> Html {
                         <Graph
                             trace={Shared(t.trace.clone())}
                             case={if state.whole_trace { None } else { state.selection.case }}
-                            verdict_op={verdict_op(t, state.selection.case)}
+                            verdict_op={verdict_op(&t, state.selection.case)}
                             highlight={state.highlight.clone()}
                             on_toggle_whole={d.reform(|()| Action::ToggleWhole)}
                             on_story={state.selection.case.map(|_| d.reform(|()| Action::ToggleGraph))}
@@ -398,7 +400,7 @@ pub fn app() -> Html {
                             on_provider={d.reform(Action::SetProvider)}
                             on_highlight={d.reform(Action::Highlight)}
                             roles={roles.clone()}
-                            role_overrides={t.role_overrides.clone()} />
+                            role_overrides={t.roles.clone()} />
                         if let Some(case) = state.selection.case {
                             <CausesPanel
                                 name={t.name.clone()}
@@ -436,7 +438,7 @@ pub fn app() -> Html {
 }
 
 /// The op whose information path is highlighted: the attribution verdict, else the annotation.
-fn verdict_op(t: &crate::state::LoadedTrace, case: Option<usize>) -> Option<String> {
+fn verdict_op(t: &memtrace::session::View<'_>, case: Option<usize>) -> Option<String> {
     let c = t.trace.cases.get(case?)?;
     t.verdicts
         .get(&c.query_id)

@@ -30,7 +30,7 @@ mod tests {
     fn round_trip_keeps_files_and_settings() {
         let mut settings = Settings::default();
         settings.list.text = "tea".into();
-        settings.current = Some("b.json".into());
+        settings.project.current = Some("b.json".into());
         let bytes = export(
             &[("a.json".into(), b"{\"x\":1}"), ("b.json".into(), b"{}")],
             &settings,

@@ -4,7 +4,8 @@
 //! runs the search and dispatches [`CausesAction`]s here.
 
 use std::collections::BTreeMap;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
+use std::sync::{Arc, Weak};
 
 use memtrace::Trace;
 use memtrace_memsys::replay::{DecisiveSet, SetOutcome};
@@ -50,7 +51,7 @@ pub struct Causes {
 pub enum CausesAction {
     Start {
         name: String,
-        trace: Rc<Trace>,
+        trace: Arc<Trace>,
         query_id: String,
     },
     Progress {
@@ -76,7 +77,7 @@ impl Causes {
                 query_id,
             } => {
                 let e = Entry {
-                    trace: Rc::downgrade(&trace),
+                    trace: Arc::downgrade(&trace),
                     search: Search::Running { calls: 0 },
                 };
                 self.searches.insert((name, query_id), e);
@@ -111,10 +112,10 @@ impl Causes {
     }
 
     /// The search of `query_id` in the trace `name`, if it ran on `trace`.
-    pub fn get(&self, name: &str, trace: &Rc<Trace>, query_id: &str) -> Option<&Search> {
+    pub fn get(&self, name: &str, trace: &Arc<Trace>, query_id: &str) -> Option<&Search> {
         self.searches
             .get(&(name.to_owned(), query_id.to_owned()))
-            .filter(|e| std::ptr::eq(e.trace.as_ptr(), Rc::as_ptr(trace)))
+            .filter(|e| std::ptr::eq(e.trace.as_ptr(), Arc::as_ptr(trace)))
             .map(|e| &e.search)
     }
 }

@@ -36,7 +36,7 @@ async fn requests_for(model: &str) -> usize {
 
 #[wasm_bindgen_test]
 async fn a_rejected_key_ends_the_case_at_once() {
-    let trace = Rc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
+    let trace = std::sync::Arc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
     let model = format!("agent:3@key-{:.0}", js_sys::Date::now());
     let settings = ProviderSettings {
         base_url: format!("{BASE}/_fault/401/v1"),

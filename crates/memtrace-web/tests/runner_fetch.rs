@@ -46,7 +46,7 @@ fn recorder() -> (Events, Rc<dyn Fn(RunEvent)>) {
 
 #[wasm_bindgen_test]
 async fn the_scripted_case_finishes_with_transcript_and_cost() {
-    let trace = Rc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
+    let trace = std::sync::Arc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
     let ann = trace.cases[0].annotation.clone().unwrap();
     let model = format!("script:agent_graphtrace@runner-{:.0}", js_sys::Date::now());
     let (events, report) = recorder();
@@ -100,7 +100,7 @@ async fn the_scripted_case_finishes_with_transcript_and_cost() {
 
 #[wasm_bindgen_test]
 async fn cancel_stops_the_batch() {
-    let trace = Rc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
+    let trace = std::sync::Arc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
     let all: Vec<usize> = (0..trace.cases.len()).collect();
     let stopper = Stopper::new().unwrap();
     let (events, sink) = recorder();

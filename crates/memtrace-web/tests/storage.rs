@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use memtrace_web::services::storage::{restore, sync_files};
 use wasm_bindgen::prelude::*;
@@ -48,9 +48,9 @@ async fn saved_files_come_back_whole_and_old_records_are_read() {
     // Over two Blob parts (8 MiB each), and a small one.
     let big = pattern(17 * 1024 * 1024 + 5);
     let small = b"{\"graph_id\": \"g\"}".to_vec();
-    let files: Vec<(String, Rc<[u8]>)> = vec![
-        ("big.json".into(), Rc::from(big.clone())),
-        ("small.json".into(), Rc::from(small.clone())),
+    let files: Vec<(String, Arc<[u8]>)> = vec![
+        ("big.json".into(), Arc::from(big.clone())),
+        ("small.json".into(), Arc::from(small.clone())),
     ];
     sync_files(files).await.unwrap();
     let old = pattern(1000);
@@ -67,7 +67,7 @@ async fn saved_files_come_back_whole_and_old_records_are_read() {
     assert_eq!(stored[2].1, small);
 
     // Only the small file is loaded now: the others are dropped.
-    sync_files(vec![("small.json".into(), Rc::from(small.clone()))])
+    sync_files(vec![("small.json".into(), Arc::from(small.clone()))])
         .await
         .unwrap();
     let (stored, _) = restore().await.unwrap();

@@ -7,15 +7,15 @@ use memtrace::attribution::{RoleConfig, Roles};
 use memtrace_memsys::replay::decisive_set;
 use memtrace_memsys::simulated::SimulatedLlm;
 
-fn demo() -> Rc<Trace> {
-    Rc::new(
+fn demo() -> Arc<Trace> {
+    Arc::new(
         memtrace::load(crate::DEMO_TRACE, memtrace::LoadOptions::default())
             .unwrap()
             .trace,
     )
 }
 
-fn start(t: &Rc<Trace>, q: &str) -> CausesAction {
+fn start(t: &Arc<Trace>, q: &str) -> CausesAction {
     CausesAction::Start {
         name: "demo".into(),
         trace: t.clone(),

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::f64::consts::TAU;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use js_sys::{Array, Object, Reflect};
 use memtrace::layout::NodeRef;
@@ -21,7 +22,7 @@ use crate::viewport::{Detail, Rect, Viewport};
 #[derive(Default)]
 pub struct Scene {
     pub model: Option<Rc<GraphModel>>,
-    pub trace: Option<Rc<Trace>>,
+    pub trace: Option<Arc<Trace>>,
     pub selected: Option<NodeRef>,
     pub hover: Option<u32>,
     /// Laid indices of the decisive set's ops with their 1-based cause number.

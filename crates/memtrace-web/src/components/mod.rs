@@ -24,21 +24,21 @@ pub mod story;
 pub mod summary;
 pub mod transcript;
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Shared data passed as a prop; equal when it is the same allocation (cheap to compare,
 /// unlike the deep `PartialEq` of a whole trace).
 #[derive(Debug)]
-pub struct Shared<T>(pub Rc<T>);
+pub struct Shared<T>(pub Arc<T>);
 
 impl<T> Clone for Shared<T> {
     fn clone(&self) -> Self {
-        Shared(Rc::clone(&self.0))
+        Shared(Arc::clone(&self.0))
     }
 }
 
 impl<T> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }

@@ -3,7 +3,7 @@
 //! group opens in place; `g` switches to the graph. The ops of a decisive set found by "find all
 //! causes" carry a numbered, coloured `cause N` chip.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use memtrace::algo::{GraphIndex, GraphIndexBuild};
 use memtrace::attribution::{Attribution, InfoFlow, Roles};
@@ -24,9 +24,6 @@ pub struct Props {
     /// The verdict on screen (any method); info-flow's path when it names the same op.
     pub verdict: Option<Verdict>,
     pub roles: Shared<Roles>,
-    /// The trace's graph index, when the load built it; else the view builds it after its
-    /// first render.
-    pub index: Option<Shared<GraphIndex>>,
     pub selected: Option<NodeRef>,
     pub on_select: Callback<Option<NodeRef>>,
     pub on_graph: Callback<()>,
@@ -85,43 +82,38 @@ fn node_of(t: &Trace, id: &str) -> Option<NodeRef> {
 pub fn story_view(props: &Props) -> Html {
     // The graph index gives the story its folded groups. Built once per trace, not per case
     // (most of a story's time on a large trace), in a task of its own after the first story is
-    // on screen, unless the load built it.
+    // on screen.
     let later = use_state(|| None::<(Shared<Trace>, Shared<GraphIndex>)>);
     {
         let later = later.clone();
-        use_effect_with(
-            (props.trace.clone(), props.index.is_some()),
-            move |(t, built)| {
-                let done = later.as_ref().is_some_and(|(lt, _)| lt == t);
-                if !*built && !done {
-                    let t = t.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        crate::timing::after_paint().await;
-                        let _t = crate::timing::stage("story: graph index");
-                        // A stage a task: the page stays responsive while it is built.
-                        let built = {
-                            let mut building = GraphIndexBuild::new(&t.0);
-                            loop {
-                                if let Some(done) = building.step() {
-                                    break done;
-                                }
-                                crate::services::files::next_task().await;
+        use_effect_with(props.trace.clone(), move |t| {
+            let done = later.as_ref().is_some_and(|(lt, _)| lt == t);
+            if !done {
+                let t = t.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    crate::timing::after_paint().await;
+                    let _t = crate::timing::stage("story: graph index");
+                    // A stage a task: the page stays responsive while it is built.
+                    let built = {
+                        let mut building = GraphIndexBuild::new(&t.0);
+                        loop {
+                            if let Some(done) = building.step() {
+                                break done;
                             }
-                        };
-                        if let Ok(g) = built {
-                            later.set(Some((t, Shared(Rc::new(g)))));
+                            crate::services::files::next_task().await;
                         }
-                    });
-                }
-            },
-        );
+                    };
+                    if let Ok(g) = built {
+                        later.set(Some((t, Shared(Arc::new(g)))));
+                    }
+                });
+            }
+        });
     }
-    let index = props.index.clone().or_else(|| {
-        later
-            .as_ref()
-            .filter(|(lt, _)| *lt == props.trace)
-            .map(|(_, g)| g.clone())
-    });
+    let index = later
+        .as_ref()
+        .filter(|(lt, _)| *lt == props.trace)
+        .map(|(_, g)| g.clone());
     let s = use_memo(
         (
             props.trace.clone(),

@@ -4,7 +4,7 @@
 //! painting (and the progress bar moving) while a large file loads.
 
 use std::borrow::Cow;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use memtrace::attribution::{RoleConfig, Roles, RolesInference};
@@ -83,7 +83,7 @@ pub(crate) async fn next_task() {
 /// Parses a trace file as `format::load` does, in slices of about [`SLICE_MS`], yielding to
 /// the browser between them; the progress bar shows how far it is.
 async fn parse_in_steps(
-    bytes: Rc<[u8]>,
+    bytes: Arc<[u8]>,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
@@ -178,13 +178,13 @@ async fn read(
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
-) -> Result<Result<Rc<[u8]>, String>, Cancelled> {
+) -> Result<Result<Arc<[u8]>, String>, Cancelled> {
     let size = file.size();
     // The file's buffer, made once at its size: each chunk is copied straight into it (one copy
     // out of the browser, none more; no copy into an `Rc` afterwards).
     let len = usize::try_from(whole(size)).unwrap_or(0);
     let mut out = zeroed(len);
-    let Some(buf_out) = Rc::get_mut(&mut out) else {
+    let Some(buf_out) = Arc::get_mut(&mut out) else {
         return Ok(Err("the page could not make the file's buffer".into()));
     };
     let (mut start, mut at) = (0.0, 0);
@@ -222,10 +222,10 @@ async fn read(
 
 /// `len` zero bytes. A large allocation is fresh memory from the browser, already zero: no pass
 /// over 100 MB before the first byte is read (filling them is a task of 70–120 ms).
-/// (`Rc::new_zeroed_slice` is Rust 1.92; the page is built with the toolchain `scripts/test` uses.)
+/// (`Arc::new_zeroed_slice` is Rust 1.92; the page is built with the toolchain `scripts/test` uses.)
 #[allow(unsafe_code, clippy::incompatible_msrv)]
-fn zeroed(len: usize) -> Rc<[u8]> {
-    let z = Rc::<[u8]>::new_zeroed_slice(len);
+fn zeroed(len: usize) -> Arc<[u8]> {
+    let z = Arc::<[u8]>::new_zeroed_slice(len);
     // SAFETY: every byte is initialized (to zero), and any byte is a valid `u8`.
     unsafe { z.assume_init() }
 }
@@ -266,7 +266,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
 /// Shows files already in memory (restored from storage, the demo) as a drop shows them once
 /// read: traces parsed in steps, traces before their annotation files, with progress; a
 /// [`cancel`] stops it.
-pub async fn show_all(files: Vec<(String, Rc<[u8]>)>, emit: &impl Fn(Action)) {
+pub async fn show_all(files: Vec<(String, Arc<[u8]>)>, emit: &impl Fn(Action)) {
     let bytes: u64 = files.iter().map(|f| f.1.len() as u64).sum();
     let mut progress = Progress {
         files_total: files.len(),
@@ -281,7 +281,7 @@ pub async fn show_all(files: Vec<(String, Rc<[u8]>)>, emit: &impl Fn(Action)) {
 /// Shows each file ([`show`]), traces before the annotation files that merge into them
 /// ([`session::opening_order`]); then the progress bar goes.
 async fn show_each(
-    mut files: Vec<(String, Rc<[u8]>)>,
+    mut files: Vec<(String, Arc<[u8]>)>,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
@@ -315,14 +315,14 @@ fn cancelled(more: usize, name: String) -> Action {
 
 /// `files` with OTLP log records joined to the traces file whose spans they name
 /// ([`memtrace::format::otlp_join`]); a single file as it is.
-fn joined(files: Vec<(String, Rc<[u8]>)>) -> Vec<(String, Rc<[u8]>)> {
+fn joined(files: Vec<(String, Arc<[u8]>)>) -> Vec<(String, Arc<[u8]>)> {
     if files.len() < 2 {
         return files;
     }
     let files = files.into_iter().map(|(n, b)| (n, b.to_vec())).collect();
     memtrace::format::otlp_join::join_logs_to_traces(files)
         .into_iter()
-        .map(|(n, b)| (n, Rc::from(b)))
+        .map(|(n, b)| (n, Arc::from(b)))
         .collect()
 }
 
@@ -333,7 +333,7 @@ async fn read_checked(
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
-) -> Result<Result<Rc<[u8]>, String>, Cancelled> {
+) -> Result<Result<Arc<[u8]>, String>, Cancelled> {
     let size_bytes = whole(file.size());
     let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
     if size_bytes > limit_bytes {
@@ -355,13 +355,13 @@ async fn read_checked(
 /// [`Cancelled`] when [`cancel`] stopped the load (nothing was shown).
 pub async fn show(
     name: String,
-    bytes: Rc<[u8]>,
+    bytes: Arc<[u8]>,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
 ) -> Result<(), Cancelled> {
     let (name, bytes) = match session::readable(&name, &bytes) {
-        Ok((plain, Cow::Owned(b))) => (plain, Ok(Rc::from(b))),
+        Ok((plain, Cow::Owned(b))) => (plain, Ok(Arc::from(b))),
         Ok((plain, Cow::Borrowed(_))) => (plain, Ok(bytes)),
         Err(e) => (name, Err(e.unnamed())),
     };
@@ -371,7 +371,7 @@ pub async fn show(
             let mut roles = None;
             if let Ok(l) = &parsed {
                 next_task().await;
-                roles = Some(Rc::new(
+                roles = Some(Arc::new(
                     infer_in_steps(&l.trace, progress, emit, started).await?,
                 ));
             }
@@ -386,8 +386,6 @@ pub async fn show(
                 bytes,
                 parsed: Box::new(parsed),
                 roles,
-                // The story builds its graph index once it is on screen.
-                graph: None,
             });
         }
         Ok(bytes) => {

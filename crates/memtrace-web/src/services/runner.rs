@@ -5,6 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use memtrace::attribution::counterfactual::Check;
 use memtrace::attribution::transcript::{reply_steps, Step};
@@ -169,7 +170,7 @@ pub fn provider(
 /// `stopper` stops.
 #[allow(clippy::too_many_arguments)] // one batch's inputs, passed once from the run panel
 pub async fn run_cases(
-    trace: Rc<Trace>,
+    trace: Arc<Trace>,
     method: Method,
     cases: Vec<usize>,
     settings: ProviderSettings,
@@ -297,7 +298,7 @@ pub async fn test_connection(
 /// # Errors
 /// The provider's error, as a sentence.
 pub async fn counterfactual_check(
-    trace: Rc<Trace>,
+    trace: Arc<Trace>,
     case_ix: usize,
     op_id: String,
     settings: ProviderSettings,

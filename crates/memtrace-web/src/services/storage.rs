@@ -150,7 +150,7 @@ async fn bytes_of(v: JsValue) -> Option<Vec<u8>> {
 ///
 /// # Errors
 /// A sentence saying what could not be written.
-pub async fn sync_files(files: Vec<(String, std::rc::Rc<[u8]>)>) -> Result<(), String> {
+pub async fn sync_files(files: Vec<(String, std::sync::Arc<[u8]>)>) -> Result<(), String> {
     let db = open().await?;
     let keys = store(&db, FILES, IdbTransactionMode::Readonly)?
         .get_all_keys()

@@ -1,9 +1,8 @@
 //! What the page can be asked to do: every change of [`super::PageState`] goes through one
 //! of these.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
-use memtrace::algo::GraphIndex;
 use memtrace::attribution::{OpRole, Roles};
 use memtrace::format::{FormatError, Loaded};
 use memtrace::layout::NodeRef;
@@ -22,17 +21,16 @@ pub enum Action {
     /// (`services::files::show` sends every other trace as [`Action::Parsed`]).
     Load {
         name: String,
-        bytes: Rc<[u8]>,
+        bytes: Arc<[u8]>,
     },
     /// A trace file parsed off the reducer, in steps (`services::files`), as `format::load`
     /// parses it, with its roles inferred (no overrides); then as [`Action::Load`]. Only for
     /// files `session::kind_of` takes for a trace (no bundle, no annotation file).
     Parsed {
         name: String,
-        bytes: Rc<[u8]>,
+        bytes: Arc<[u8]>,
         parsed: Box<Result<Loaded, FormatError>>,
-        roles: Option<Rc<Roles>>,
-        graph: Option<Rc<GraphIndex>>,
+        roles: Option<Arc<Roles>>,
     },
     /// A file could not even be read by the browser.
     ReadFailed {

@@ -1,12 +1,9 @@
 //! The page's failure rules (`span=NAME output~REGEX`, as `--failed-if`) and "mark as failed":
 //! the reducer's work for them (the questions list is `session::questions`). Pure, tested natively.
 
-use std::rc::Rc;
-
 use memtrace::model::{FailRule, Mark, RuleError};
-use memtrace::Trace;
 
-use super::{LoadedTrace, PageState};
+use super::PageState;
 
 /// The rules that parse, and the errors of those that do not (blank lines are skipped):
 /// [`FailRule::parse_all`] without the indexes.
@@ -15,40 +12,31 @@ pub fn parse_rules(texts: &[String]) -> (Vec<FailRule>, Vec<RuleError>) {
     (ok, bad.into_iter().map(|(_, e)| e).collect())
 }
 
-/// Recomputes a trace's cases with the rules and its marks; keeps the rest of the trace.
-pub fn recompute(t: &mut LoadedTrace, rules: &[FailRule]) {
-    let mut trace: Trace = (*t.trace).clone();
-    // Detection only fails on bad annotations, which loading already refused.
-    if trace.apply_rules(rules, &t.marks).is_ok() {
-        t.summary = trace.summary(&t.summary.format);
-        t.trace = Rc::new(trace);
-    }
-}
-
-/// `Action::SetRules`: new rules for every loaded trace.
+/// `Action::SetRules`: new rules (as typed) for every open trace; those that parse are the
+/// project's.
 pub fn set_rules(s: &mut PageState, rules: Vec<String>) {
     s.rules = rules;
-    let (parsed, _) = parse_rules(&s.rules);
     let keep = selected_query(s);
-    for t in &mut s.traces {
-        recompute(t, &parsed);
+    if let Err(e) = s.project.use_rules(parse_rules(&s.rules).0) {
+        s.failed(String::new(), e.to_string());
     }
     reselect(s, keep.as_deref());
 }
 
 /// `Action::SetMark`: marks (or unmarks) a question of the trace on screen as failed.
 pub fn set_mark(s: &mut PageState, query_id: String, gold: Option<String>, marked: bool) {
-    let (parsed, _) = parse_rules(&s.rules);
     let keep = selected_query(s).or_else(|| marked.then(|| query_id.clone()));
-    let Some(t) = s.current.and_then(|i| s.traces.get_mut(i)) else {
+    let Some(name) = s.current_trace().map(|t| t.name.clone()) else {
         return;
     };
-    t.marks.retain(|m| m.query_id != query_id);
-    if marked {
-        let gold = gold.filter(|g| !g.trim().is_empty());
-        t.marks.push(Mark { query_id, gold });
+    let done = if marked {
+        s.project.mark(&name, Mark { query_id, gold })
+    } else {
+        s.project.unmark(&name, &query_id)
+    };
+    if let Err(e) = done {
+        s.failed(name, e.unnamed());
     }
-    recompute(t, &parsed);
     reselect(s, keep.as_deref());
 }
 
@@ -113,7 +101,7 @@ mod tests {
     fn marking_a_question_makes_it_a_case_saved_with_the_project() {
         let s = loaded();
         let t = s.current_trace().unwrap();
-        let rows = memtrace::session::questions(&t.trace, &t.marks);
+        let rows = memtrace::session::questions(&t.trace, t.marks);
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.case.is_none() && !r.marked));
         let job = rows
@@ -129,10 +117,10 @@ mod tests {
         assert_eq!(t.trace.cases.len(), 1);
         assert_eq!(t.trace.cases[0].prediction, "Alice is a nurse.");
         assert_eq!(s.selection.case, Some(0), "the marked question is selected");
-        let rows = memtrace::session::questions(&t.trace, &t.marks);
+        let rows = memtrace::session::questions(&t.trace, t.marks);
         assert!(rows.iter().any(|r| r.marked && r.case == Some(0)));
         let saved = s.settings();
-        assert_eq!(saved.marks["run.jsonl"].len(), 1);
+        assert_eq!(saved.project.marks["run.jsonl"].len(), 1);
         let again = loaded().reduce(Action::Restore(saved));
         assert_eq!(again.current_trace().unwrap().trace.cases.len(), 1);
         let s = s.reduce(Action::SetMark {

@@ -1,17 +1,14 @@
 //! The page state and its reducer. Pure: no browser calls, so it is tested natively.
 
-use std::collections::BTreeMap;
-use std::rc::{Rc, Weak};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use memtrace::algo::GraphIndex;
-use memtrace::attribution::{OpRole, Roles};
-use memtrace::format::{sidecar, FormatError, LoadOptions, Loaded};
+use memtrace::attribution::Roles;
+use memtrace::format::{FormatError, Loaded};
 use memtrace::layout::NodeRef;
-use memtrace::model::{AnnotationRecord, Mark, VarIx};
-use memtrace::session::{self, FileKind, Opened, SessionError};
-use memtrace::{Summary, Trace};
+use memtrace::model::VarIx;
+use memtrace::session::{self, Added, Project, SessionError, View};
 
 mod action;
 pub mod fail_rules;
@@ -22,69 +19,6 @@ pub use action::Action;
 use crate::failures::{failure_rows, ListSettings};
 use crate::llm_run::ProviderSettings;
 pub use memtrace::session::{Label, Verdict, VerdictCost};
-
-/// A trace the page has loaded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedTrace {
-    pub name: String,
-    pub summary: Summary,
-    pub trace: Rc<Trace>,
-    /// The file as read, for storage and export.
-    pub bytes: Rc<[u8]>,
-    /// Verdicts by `query_id`.
-    pub verdicts: BTreeMap<String, Verdict>,
-    /// Labels by `query_id`.
-    pub labels: BTreeMap<String, Label>,
-    /// Separate annotation files merged into this trace (name, bytes), kept for storage/export.
-    pub annotation_files: Vec<(String, Rc<[u8]>)>,
-    /// The user's op roles: op name → role, over what inference says (`crate::state::roles`).
-    pub role_overrides: BTreeMap<String, OpRole>,
-    /// Questions the user marked as failed (`crate::state::fail_rules`).
-    pub marks: Vec<Mark>,
-    /// The roles inferred (no overrides) and the graph index, built while the file loaded in
-    /// steps.
-    pub inferred: Option<InferredRoles>,
-}
-
-/// Roles inferred with no overrides for one trace, and its graph index (`Weak`: not kept alive
-/// by this).
-#[derive(Debug, Clone)]
-pub struct InferredRoles {
-    pub of: Weak<Trace>,
-    pub roles: Rc<Roles>,
-    pub graph: Option<Rc<GraphIndex>>,
-}
-
-impl PartialEq for InferredRoles {
-    fn eq(&self, other: &Self) -> bool {
-        Weak::ptr_eq(&self.of, &other.of) && Rc::ptr_eq(&self.roles, &other.roles)
-    }
-}
-
-impl LoadedTrace {
-    /// The roles inferred while loading, if they are of the trace as it is now.
-    pub fn inferred_roles(&self) -> Option<Rc<Roles>> {
-        self.current_inferred().map(|i| i.roles.clone())
-    }
-
-    /// The graph index built while loading, if it is of the trace as it is now.
-    pub fn graph_index(&self) -> Option<Rc<GraphIndex>> {
-        self.current_inferred().and_then(|i| i.graph.clone())
-    }
-
-    fn current_inferred(&self) -> Option<&InferredRoles> {
-        self.inferred
-            .as_ref()
-            .filter(|i| Weak::ptr_eq(&i.of, &Rc::downgrade(&self.trace)))
-    }
-
-    /// Every file this trace came from: the trace, then its annotation files.
-    pub fn files(&self) -> Vec<(String, Rc<[u8]>)> {
-        let mut v = vec![(self.name.clone(), self.bytes.clone())];
-        v.extend(self.annotation_files.iter().cloned());
-        v
-    }
-}
 
 /// A file the page could not read: which, what is wrong, where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,34 +53,27 @@ pub struct Selection {
     pub compare: Option<(VarIx, VarIx)>,
 }
 
-/// What survives a reload (with the traces themselves), and goes into an exported bundle.
+/// What survives a reload (with the traces themselves), and goes into an exported bundle: the
+/// project's settings (roles, rules as typed, marks, verdicts, labels, the trace on screen) and
+/// the page's own.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
+    #[serde(flatten)]
+    pub project: session::Settings,
     pub list: ListSettings,
-    /// Name of the trace on screen.
-    pub current: Option<String>,
     pub case: Option<usize>,
-    /// Verdicts per trace name, then per `query_id`.
-    pub verdicts: BTreeMap<String, BTreeMap<String, Verdict>>,
-    /// Labels per trace name, then per `query_id`.
-    pub labels: BTreeMap<String, BTreeMap<String, Label>>,
     /// The LLM provider (no key).
     pub provider: ProviderSettings,
-    /// The user's op roles per trace name: op name → role.
-    pub roles: BTreeMap<String, BTreeMap<String, OpRole>>,
-    /// Failure rules (`span=NAME output~REGEX`), one per entry.
-    pub rules: Vec<String>,
-    /// Questions marked as failed, per trace name.
-    pub marks: BTreeMap<String, Vec<Mark>>,
 }
 
 /// Everything the page shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[allow(clippy::struct_excessive_bools)] // independent toggles: help, report, optimize, roles, whole trace
 pub struct PageState {
-    pub traces: Vec<LoadedTrace>,
-    /// Index into `traces` of the one on screen.
+    /// The open traces and what was added to them: the core's [`Project`].
+    pub project: Project,
+    /// Index into `project.traces` of the one on screen.
     pub current: Option<usize>,
     /// Errors of the last drop, one per bad file; good files of the same drop still load.
     pub errors: Vec<FileError>,
@@ -170,7 +97,8 @@ pub struct PageState {
     pub provider: ProviderSettings,
     /// Node and op ids to highlight in the graph (a transcript step's).
     pub highlight: Vec<String>,
-    /// Failure rules for every trace (`crate::state::fail_rules`).
+    /// Failure rules for every trace as typed, bad ones too (the project has those that parse:
+    /// `crate::state::fail_rules`).
     pub rules: Vec<String>,
 }
 
@@ -179,14 +107,13 @@ impl PageState {
     #[must_use]
     pub fn reduce(mut self, action: Action) -> Self {
         match action {
-            Action::Load { name, bytes } => self.load(name, bytes),
+            Action::Load { name, bytes } => self.load(name, &bytes),
             Action::Parsed {
                 name,
                 bytes,
                 parsed,
                 roles,
-                graph,
-            } => self.add(name, bytes, *parsed, roles, graph),
+            } => self.add(name, bytes, *parsed, roles),
             Action::ReadFailed { name, message } => {
                 self.errors.push(FileError {
                     name,
@@ -196,14 +123,13 @@ impl PageState {
             }
             Action::ClearErrors => self.errors.clear(),
             Action::Progress(p) => self.progress = p,
-            Action::Select(i) if i < self.traces.len() => self.show(i),
-            Action::Close(i) if i < self.traces.len() => {
-                self.traces.remove(i);
+            Action::Select(i) if i < self.project.traces.len() => self.show(i),
+            Action::Close(i) if i < self.project.traces.len() => {
+                self.project.close(i);
+                let left = self.project.traces.len();
                 match self.current {
                     Some(c) if c > i => self.current = Some(c - 1),
-                    Some(c) if c == i && !self.traces.is_empty() => {
-                        self.show(c.min(self.traces.len() - 1));
-                    }
+                    Some(c) if c == i && left > 0 => self.show(c.min(left - 1)),
                     Some(c) if c == i => {
                         self.current = None;
                         self.selection = Selection::default();
@@ -240,18 +166,7 @@ impl PageState {
             Action::ToggleReport => self.report_open = !self.report_open,
             Action::ToggleOptimize => self.optimize_open = !self.optimize_open,
             Action::ToggleRoles => self.roles_open = !self.roles_open,
-            Action::SetRole { op_name, role } => {
-                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
-                    let name = t.name.clone();
-                    for message in roles::set_role(t, &op_name, role) {
-                        self.errors.push(FileError {
-                            name: name.clone(),
-                            message,
-                            location: String::new(),
-                        });
-                    }
-                }
-            }
+            Action::SetRole { op_name, role } => roles::set_role(&mut self, &op_name, role),
             Action::ToggleWhole => {
                 self.whole_trace = !self.whole_trace;
                 self.fit_requests = self.fit_requests.wrapping_add(1);
@@ -274,19 +189,16 @@ impl PageState {
             }
             Action::Fit => self.fit_requests = self.fit_requests.wrapping_add(1),
             Action::SetVerdict { query_id, verdict } => {
-                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
+                if let Some(name) = self.current_name() {
                     match verdict {
-                        Some(v) => t.verdicts.insert(query_id, v),
-                        None => t.verdicts.remove(&query_id),
-                    };
+                        Some(v) => drop(self.project.set_verdict(&name, &query_id, v)),
+                        None => self.project.remove_verdict(&name, &query_id),
+                    }
                 }
             }
             Action::SetLabel { query_id, label } => {
-                if let Some(t) = self.current.and_then(|i| self.traces.get_mut(i)) {
-                    match label {
-                        Some(l) => t.labels.insert(query_id, l),
-                        None => t.labels.remove(&query_id),
-                    };
+                if let Some(name) = self.current_name() {
+                    drop(self.project.set_label(&name, &query_id, label));
                 }
             }
             Action::SetProvider(p) => self.provider = p,
@@ -297,94 +209,71 @@ impl PageState {
                 gold,
                 marked,
             } => fail_rules::set_mark(&mut self, query_id, gold, marked),
-            Action::Restore(s) => {
-                self.list = s.list;
-                self.provider = s.provider;
-                for t in &mut self.traces {
-                    if let Some(m) = s.marks.get(&t.name) {
-                        t.marks.clone_from(m);
-                    }
-                }
-                fail_rules::set_rules(&mut self, s.rules);
-                for t in &mut self.traces {
-                    if let Some(v) = s.verdicts.get(&t.name) {
-                        t.verdicts.clone_from(v);
-                    }
-                    if let Some(l) = s.labels.get(&t.name) {
-                        t.labels.clone_from(l);
-                    }
-                    if let Some(r) = s.roles.get(&t.name) {
-                        t.role_overrides.clone_from(r);
-                    }
-                }
-                if let Some(i) = s
-                    .current
-                    .and_then(|n| self.traces.iter().position(|t| t.name == n))
-                {
-                    self.show(i);
-                }
-                if let Some(c) = s.case {
-                    self.select_case(c);
-                }
-            }
+            Action::Restore(s) => self.restore(s, None),
         }
         self
     }
 
-    /// Opens a dropped file through [`session::open`]: a trace is added, a bundle's traces,
+    /// Opens a file whole through [`Project::open`]: a trace is added, a bundle's traces,
     /// annotation files and settings are restored, an annotation file is merged.
-    fn load(&mut self, name: String, bytes: Rc<[u8]>) {
+    fn load(&mut self, name: String, bytes: &[u8]) {
         let opened = {
             let _t = crate::timing::stage("parse, validate, index, detect");
-            session::open(&name, &bytes, LoadOptions::default())
+            self.project.open(&name, bytes)
         };
         match opened {
-            Ok(Opened::Trace(loaded)) => self.add(name, bytes, Ok(*loaded), None, None),
-            Ok(Opened::Bundle {
-                traces,
-                annotations,
-                mut raw_settings,
-                ..
+            Ok(Added::Traces {
+                added,
+                errors,
+                settings,
             }) => {
-                if raw_settings.is_null() {
-                    raw_settings = serde_json::Value::Object(serde_json::Map::new());
+                for (file, message) in errors {
+                    self.failed(file, message);
                 }
-                // The page's own fields ride along in the saved settings.
-                let settings = match serde_json::from_value::<Settings>(raw_settings) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        return self.failed(
-                            name,
-                            format!("not a readable memtrace bundle: settings: {e}"),
-                        )
-                    }
-                };
-                for t in traces {
-                    self.add(t.name, Rc::from(t.bytes), t.loaded, None, None);
+                if let Some(&i) = added.last() {
+                    self.show(i);
                 }
-                for a in annotations {
-                    let bytes = Rc::from(a.bytes);
-                    match a.records {
-                        Ok(records) => self.load_annotations(a.name, bytes, records),
-                        Err(e) => self.failed(a.name, e.to_string()),
+                if !settings.is_null() {
+                    // The page's own fields ride along in the saved settings.
+                    match serde_json::from_value::<Settings>(settings) {
+                        Ok(s) => self.restore(s, Some(&name)),
+                        Err(e) => self.failed(name, format!("settings: {e}")),
                     }
                 }
-                *self = std::mem::take(self).reduce(Action::Restore(settings));
             }
-            Ok(Opened::Annotations(records)) => self.load_annotations(name, bytes, records),
-            Err(SessionError::Format { error, .. }) => {
-                if session::kind_of(&bytes) == FileKind::Bundle {
-                    self.failed(name, format!("not a readable memtrace bundle: {error}"));
-                } else if session::kind_of(&bytes) == FileKind::Annotations {
-                    self.failed(name, error.to_string());
-                } else {
-                    self.add(name, bytes, Err(error), None, None);
+            Ok(Added::Annotations { trace, .. }) => self.show(trace),
+            Err(SessionError::Format { error, .. }) => self.format_failed(name, &error),
+            Err(e) => self.failed(name, e.unnamed()),
+        }
+    }
+
+    /// Puts saved settings back: from storage (`bundle` is `None`: the project's are replaced),
+    /// or from a bundle the project already opened (its own settings added; the page's are
+    /// restored here).
+    fn restore(&mut self, s: Settings, bundle: Option<&str>) {
+        self.list = s.list;
+        self.provider = s.provider;
+        let current = s.project.current.clone();
+        if bundle.is_some() {
+            for r in &s.project.rules {
+                if !self.rules.contains(r) {
+                    self.rules.push(r.clone());
                 }
             }
-            Err(e) => {
-                let message = e.unnamed();
-                self.failed(name, message);
+        } else {
+            self.rules.clone_from(&s.project.rules);
+            for e in self.project.restore(s.project) {
+                // A bad rule is shown beside its text in the rules panel.
+                if !matches!(e, SessionError::Rule { .. }) {
+                    self.failed(String::new(), e.to_string());
+                }
             }
+        }
+        if let Some(i) = current.and_then(|n| self.project.find(&n).ok()) {
+            self.show(i);
+        }
+        if let Some(c) = s.case {
+            self.select_case(c);
         }
     }
 
@@ -397,90 +286,39 @@ impl PageState {
         });
     }
 
-    /// Adds a parsed trace file (or its error) and shows it.
+    /// Keeps the error of a trace that did not load, with where in the file.
+    fn format_failed(&mut self, name: String, e: &FormatError) {
+        self.errors.push(FileError {
+            name,
+            location: e.location(),
+            message: e.to_string(),
+        });
+    }
+
+    /// Adds a trace parsed in steps (or its error) and shows it.
     fn add(
         &mut self,
         name: String,
-        bytes: Rc<[u8]>,
+        bytes: Arc<[u8]>,
         parsed: Result<Loaded, FormatError>,
-        roles: Option<Rc<Roles>>,
-        graph: Option<Rc<GraphIndex>>,
+        roles: Option<Arc<Roles>>,
     ) {
         match parsed {
-            Ok(loaded) => {
-                let summary = {
-                    let _t = crate::timing::stage("summary");
-                    loaded.trace.summary(loaded.format.as_str())
-                };
-                let trace = Rc::new(loaded.trace);
-                let inferred = roles.map(|roles| InferredRoles {
-                    of: Rc::downgrade(&trace),
-                    roles,
-                    graph,
-                });
-                let t = LoadedTrace {
-                    name: name.clone(),
-                    summary,
-                    trace,
-                    inferred,
-                    bytes,
-                    verdicts: BTreeMap::new(),
-                    labels: BTreeMap::new(),
-                    annotation_files: Vec::new(),
-                    role_overrides: BTreeMap::new(),
-                    marks: Vec::new(),
-                };
-                let mut t = t;
-                if !self.rules.is_empty() {
-                    fail_rules::recompute(&mut t, &fail_rules::parse_rules(&self.rules).0);
+            Ok(loaded) => match self.project.add(&name, loaded, bytes, roles) {
+                Ok(i) => {
+                    let _t = crate::timing::stage("select first failure");
+                    self.show(i);
                 }
-                // The same name again replaces the earlier one (a re-export of the same run).
-                let i = if let Some(i) = self.traces.iter().position(|t| t.name == name) {
-                    // The same system: the user's roles still hold.
-                    t.role_overrides = std::mem::take(&mut self.traces[i].role_overrides);
-                    self.traces[i] = t;
-                    i
-                } else {
-                    self.traces.push(t);
-                    self.traces.len() - 1
-                };
-                let _t = crate::timing::stage("select first failure");
-                self.show(i);
-            }
-            Err(e) => self.errors.push(FileError {
-                name,
-                location: e.location(),
-                message: e.to_string(),
-            }),
-        }
-    }
-
-    /// Merges a separate annotation file into the loaded trace whose questions it names (the
-    /// one on screen first: [`session::annotation_target`]).
-    fn load_annotations(&mut self, name: String, bytes: Rc<[u8]>, anns: Vec<AnnotationRecord>) {
-        let traces = self.traces.iter().map(|t| &*t.trace);
-        let merged = session::annotation_target(traces, self.current, &name, &anns)
-            .map_err(|e| e.unnamed())
-            .and_then(|i| {
-                let t = sidecar::merged(&self.traces[i].trace, anns).map_err(|e| e.to_string())?;
-                Ok((i, t))
-            });
-        match merged {
-            Ok((i, t)) => {
-                let lt = &mut self.traces[i];
-                lt.summary = t.summary(&lt.summary.format);
-                lt.trace = Rc::new(t);
-                lt.annotation_files.retain(|(n, _)| *n != name);
-                lt.annotation_files.push((name, bytes));
-                self.show(i);
-            }
-            Err(message) => self.failed(name, message),
+                Err(e) => self.failed(name, e.unnamed()),
+            },
+            Err(e) => self.format_failed(name, &e),
         }
     }
 
     /// Puts trace `i` on screen with its first listed failure selected.
     fn show(&mut self, i: usize) {
         self.current = Some(i);
+        self.project.current = self.project.traces.get(i).map(|e| e.name.clone());
         self.selection = Selection::default();
         let first = self
             .current_trace()
@@ -535,43 +373,24 @@ impl PageState {
         }
     }
 
-    /// The trace on screen.
-    pub fn current_trace(&self) -> Option<&LoadedTrace> {
-        self.current.and_then(|i| self.traces.get(i))
+    /// The trace on screen, with what was added to it.
+    pub fn current_trace(&self) -> Option<View<'_>> {
+        self.project.get(self.current?)
+    }
+
+    fn current_name(&self) -> Option<String> {
+        self.current_trace().map(|t| t.name.clone())
     }
 
     /// What to persist.
     pub fn settings(&self) -> Settings {
+        let mut project = self.project.settings();
+        project.rules.clone_from(&self.rules);
         Settings {
+            project,
             list: self.list.clone(),
-            current: self.current_trace().map(|t| t.name.clone()),
             case: self.selection.case,
-            verdicts: self
-                .traces
-                .iter()
-                .filter(|t| !t.verdicts.is_empty())
-                .map(|t| (t.name.clone(), t.verdicts.clone()))
-                .collect(),
-            labels: self
-                .traces
-                .iter()
-                .filter(|t| !t.labels.is_empty())
-                .map(|t| (t.name.clone(), t.labels.clone()))
-                .collect(),
             provider: self.provider.clone(),
-            roles: self
-                .traces
-                .iter()
-                .filter(|t| !t.role_overrides.is_empty())
-                .map(|t| (t.name.clone(), t.role_overrides.clone()))
-                .collect(),
-            rules: self.rules.clone(),
-            marks: self
-                .traces
-                .iter()
-                .filter(|t| !t.marks.is_empty())
-                .map(|t| (t.name.clone(), t.marks.clone()))
-                .collect(),
         }
     }
 }

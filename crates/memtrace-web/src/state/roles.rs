@@ -7,7 +7,7 @@ use memtrace::model::FailureCase;
 use memtrace::session;
 use memtrace::Trace;
 
-use super::{LoadedTrace, Verdict};
+use super::{PageState, Verdict};
 
 /// A few words for where a role came from.
 pub fn basis_label(b: Basis) -> &'static str {
@@ -28,21 +28,21 @@ pub fn infoflow_verdict(t: &Trace, roles: &Roles, c: &FailureCase) -> Result<Ver
     session::infoflow_verdict(t, roles, c).map_err(|e| e.to_string())
 }
 
-/// Sets (`Some`) or resets (`None`) the role of every op named `op_name` in `t`, then
-/// recomputes its info-flow verdicts with the new roles. Returns, per verdict that can no
-/// longer be given (it is dropped: it was made under roles no longer in force), why.
-pub fn set_role(t: &mut LoadedTrace, op_name: &str, role: Option<OpRole>) -> Vec<String> {
-    if session::set_override(&mut t.role_overrides, op_name, role) {
-        recompute_infoflow(t)
-    } else {
-        Vec::new()
+/// `Action::SetRole`: sets (`Some`) or resets (`None`) the role of every op named `op_name` in
+/// the trace on screen, which gives its info-flow verdicts again ([`memtrace::session::Project::set_role`]);
+/// a verdict that can no longer be given is dropped, and why is shown.
+pub fn set_role(s: &mut PageState, op_name: &str, role: Option<OpRole>) {
+    let Some(name) = s.current_trace().map(|t| t.name.clone()) else {
+        return;
+    };
+    match s.project.set_role(&name, op_name, role) {
+        Ok(dropped) => {
+            for message in dropped {
+                s.failed(name.clone(), message);
+            }
+        }
+        Err(e) => s.failed(name, e.unnamed()),
     }
-}
-
-/// Recomputes every info-flow verdict of `t` with its roles in force; returns why any could
-/// not be (those verdicts are dropped).
-pub fn recompute_infoflow(t: &mut LoadedTrace) -> Vec<String> {
-    session::reattribute(&t.trace, &t.role_overrides, &mut t.verdicts)
 }
 
 #[cfg(test)]

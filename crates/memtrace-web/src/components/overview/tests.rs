@@ -31,7 +31,7 @@ fn blitted_overview_matches_the_per_frame_raster() {
         nodes: 3000,
         seed: 7,
     };
-    let trace = Rc::new(memtrace::format::synth::trace(&opts).unwrap());
+    let trace = std::sync::Arc::new(memtrace::format::synth::trace(&opts).unwrap());
     let model = Rc::new(crate::graph_model::build(&trace, None, None, &[]));
     assert!(model.layout.nodes.len() > RASTER_MIN_NODES);
     let doc = web_sys::window().unwrap().document().unwrap();

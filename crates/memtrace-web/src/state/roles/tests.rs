@@ -16,10 +16,11 @@ fn demo() -> PageState {
 
 /// Attributes every case of the trace on screen with info-flow, as "Attribute all" does.
 fn attribute_all(mut s: PageState) -> PageState {
-    let t = s.current_trace().expect("a trace on screen").clone();
-    let roles = Roles::infer(&t.trace, &memtrace::session::role_config(&t.role_overrides));
-    for c in &t.trace.cases {
-        let v = infoflow_verdict(&t.trace, &roles, c).expect("info-flow attributes the case");
+    let v = s.current_trace().expect("a trace on screen");
+    let (trace, overrides) = (v.trace.clone(), v.roles.clone());
+    let roles = Roles::infer(&trace, &memtrace::session::role_config(&overrides));
+    for c in &trace.cases {
+        let v = infoflow_verdict(&trace, &roles, c).expect("info-flow attributes the case");
         s = s.reduce(Action::SetVerdict {
             query_id: c.query_id.clone(),
             verdict: Some(v),
@@ -117,10 +118,7 @@ fn overriding_the_blamed_op_recomputes_the_infoflow_verdict_and_reset_restores_i
     );
     // The new verdict agrees with the roles in force.
     let lt = s.current_trace().unwrap();
-    let roles = Roles::infer(
-        &lt.trace,
-        &memtrace::session::role_config(&lt.role_overrides),
-    );
+    let roles = Roles::infer(&lt.trace, &memtrace::session::role_config(lt.roles));
     let (now, basis) = op_role(&lt.trace, &roles, &after.op_id).unwrap();
     assert_eq!(
         now.error_type().map(memtrace::model::ErrorType::as_str),
@@ -134,8 +132,8 @@ fn overriding_the_blamed_op_recomputes_the_infoflow_verdict_and_reset_restores_i
         op_name: name,
         role: None,
     });
-    assert_eq!(s.current_trace().unwrap().verdicts, before);
-    assert!(s.current_trace().unwrap().role_overrides.is_empty());
+    assert_eq!(*s.current_trace().unwrap().verdicts, before);
+    assert!(s.current_trace().unwrap().roles.is_empty());
 }
 
 #[test]
@@ -176,7 +174,7 @@ fn overrides_are_saved_per_trace_and_come_back_from_a_bundle() {
     });
     let settings = s.settings();
     assert_eq!(
-        settings.roles.get("demo.json"),
+        settings.project.roles.get("demo.json"),
         Some(&BTreeMap::from([(
             "memory_system.extract_facts".to_owned(),
             OpRole::Update
@@ -188,15 +186,15 @@ fn overrides_are_saved_per_trace_and_come_back_from_a_bundle() {
         bytes: bytes.into(),
     });
     assert_eq!(
-        back.current_trace().unwrap().role_overrides,
-        s.current_trace().unwrap().role_overrides
+        back.current_trace().unwrap().roles,
+        s.current_trace().unwrap().roles
     );
     // Loading the same file again (a re-export of the run) keeps the user's roles.
     let again = back.reduce(Action::Load {
         name: "demo.json".into(),
         bytes: crate::DEMO_TRACE.into(),
     });
-    assert_eq!(again.current_trace().unwrap().role_overrides.len(), 1);
+    assert_eq!(again.current_trace().unwrap().roles.len(), 1);
 }
 
 #[test]
