@@ -5,6 +5,9 @@
 //! - [`open`]`(name, bytes, options) -> Opened` sorts a file into a trace, a bundle (traces,
 //!   their annotation files and saved [`Settings`]) or annotations, decompressing it first;
 //!   [`kind_of`] only sorts (compressed or not); [`readable`] only decompresses and names.
+//! - [`Opening`]: the same in short steps (a trace parsed and its roles inferred a few
+//!   milliseconds at a time), for a host that must stay responsive; its [`Ready`] file goes to
+//!   [`Project::take`].
 //! - [`Project`]: the open traces ([`Entry`]), [`Verdict`]s and [`Label`]s per trace and
 //!   question, role overrides, failure rules, marks; [`View`] is one trace with all of them.
 //!   Operations: [`Project::open`], [`Project::add`] (a trace a host read in steps),
@@ -32,6 +35,7 @@
 mod cases;
 mod export;
 mod open;
+mod opening;
 mod project;
 mod report;
 mod retry;
@@ -49,6 +53,7 @@ pub use open::{
     kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,
     Settings,
 };
+pub use opening::{Opening, ReadTrace, Ready};
 pub use project::{Added, Entry, Project, View};
 pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
@@ -91,11 +96,9 @@ pub enum SessionError {
 }
 
 impl SessionError {
-    /// The sentence without the file or trace name it starts with, for a host that shows the
-    /// name beside it (the page's list of file errors).
-    pub fn unnamed(&self) -> String {
-        let text = self.to_string();
-        let name = match self {
+    /// The file or trace the error is about (empty when none).
+    pub fn file(&self) -> &str {
+        match self {
             Self::Format { file, .. }
             | Self::Bundle { file, .. }
             | Self::Rule { file, .. }
@@ -103,9 +106,18 @@ impl SessionError {
             Self::NoOp { trace, .. }
             | Self::NoQuestion { trace, .. }
             | Self::Detect { trace, .. } => trace,
-            Self::NoTrace(_) => return text,
-        };
-        text.strip_prefix(name.as_str())
+            Self::NoTrace(name) => name,
+        }
+    }
+
+    /// The sentence without the file or trace name it starts with, for a host that shows the
+    /// name beside it (the page's list of file errors).
+    pub fn unnamed(&self) -> String {
+        let text = self.to_string();
+        if let Self::NoTrace(_) = self {
+            return text;
+        }
+        text.strip_prefix(self.file())
             .and_then(|t| t.strip_prefix(": "))
             .map_or_else(|| text.clone(), str::to_owned)
     }

@@ -9,7 +9,7 @@ use super::verdict::{Label, Verdict};
 use super::SessionError;
 use crate::attribution::roles::OpRole;
 use crate::attribution::Roles;
-use crate::format::{sidecar, Format, LoadOptions, Loaded};
+use crate::format::{sidecar, Format, LoadOptions};
 use crate::model::{AnnotationRecord, Detection, FailRule, Mark, Summary, Trace};
 
 mod edit;
@@ -57,12 +57,18 @@ impl PartialEq for Entry {
 
 impl Entry {
     /// A trace read from `bytes` under `name`, with the roles inferred while it loaded if any.
-    pub fn new(name: &str, loaded: Loaded, bytes: Arc<[u8]>, inferred: Option<Arc<Roles>>) -> Self {
+    pub fn new(
+        name: &str,
+        trace: Arc<Trace>,
+        format: Format,
+        bytes: Arc<[u8]>,
+        inferred: Option<Arc<Roles>>,
+    ) -> Self {
         Entry {
             name: name.to_owned(),
-            summary: loaded.trace.summary(loaded.format.as_str()),
-            trace: Arc::new(loaded.trace),
-            format: loaded.format,
+            summary: trace.summary(format.as_str()),
+            trace,
+            format,
             bytes,
             annotation_files: Vec::new(),
             inferred,
@@ -143,7 +149,8 @@ impl Project {
         let (name, bytes) = readable(name, bytes)?;
         match open(&name, &bytes, self.options)? {
             Opened::Trace(loaded) => {
-                let i = self.add(&name, *loaded, Arc::from(bytes), None)?;
+                let trace = Arc::new(loaded.trace);
+                let i = self.add(&name, trace, loaded.format, Arc::from(bytes), None)?;
                 Ok(Added::Traces {
                     added: vec![i],
                     errors: Vec::new(),
@@ -167,20 +174,21 @@ impl Project {
         }
     }
 
-    /// Adds a trace a host read itself (the page reads in steps, with the roles inferred on the
-    /// way) and finds its cases with the project's rules and marks; a trace of the same name is
-    /// replaced (its verdicts go: they were of the old run). Returns its index.
+    /// Adds a trace a host read itself ([`super::Opening`] reads in steps, with the roles
+    /// inferred on the way) and finds its cases with the project's rules and marks; a trace of
+    /// the same name is replaced (its verdicts go: they were of the old run). Returns its index.
     ///
     /// # Errors
     /// [`SessionError::Detect`] when the rules cannot be applied (bad annotations).
     pub fn add(
         &mut self,
         name: &str,
-        loaded: Loaded,
+        trace: Arc<Trace>,
+        format: Format,
         bytes: Arc<[u8]>,
         inferred: Option<Arc<Roles>>,
     ) -> Result<usize, SessionError> {
-        let entry = Entry::new(name, loaded, bytes, inferred);
+        let entry = Entry::new(name, trace, format, bytes, inferred);
         let i = if let Ok(i) = self.find(name) {
             self.traces[i] = entry;
             self.verdicts.remove(name);
@@ -263,7 +271,10 @@ impl Project {
         }
         for t in traces {
             match t.loaded {
-                Ok(l) => added.push(self.add(&t.name, l, Arc::from(t.bytes), None)?),
+                Ok(l) => {
+                    let trace = Arc::new(l.trace);
+                    added.push(self.add(&t.name, trace, l.format, Arc::from(t.bytes), None)?);
+                }
                 Err(e) => errors.push((t.name, e.to_string())),
             }
         }

@@ -5,6 +5,7 @@ use crate::attribution::roles::OpRole;
 use crate::attribution::InfoFlow;
 use crate::format::{bundle, LoadOptions};
 use crate::model::{AnnotationRecord, ErrorType, Mark};
+use std::collections::BTreeMap;
 
 const DEMO: &[u8] = include_bytes!("../../www/demo.json");
 
@@ -411,4 +412,106 @@ fn every_question_and_op_name_is_listed_once() {
         &std::collections::BTreeMap::from([(name, OpRole::Deletion)]),
     );
     assert!(rows[0].overridden && rows[0].role == OpRole::Deletion);
+}
+
+#[test]
+fn a_file_opened_in_steps_is_the_file_opened_whole() {
+    let mut stepped = Project::default();
+    let mut o = Opening::new("demo.json", DEMO.into(), LoadOptions::default());
+    let (mut steps, mut last) = (0, 0.0);
+    let ready = loop {
+        assert!(o.progress() >= last, "progress goes forward");
+        last = o.progress();
+        if let Some(r) = o.step() {
+            break r;
+        }
+        steps += 1;
+    };
+    assert!(steps > 1, "a trace takes more than one step");
+    assert!(o.step().is_none(), "a file is given back once");
+    let Ready::Trace { roles, .. } = &ready else {
+        panic!("a trace")
+    };
+    let roles = roles.clone().expect("the roles inferred on the way");
+    stepped.take(ready).unwrap();
+    let whole = demo();
+    let (a, b) = (&stepped.traces[0], &whole.traces[0]);
+    assert_eq!(*a.trace, *b.trace);
+    assert_eq!(a.summary, b.summary);
+    assert_eq!(
+        *roles,
+        crate::attribution::Roles::infer(&b.trace, &role_config(&BTreeMap::new()))
+    );
+    // A compressed bundle: decompressed, named without `.gz`, opened whole.
+    let b = bundle::export(&[("a.json".to_owned(), DEMO)], &serde_json::json!({}));
+    let gz = {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&b).unwrap();
+        e.finish().unwrap()
+    };
+    let mut o = Opening::new("p.json.gz", gz.into(), LoadOptions::default());
+    let ready = o.step().expect("a bundle is one step");
+    assert!(matches!(&ready, Ready::Whole { name, .. } if name == "p.json"));
+    let mut p = Project::default();
+    assert!(matches!(p.take(ready), Ok(Added::Traces { added, .. }) if added == vec![0]));
+    // Bytes that do not decompress: the error names the file.
+    let mut o = Opening::new(
+        "x.json.gz",
+        (&[0x1f, 0x8b, 1, 2][..]).into(),
+        LoadOptions::default(),
+    );
+    let ready = o.step().unwrap();
+    assert_eq!(ready.name(), "x.json.gz");
+    assert!(matches!(p.take(ready), Err(SessionError::Format { .. })));
+}
+
+#[test]
+fn closing_a_trace_forgets_what_was_added_to_it_and_a_reload_puts_it_back() {
+    let mut p = demo();
+    let t = p.traces[0].trace.clone();
+    let q = t.questions()[0];
+    let query_id = t.var(q).full_node_id.clone();
+    let a = InfoFlow::default().attribute(&t, &t.cases[0]).unwrap();
+    let case_query = t.cases[0].query_id.clone();
+    p.set_verdict("demo.json", &case_query, Verdict::from(&a))
+        .unwrap();
+    let label = Label {
+        error_type: ErrorType::UpdateError,
+        op_id: "op-x".into(),
+    };
+    p.set_label("demo.json", &case_query, Some(label.clone()))
+        .unwrap();
+    p.mark(
+        "demo.json",
+        Mark {
+            query_id: query_id.clone(),
+            gold: Some("  ".into()),
+        },
+    )
+    .unwrap();
+    assert_eq!(p.view(0).marks[0].gold, None, "a blank gold answer is none");
+    assert_eq!(p.view(0).labels[&case_query], label);
+    let saved = p.settings();
+    assert_eq!(saved.verdicts["demo.json"].len(), 1);
+    assert_eq!(saved.labels["demo.json"].len(), 1);
+    p.close(0);
+    assert!(p.traces.is_empty() && p.verdicts.is_empty() && p.labels.is_empty());
+    assert!(p.marks.is_empty() && p.get(0).is_none());
+    assert!(p.settings().verdicts.is_empty());
+    // Reopened and restored: all of it is back, and the mark finds its case again.
+    let mut p = demo();
+    let before = p.traces[0].trace.cases.len();
+    assert!(p.restore(saved).is_empty());
+    let v = p.view(0);
+    assert_eq!((v.verdicts.len(), v.labels.len(), v.marks.len()), (1, 1, 1));
+    assert!(v.trace.cases.iter().any(|c| c.query_id == query_id));
+    p.unmark("demo.json", &query_id).unwrap();
+    assert!(p.view(0).marks.is_empty());
+    assert_eq!(p.traces[0].trace.cases.len(), before);
+    // Settings of a trace that is not open are not taken.
+    let mut other = Settings::default();
+    other.marks.insert("gone.json".into(), vec![]);
+    p.restore(other);
+    assert!(!p.marks.contains_key("gone.json"));
 }

@@ -37,7 +37,6 @@ const LONG_FNS: &[&str] = &[
     "crates/memtrace-web/src/components/llm_run.rs:run_panel",
     "crates/memtrace-web/src/components/optimize.rs:optimize_view",
     "crates/memtrace-web/src/components/provider.rs:provider_form",
-    "crates/memtrace-web/src/state/mod.rs:reduce",
     "src/attribution/infoflow/follow.rs:follow",
     "src/format/validate.rs:validate",
     "src/layout/mod.rs:layout",

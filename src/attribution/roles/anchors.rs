@@ -114,11 +114,11 @@ impl Anchors {
 }
 
 /// Which values of a query's kind are questions: the op names that read the failed questions.
-pub(super) struct Asked<'a> {
+pub(super) struct Asked {
     /// The names that read every failed question (the question's own steps: a search and the
     /// answer); a prompt of the same kind that only a model call reads is no question.
-    every: BTreeSet<&'a str>,
-    readers: BTreeSet<&'a str>,
+    every: BTreeSet<String>,
+    readers: BTreeSet<String>,
 }
 
 fn reader_names(t: &Trace, v: VarIx) -> BTreeSet<&str> {
@@ -128,15 +128,18 @@ fn reader_names(t: &Trace, v: VarIx) -> BTreeSet<&str> {
         .collect()
 }
 
-impl<'a> Asked<'a> {
-    pub(super) fn new(t: &'a Trace, a: &Anchors) -> Self {
+impl Asked {
+    pub(super) fn new(t: &Trace, a: &Anchors) -> Self {
         let per_query: Vec<BTreeSet<&str>> =
             a.queries.iter().map(|&q| reader_names(t, q)).collect();
-        let readers = per_query.iter().flatten().copied().collect();
+        let readers = per_query.iter().flatten().map(|&n| n.to_owned()).collect();
         let every = per_query
             .into_iter()
             .reduce(|x, y| x.intersection(&y).copied().collect())
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         Asked { every, readers }
     }
 
@@ -149,9 +152,9 @@ impl<'a> Asked<'a> {
                 && {
                     let n = reader_names(t, v);
                     if self.every.is_empty() {
-                        n.iter().any(|x| self.readers.contains(x))
+                        n.iter().any(|&x| self.readers.contains(x))
                     } else {
-                        self.every.is_subset(&n)
+                        self.every.iter().all(|x| n.contains(x.as_str()))
                     }
                 })
     }

@@ -47,8 +47,9 @@ fn found(role: OpRole, reason: String) -> Option<Found> {
     })
 }
 
-struct Walk<'a> {
-    t: &'a Trace,
+/// What the walk learned so far; the trace is given to each call (a host that owns the trace
+/// keeps the walk beside it).
+struct Walk {
     a: Anchors,
     message_like: Vec<bool>,
     /// Per variable: a memory unit (of a memory kind, no query).
@@ -57,20 +58,19 @@ struct Walk<'a> {
     leaves: LeafCache,
 }
 
-impl Walk<'_> {
+impl Walk {
     fn is_memory(&self, v: VarIx) -> bool {
         self.memory[v.get()]
     }
 
-    fn reads_query(&self, o: OpIx) -> bool {
-        self.t.flow.op_inputs[o.get()]
+    fn reads_query(&self, t: &Trace, o: OpIx) -> bool {
+        t.flow.op_inputs[o.get()]
             .iter()
             .any(|v| self.a.query_like.contains(v))
     }
 
     /// True when an answer op revised a draft `o` wrote ([`drafts_for`]).
-    fn drafts_answer(&self, o: OpIx) -> bool {
-        let t = self.t;
+    fn drafts_answer(&self, t: &Trace, o: OpIx) -> bool {
         let is_query = |v: VarIx| self.a.query_like.contains(&v);
         // Only an answer that reads something `o` wrote can revise it.
         t.flow
@@ -81,8 +81,7 @@ impl Walk<'_> {
     }
 
     /// The structural role of `o`, if structure says one.
-    fn structure(&mut self, o: OpIx) -> Option<Found> {
-        let t = self.t;
+    fn structure(&mut self, t: &Trace, o: OpIx) -> Option<Found> {
         let name = &t.op(o).op_name;
         if self.a.judges.contains(&o) {
             return found(
@@ -108,7 +107,7 @@ impl Walk<'_> {
         }) {
             return found(OpRole::Judge, "reads what a response op wrote".into());
         }
-        let reads_query = self.reads_query(o);
+        let reads_query = self.reads_query(t, o);
         if reads_query && self.a.answer_names.contains(name) {
             // Another question's answer (it reads that question, as the failed questions'
             // answer ops of its name do); its judge reads what it wrote. An op of the same name
@@ -124,7 +123,7 @@ impl Walk<'_> {
             // Another question's judge: its name's anchored ops decide.
             return None;
         }
-        if reads_query && self.drafts_answer(o) {
+        if reads_query && self.drafts_answer(t, o) {
             self.responses[o.get()] = true;
             return found(
                 OpRole::Response,
@@ -162,7 +161,7 @@ impl Walk<'_> {
             }
         }
         if !written.is_empty() {
-            return self.memory_write(o, &written, reads_messages, &texts);
+            return self.memory_write(t, o, &written, reads_messages, &texts);
         }
         if reads_messages {
             if passes_on_verbatim(t, o, &texts, &self.leaves) {
@@ -187,12 +186,12 @@ impl Walk<'_> {
     /// (tombstones, a raw unit turned into memory, an edit, new units).
     fn memory_write(
         &mut self,
+        t: &Trace,
         o: OpIx,
         written: &[VarIx],
         reads_messages: bool,
         texts: &[String],
     ) -> Option<Found> {
-        let t = self.t;
         let later = |v: &&VarIx| t.var(**v).version > 1;
         let tombs = written
             .iter()
@@ -262,25 +261,26 @@ impl Walk<'_> {
 
 pub(super) fn infer(t: &Trace, cfg: &RoleConfig) -> Vec<Assigned> {
     let mut s = Steps::new(t);
-    while !s.step(usize::MAX) {}
-    s.finish(cfg)
+    while !s.step(t, usize::MAX) {}
+    s.finish(t, cfg)
 }
 
 /// [`infer`] in pieces, each short: the failed cases one at a time, the variables a slice at a
-/// time, the ops' order, then the structural walk over the ops, a few at a step.
-pub(super) struct Steps<'a> {
-    walk: Walk<'a>,
-    phase: Phase<'a>,
+/// time, the ops' order, then the structural walk over the ops, a few at a step. Every call
+/// is given the trace `new` was given.
+pub(super) struct Steps {
+    walk: Walk,
+    phase: Phase,
     /// Position in the phase: the next case, variable or op.
     next: usize,
     order: Vec<OpIx>,
     by_op: Vec<Option<Found>>,
 }
 
-enum Phase<'a> {
+enum Phase {
     Cases,
     Settle,
-    Vars(Asked<'a>),
+    Vars(Asked),
     Order,
     Walk,
 }
@@ -288,10 +288,9 @@ enum Phase<'a> {
 /// Variables looked at per unit of a step's budget: most need a lookup or two.
 const VARS_PER_OP: usize = 16;
 
-impl<'a> Steps<'a> {
-    pub(super) fn new(t: &'a Trace) -> Self {
+impl Steps {
+    pub(super) fn new(t: &Trace) -> Self {
         let walk = Walk {
-            t,
             a: Anchors::default(),
             message_like: vec![false; t.vars.len()],
             memory: vec![false; t.vars.len()],
@@ -309,8 +308,7 @@ impl<'a> Steps<'a> {
 
     /// Takes one more step of up to `budget` ops' worth of work (at least one case, variable
     /// slice or op); true when every op is walked.
-    pub(super) fn step(&mut self, budget: usize) -> bool {
-        let t = self.walk.t;
+    pub(super) fn step(&mut self, t: &Trace, budget: usize) -> bool {
         let budget = budget.max(1);
         match &self.phase {
             Phase::Cases => {
@@ -370,7 +368,7 @@ impl<'a> Steps<'a> {
             Phase::Walk => {
                 let end = self.next.saturating_add(budget).min(self.order.len());
                 for &o in self.order.get(self.next..end).unwrap_or_default() {
-                    self.by_op[o.get()] = self.walk.structure(o);
+                    self.by_op[o.get()] = self.walk.structure(t, o);
                 }
                 self.next = end;
             }
@@ -380,8 +378,7 @@ impl<'a> Steps<'a> {
 
     /// Work done so far, and in all, counting a case, [`VARS_PER_OP`] variables, the order and
     /// an op as one unit each.
-    pub(super) fn done(&self) -> (usize, usize) {
-        let t = self.walk.t;
+    pub(super) fn done(&self, t: &Trace) -> (usize, usize) {
         let cases = t.cases.len() + 1;
         let vars = t.vars.len() / VARS_PER_OP + 1;
         let at = match self.phase {
@@ -396,9 +393,8 @@ impl<'a> Steps<'a> {
 
     /// The roles, once every op is walked: by structure, else by the name's majority, hints
     /// and the overrides of `cfg`.
-    pub(super) fn finish(mut self, cfg: &RoleConfig) -> Vec<Assigned> {
-        while !self.step(usize::MAX) {}
-        let t = self.walk.t;
+    pub(super) fn finish(mut self, t: &Trace, cfg: &RoleConfig) -> Vec<Assigned> {
+        while !self.step(t, usize::MAX) {}
         let by_op = self.by_op;
         // The role ops of a name got by structure, most frequent first.
         let mut per_name: BTreeMap<&str, BTreeMap<OpRole, usize>> = BTreeMap::new();

@@ -260,31 +260,36 @@ pub struct NameRole {
 }
 
 /// [`Roles::infer`] in steps, for a caller that must stay responsive (the page runs a few
-/// steps, lets the browser paint, and runs more): the same roles.
-pub struct RolesInference<'t>(infer::Steps<'t>);
+/// steps, lets the browser paint, and runs more): the same roles. `T` holds the trace (`&Trace`,
+/// or an `Arc<Trace>` for a caller that keeps the inference beside nothing else).
+pub struct RolesInference<T: std::borrow::Borrow<Trace>> {
+    t: T,
+    steps: infer::Steps,
+}
 
-impl<'t> RolesInference<'t> {
+impl<T: std::borrow::Borrow<Trace>> RolesInference<T> {
     /// Starts inferring the roles of `t`'s ops; the work is done in [`RolesInference::step`].
-    pub fn new(t: &'t Trace) -> Self {
-        RolesInference(infer::Steps::new(t))
+    pub fn new(t: T) -> Self {
+        let steps = infer::Steps::new(t.borrow());
+        RolesInference { t, steps }
     }
 
     /// Takes one short step: one failed case, `budget` × 16 variables, or up to `budget` ops
     /// (at least one); true when every op is looked at.
     pub fn step(&mut self, budget: usize) -> bool {
-        self.0.step(budget)
+        self.steps.step(self.t.borrow(), budget)
     }
 
     /// Work done so far, and in all (cases, variable slices and ops, one unit each): for a
     /// progress bar.
     pub fn done(&self) -> (usize, usize) {
-        self.0.done()
+        self.steps.done(self.t.borrow())
     }
 
     /// The roles with `cfg`'s hints and overrides (looking at the ops left, if any).
     pub fn finish(self, cfg: &RoleConfig) -> Roles {
         Roles {
-            ops: self.0.finish(cfg),
+            ops: self.steps.finish(self.t.borrow(), cfg),
         }
     }
 }

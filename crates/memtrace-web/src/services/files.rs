@@ -1,17 +1,14 @@
-//! Reads dropped or picked files in chunks, reporting progress, and turns each into an [`Action`].
-//! A trace file is then parsed on the main thread in steps of a few milliseconds
-//! ([`memtrace::format::stepwise`]), yielding to the browser between them, so the page keeps
-//! painting (and the progress bar moving) while a large file loads.
+//! Reads dropped or picked files in chunks, reporting progress, and opens each in steps of a few
+//! milliseconds on the main thread ([`session::Opening`]: decompress, sort, parse, infer roles),
+//! yielding to the browser between them, so the page keeps painting (and the progress bar
+//! moving) while a large file loads; then each is one [`Action::Opened`]. No domain work here:
+//! this is the I/O loop.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use memtrace::attribution::{RoleConfig, Roles, RolesInference};
-use memtrace::format::stepwise::StepLoad;
-use memtrace::format::{FormatError, LoadOptions, Loaded};
-use memtrace::session::{self, FileKind};
-use memtrace::Trace;
+use memtrace::format::LoadOptions;
+use memtrace::session;
 
 use crate::state::{Action, Progress};
 
@@ -38,12 +35,8 @@ pub fn started() -> u64 {
 /// The load was cancelled.
 pub struct Cancelled;
 
-/// The longest stretch of parsing between two yields to the browser, in ms.
+/// The longest stretch of opening a file between two yields to the browser, in ms.
 const SLICE_MS: f64 = 25.0;
-/// Bytes of the file per parse step (a millisecond or two).
-const STEP_BYTES: usize = 256 * 1024;
-/// Ops per step of the roles inference.
-const STEP_OPS: usize = 200;
 
 /// True when the benchmark asks for the one-go parse, its baseline
 /// (`window.__memtrace_load_whole = true`).
@@ -80,16 +73,19 @@ pub(crate) async fn next_task() {
     }
 }
 
-/// Parses a trace file as `format::load` does, in slices of about [`SLICE_MS`], yielding to
-/// the browser between them; the progress bar shows how far it is.
-async fn parse_in_steps(
-    bytes: Arc<[u8]>,
+/// Runs `opening` ([`session::Opening`]: decompress, sort, parse, infer roles) in slices of
+/// about [`SLICE_MS`], yielding to the browser between them; the progress bar shows how far it
+/// is. The file read to its end.
+async fn open_in_steps(
+    mut opening: session::Opening,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
-) -> Result<Result<Loaded, FormatError>, Cancelled> {
-    let mut s = StepLoad::new(bytes, LoadOptions::default());
-    let mut stage = (s.stage(), crate::timing::stage("steps: limits"));
+) -> Result<session::Ready, Cancelled> {
+    let mut stage = (
+        opening.stage(),
+        crate::timing::stage(stage_name(opening.stage())),
+    );
     loop {
         if cancels() != started {
             return Err(Cancelled);
@@ -98,48 +94,21 @@ async fn parse_in_steps(
         // The next step is taken to last as long as the one before.
         while now() - start + last < SLICE_MS {
             let at = now();
-            if let Some(r) = s.step(STEP_BYTES) {
-                return Ok(r);
+            if let Some(ready) = opening.step() {
+                return Ok(ready);
             }
             last = now() - at;
-            if s.stage() != stage.0 {
+            if opening.stage() != stage.0 {
                 drop(stage);
-                stage = (s.stage(), crate::timing::stage(stage_name(s.stage())));
+                stage = (
+                    opening.stage(),
+                    crate::timing::stage(stage_name(opening.stage())),
+                );
                 // A stage's single step can be long: each starts a task of its own.
                 break;
             }
         }
-        shown(progress, 0.9 * s.progress(), emit);
-        next_task().await;
-    }
-}
-
-/// The roles of `t`'s ops with no overrides, as `Roles::infer` gives them, inferred in slices
-/// like [`parse_in_steps`].
-async fn infer_in_steps(
-    t: &Trace,
-    progress: &mut Progress,
-    emit: &impl Fn(Action),
-    started: u64,
-) -> Result<Roles, Cancelled> {
-    let _t = crate::timing::stage("steps: roles");
-    let mut r = RolesInference::new(t);
-    loop {
-        if cancels() != started {
-            return Err(Cancelled);
-        }
-        let (start, mut last) = (now(), 0.0);
-        while now() - start + last < SLICE_MS {
-            let at = now();
-            if r.step(STEP_OPS) {
-                let _t = crate::timing::stage("roles: finish");
-                return Ok(r.finish(&RoleConfig::default()));
-            }
-            last = now() - at;
-        }
-        let (done, all) = r.done();
-        #[allow(clippy::cast_precision_loss)] // a fraction for the progress bar
-        shown(progress, 0.9 + 0.1 * done as f64 / all.max(1) as f64, emit);
+        shown(progress, opening.progress(), emit);
         next_task().await;
     }
 }
@@ -160,6 +129,7 @@ fn stage_name(s: &str) -> &'static str {
         "validate" => "steps: validate",
         "index" => "steps: index",
         "failures" => "steps: failures",
+        "roles" => "steps: roles",
         _ => "steps: other",
     }
 }
@@ -347,9 +317,9 @@ async fn read_checked(
     read(file, progress, emit, started).await
 }
 
-/// Shows a file's bytes (read from a file or fetched from an address): a gzip or zstd file is
-/// decompressed first (a trace, bundle or annotation file alike) and kept under its name without
-/// the ending; then a trace is parsed in steps, anything else goes to the reducer whole.
+/// Shows a file's bytes (read from a file or fetched from an address): opened in steps by
+/// [`session::Opening`] (a compressed file decompressed and named without its ending; a trace
+/// parsed and its roles inferred), then given to the reducer, which adds it to the project.
 ///
 /// # Errors
 /// [`Cancelled`] when [`cancel`] stopped the load (nothing was shown).
@@ -360,45 +330,19 @@ pub async fn show(
     emit: &impl Fn(Action),
     started: u64,
 ) -> Result<(), Cancelled> {
-    let (name, bytes) = match session::readable(&name, &bytes) {
-        Ok((plain, Cow::Owned(b))) => (plain, Ok(Arc::from(b))),
-        Ok((plain, Cow::Borrowed(_))) => (plain, Ok(bytes)),
-        Err(e) => (name, Err(e.unnamed())),
+    let opening = if whole_wanted() {
+        session::Opening::whole(&name, bytes)
+    } else {
+        session::Opening::new(&name, bytes, LoadOptions::default())
     };
-    match bytes {
-        Ok(bytes) if session::kind_of(&bytes) == FileKind::Trace && !whole_wanted() => {
-            let parsed = parse_in_steps(bytes.clone(), progress, emit, started).await?;
-            let mut roles = None;
-            if let Ok(l) = &parsed {
-                next_task().await;
-                roles = Some(Arc::new(
-                    infer_in_steps(&l.trace, progress, emit, started).await?,
-                ));
-            }
-            // The first render of the trace is a task of its own.
-            next_task().await;
-            if cancels() != started {
-                return Err(Cancelled);
-            }
-            let _t = crate::timing::stage("show (reduce, render)");
-            emit(Action::Parsed {
-                name,
-                bytes,
-                parsed: Box::new(parsed),
-                roles,
-            });
-        }
-        Ok(bytes) => {
-            // Let the page paint "parsing …" before the synchronous parse.
-            yew::platform::time::sleep(Duration::from_millis(16)).await;
-            if cancels() != started {
-                return Err(Cancelled);
-            }
-            let _t = crate::timing::stage("load action (reduce, render)");
-            emit(Action::Load { name, bytes });
-        }
-        Err(message) => emit(Action::ReadFailed { name, message }),
+    let ready = open_in_steps(opening, progress, emit, started).await?;
+    // The first render of the file is a task of its own.
+    next_task().await;
+    if cancels() != started {
+        return Err(Cancelled);
     }
+    let _t = crate::timing::stage("show (reduce, render)");
+    emit(Action::Opened(Box::new(ready)));
     Ok(())
 }
 

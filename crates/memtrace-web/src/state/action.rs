@@ -3,11 +3,10 @@
 
 use std::sync::Arc;
 
-use memtrace::attribution::{OpRole, Roles};
-use memtrace::format::{FormatError, Loaded};
+use memtrace::attribution::OpRole;
 use memtrace::layout::NodeRef;
 use memtrace::model::VarIx;
-use memtrace::session::{Label, Verdict};
+use memtrace::session::{Label, Ready, Verdict};
 
 use super::{Progress, Settings};
 use crate::failures::SortKey;
@@ -16,22 +15,10 @@ use crate::llm_run::ProviderSettings;
 /// What can happen to the page.
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// A bundle or annotation file arrived (dropped, picked, restored, fetched), opened whole
-    /// through `session::open`; a trace only when the benchmark asks for its one-go parse
-    /// (`services::files::show` sends every other trace as [`Action::Parsed`]).
-    Load {
-        name: String,
-        bytes: Arc<[u8]>,
-    },
-    /// A trace file parsed off the reducer, in steps (`services::files`), as `format::load`
-    /// parses it, with its roles inferred (no overrides); then as [`Action::Load`]. Only for
-    /// files `session::kind_of` takes for a trace (no bundle, no annotation file).
-    Parsed {
-        name: String,
-        bytes: Arc<[u8]>,
-        parsed: Box<Result<Loaded, FormatError>>,
-        roles: Option<Arc<Roles>>,
-    },
+    /// A file read to its end (dropped, picked, restored, fetched): a trace parsed in steps
+    /// with its roles inferred, or a bundle or annotation file to open whole
+    /// (`session::Opening`, driven by `services::files`); it goes to `Project::take`.
+    Opened(Box<Ready>),
     /// A file could not even be read by the browser.
     ReadFailed {
         name: String,
@@ -100,4 +87,14 @@ pub enum Action {
         gold: Option<String>,
         marked: bool,
     },
+}
+
+impl Action {
+    /// File `name` opened in one go (`Project::open`), whatever it holds.
+    pub fn whole(name: &str, bytes: &[u8]) -> Self {
+        Action::Opened(Box::new(Ready::Whole {
+            name: name.to_owned(),
+            bytes: Arc::from(bytes),
+        }))
+    }
 }

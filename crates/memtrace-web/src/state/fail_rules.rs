@@ -71,10 +71,7 @@ mod tests {
     const UNNAMED: &[u8] = include_bytes!("../../../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
 
     fn loaded() -> PageState {
-        PageState::default().reduce(Action::Load {
-            name: "run.jsonl".into(),
-            bytes: UNNAMED.into(),
-        })
+        PageState::default().reduce(Action::whole("run.jsonl", UNNAMED))
     }
 
     #[test]

@@ -1,14 +1,11 @@
 //! The page state and its reducer. Pure: no browser calls, so it is tested natively.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
-use memtrace::attribution::Roles;
-use memtrace::format::{FormatError, Loaded};
+use memtrace::format::FormatError;
 use memtrace::layout::NodeRef;
 use memtrace::model::VarIx;
-use memtrace::session::{self, Added, Project, SessionError, View};
+use memtrace::session::{self, Added, Project, Ready, SessionError, View};
 
 mod action;
 pub mod fail_rules;
@@ -107,13 +104,7 @@ impl PageState {
     #[must_use]
     pub fn reduce(mut self, action: Action) -> Self {
         match action {
-            Action::Load { name, bytes } => self.load(name, &bytes),
-            Action::Parsed {
-                name,
-                bytes,
-                parsed,
-                roles,
-            } => self.add(name, bytes, *parsed, roles),
+            Action::Opened(ready) => self.open(*ready),
             Action::ReadFailed { name, message } => {
                 self.errors.push(FileError {
                     name,
@@ -214,14 +205,15 @@ impl PageState {
         self
     }
 
-    /// Opens a file whole through [`Project::open`]: a trace is added, a bundle's traces,
-    /// annotation files and settings are restored, an annotation file is merged.
-    fn load(&mut self, name: String, bytes: &[u8]) {
-        let opened = {
-            let _t = crate::timing::stage("parse, validate, index, detect");
-            self.project.open(&name, bytes)
+    /// Adds a file read to its end to the project ([`Project::take`]): a trace, a bundle's
+    /// traces, annotation files and settings, or annotations merged into their trace; shows it.
+    fn open(&mut self, ready: Ready) {
+        let name = ready.name().to_owned();
+        let added = {
+            let _t = crate::timing::stage("add (detect with the rules, summary)");
+            self.project.take(ready)
         };
-        match opened {
+        match added {
             Ok(Added::Traces {
                 added,
                 errors,
@@ -231,6 +223,7 @@ impl PageState {
                     self.failed(file, message);
                 }
                 if let Some(&i) = added.last() {
+                    let _t = crate::timing::stage("select first failure");
                     self.show(i);
                 }
                 if !settings.is_null() {
@@ -293,26 +286,6 @@ impl PageState {
             location: e.location(),
             message: e.to_string(),
         });
-    }
-
-    /// Adds a trace parsed in steps (or its error) and shows it.
-    fn add(
-        &mut self,
-        name: String,
-        bytes: Arc<[u8]>,
-        parsed: Result<Loaded, FormatError>,
-        roles: Option<Arc<Roles>>,
-    ) {
-        match parsed {
-            Ok(loaded) => match self.project.add(&name, loaded, bytes, roles) {
-                Ok(i) => {
-                    let _t = crate::timing::stage("select first failure");
-                    self.show(i);
-                }
-                Err(e) => self.failed(name, e.unnamed()),
-            },
-            Err(e) => self.format_failed(name, &e),
-        }
     }
 
     /// Puts trace `i` on screen with its first listed failure selected.

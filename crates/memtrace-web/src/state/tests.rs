@@ -8,10 +8,7 @@ const FIXTURE: &[u8] =
     include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
 
 fn loaded(name: &str, bytes: &[u8]) -> PageState {
-    PageState::default().reduce(Action::Load {
-        name: name.into(),
-        bytes: bytes.into(),
-    })
+    PageState::default().reduce(Action::whole(name, bytes))
 }
 
 #[test]
@@ -26,10 +23,10 @@ fn demo_loads_and_becomes_current() {
 
 #[test]
 fn bad_file_keeps_loaded_traces() {
-    let s = loaded("demo", crate::DEMO_TRACE).reduce(Action::Load {
-        name: "bad.json".into(),
-        bytes: b"{\"graph_id\":\"x\",\"data\":{".as_slice().into(),
-    });
+    let s = loaded("demo", crate::DEMO_TRACE).reduce(Action::whole(
+        "bad.json",
+        b"{\"graph_id\":\"x\",\"data\":{".as_slice(),
+    ));
     assert_eq!(s.project.traces.len(), 1);
     assert_eq!(s.errors.len(), 1);
     assert_eq!(s.errors[0].name, "bad.json");
@@ -130,10 +127,7 @@ fn sort_twice_flips_direction() {
 #[test]
 fn bundle_restores_traces_and_settings() {
     let s = loaded("demo.json", crate::DEMO_TRACE)
-        .reduce(Action::Load {
-            name: "f.json".into(),
-            bytes: FIXTURE.into(),
-        })
+        .reduce(Action::whole("f.json", FIXTURE))
         .reduce(Action::SelectCase(4))
         .reduce(Action::FilterText("caroline".into()))
         .reduce(Action::SetVerdict {
@@ -200,14 +194,8 @@ fn a_separate_annotation_file_adds_cases_to_its_trace() {
         s.errors
     );
     let s = s
-        .reduce(Action::Load {
-            name: "bare.json".into(),
-            bytes: bare.as_slice().into(),
-        })
-        .reduce(Action::Load {
-            name: "anns.json".into(),
-            bytes: anns.as_slice().into(),
-        });
+        .reduce(Action::whole("bare.json", bare.as_slice()))
+        .reduce(Action::whole("anns.json", anns.as_slice()));
     let t = s.current_trace().unwrap();
     assert_eq!(t.summary.annotations, 6);
     assert_eq!(t.files().len(), 2);
@@ -216,10 +204,7 @@ fn a_separate_annotation_file_adds_cases_to_its_trace() {
 
 #[test]
 fn closing_the_current_trace_shows_another() {
-    let s = loaded("a.json", crate::DEMO_TRACE).reduce(Action::Load {
-        name: "b.json".into(),
-        bytes: FIXTURE.into(),
-    });
+    let s = loaded("a.json", crate::DEMO_TRACE).reduce(Action::whole("b.json", FIXTURE));
     assert_eq!(s.current, Some(1));
     let s = s.reduce(Action::Close(1));
     assert_eq!(s.project.traces.len(), 1);
@@ -228,14 +213,8 @@ fn closing_the_current_trace_shows_another() {
     assert!(s.current.is_none());
     // Loading the same name twice replaces it.
     let s = s
-        .reduce(Action::Load {
-            name: "a.json".into(),
-            bytes: crate::DEMO_TRACE.into(),
-        })
-        .reduce(Action::Load {
-            name: "a.json".into(),
-            bytes: crate::DEMO_TRACE.into(),
-        });
+        .reduce(Action::whole("a.json", crate::DEMO_TRACE))
+        .reduce(Action::whole("a.json", crate::DEMO_TRACE));
     assert_eq!(s.project.traces.len(), 1);
 }
 
@@ -309,25 +288,10 @@ fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
         ("bad.json", bad),
     ] {
         assert!(is_trace(bytes), "{name}");
-        let mut s = memtrace::format::stepwise::StepLoad::new(
-            bytes,
-            memtrace::format::LoadOptions::default(),
-        );
-        let parsed = loop {
-            if let Some(r) = s.step(1000) {
-                break r;
-            }
-        };
-        let stepped = loaded("demo", crate::DEMO_TRACE).reduce(Action::Parsed {
-            name: name.into(),
-            bytes: bytes.into(),
-            parsed: Box::new(parsed),
-            roles: None,
-        });
-        let whole = loaded("demo", crate::DEMO_TRACE).reduce(Action::Load {
-            name: name.into(),
-            bytes: bytes.into(),
-        });
+        let ready = opened_in_steps(name, bytes);
+        assert!(matches!(ready, session::Ready::Trace { .. }), "{name}");
+        let stepped = loaded("demo", crate::DEMO_TRACE).reduce(Action::Opened(Box::new(ready)));
+        let whole = loaded("demo", crate::DEMO_TRACE).reduce(Action::whole(name, bytes));
         assert!(same(&stepped, &whole), "{name}: the states differ");
     }
     let project =
@@ -336,4 +300,19 @@ fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
         !is_trace(&project),
         "a project bundle is not parsed as a trace"
     );
+    assert!(matches!(
+        opened_in_steps("p.json", &project),
+        session::Ready::Whole { .. }
+    ));
+}
+
+/// File `name` opened by `session::Opening` step by step, as `services::files` does.
+fn opened_in_steps(name: &str, bytes: &[u8]) -> session::Ready {
+    let options = memtrace::format::LoadOptions::default();
+    let mut o = session::Opening::new(name, bytes.into(), options);
+    loop {
+        if let Some(r) = o.step() {
+            break r;
+        }
+    }
 }

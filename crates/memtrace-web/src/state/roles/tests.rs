@@ -8,10 +8,7 @@ use memtrace::attribution::RoleConfig;
 use memtrace::session::{op_role, role_rows};
 
 fn demo() -> PageState {
-    PageState::default().reduce(Action::Load {
-        name: "demo.json".into(),
-        bytes: crate::DEMO_TRACE.into(),
-    })
+    PageState::default().reduce(Action::whole("demo.json", crate::DEMO_TRACE))
 }
 
 /// Attributes every case of the trace on screen with info-flow, as "Attribute all" does.
@@ -181,19 +178,13 @@ fn overrides_are_saved_per_trace_and_come_back_from_a_bundle() {
         )]))
     );
     let bytes = crate::bundle::export(&[("demo.json".into(), crate::DEMO_TRACE)], &settings);
-    let back = PageState::default().reduce(Action::Load {
-        name: "memtrace-project.json".into(),
-        bytes: bytes.into(),
-    });
+    let back = PageState::default().reduce(Action::whole("memtrace-project.json", &bytes));
     assert_eq!(
         back.current_trace().unwrap().roles,
         s.current_trace().unwrap().roles
     );
     // Loading the same file again (a re-export of the run) keeps the user's roles.
-    let again = back.reduce(Action::Load {
-        name: "demo.json".into(),
-        bytes: crate::DEMO_TRACE.into(),
-    });
+    let again = back.reduce(Action::whole("demo.json", crate::DEMO_TRACE));
     assert_eq!(again.current_trace().unwrap().roles.len(), 1);
 }
 
