@@ -229,7 +229,7 @@ impl Key {
         // Evidence that says none of them ("I met Jean" for "When did Maria meet Jean?") gives
         // a copy none to keep.
         let told: BTreeSet<String> = event.iter().filter(|w| all.contains(*w)).cloned().collect();
-        let event = if told.is_empty() && evidence_texts.is_empty() {
+        let event = if evidence_texts.is_empty() {
             event
         } else {
             told
@@ -362,17 +362,25 @@ impl Key {
 
     /// As [`Key::gold_found`], for each paragraph of the text (each memory a prompt lists).
     pub fn gold_found_each(&self, text: &str) -> Vec<BTreeSet<String>> {
+        self.found_each(text, false)
+    }
+
+    /// [`Key::gold_found_each`]; with `stated`, a date part stated in any form counts as the
+    /// gold words it is made of.
+    fn found_each(&self, text: &str, stated: bool) -> Vec<BTreeSet<String>> {
+        let dated = stated && (self.parts.parts.iter()).any(|p| matches!(p, parts::Part::Date(_)));
         let found = |p: &str| -> BTreeSet<String> {
-            if self.parts.check(p, None).is_err() {
+            let Ok(all_stated) = self.parts.check(p, None) else {
                 return BTreeSet::new();
-            }
+            };
             let have = terms(p);
             if !self.speaks_of_event(&have) {
                 return BTreeSet::new();
             }
+            let part_of_date = |w: &&String| dated && all_stated && self.parts.terms.contains(*w);
             self.gold
                 .iter()
-                .filter(|w| have.contains(*w))
+                .filter(|w| have.contains(*w) || part_of_date(w))
                 .cloned()
                 .collect()
         };
@@ -382,25 +390,7 @@ impl Key {
     /// As [`Key::gold_found_each`], a date part the paragraph states in another form counting
     /// as its words: "on 11 August 2023" holds "the Friday before 14 August 2023".
     pub fn gold_stated_each(&self, text: &str) -> Vec<BTreeSet<String>> {
-        let dated = self
-            .parts
-            .parts
-            .iter()
-            .any(|p| matches!(p, parts::Part::Date(_)));
-        let paragraphs = paragraphs(text);
-        let found = self.gold_found_each(text);
-        if !dated {
-            return found;
-        }
-        (paragraphs.into_iter().zip(found))
-            .map(|(p, mut words)| {
-                if self.parts.check(p, None) == Ok(true) && self.speaks_of_event(&terms(p)) {
-                    let stated = self.gold.iter().filter(|w| self.parts.terms.contains(*w));
-                    words.extend(stated.cloned());
-                }
-                words
-            })
-            .collect()
+        self.found_each(text, true)
     }
 
     /// True unless the key is a date of an event ([`Key::event`]) that `have` (a text's terms)

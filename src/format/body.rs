@@ -74,19 +74,21 @@ pub fn head(bytes: &[u8], n: usize) -> Cow<'_, [u8]> {
         return Cow::Borrowed(&bytes[..bytes.len().min(n)]);
     }
     let mut out = Vec::with_capacity(n);
-    let limit = n as u64;
     // A read error leaves what was read before it in `out`: the head as far as it goes.
-    if bytes.starts_with(GZIP) {
-        let _ = flate2::read::MultiGzDecoder::new(bytes)
-            .take(limit)
-            .read_to_end(&mut out);
-    } else {
-        let mut source = bytes;
-        if let Ok(decoder) = ruzstd::decoding::StreamingDecoder::new(&mut source) {
-            let _ = decoder.take(limit).read_to_end(&mut out);
-        }
+    if let Ok(d) = decoder(bytes, bytes.starts_with(GZIP)) {
+        let _ = d.take(n as u64).read_to_end(&mut out);
     }
     Cow::Owned(out)
+}
+
+/// A reader of the decompressed body (gzip, else zstd).
+fn decoder(bytes: &[u8], gzip: bool) -> Result<Box<dyn Read + '_>, String> {
+    if gzip {
+        return Ok(Box::new(flate2::read::MultiGzDecoder::new(bytes)));
+    }
+    ruzstd::decoding::StreamingDecoder::new(bytes)
+        .map(|d| Box::new(d) as Box<dyn Read>)
+        .map_err(|e| e.to_string())
 }
 
 fn decompress(bytes: &[u8], gzip: bool, limit: u64) -> Result<Vec<u8>, FormatError> {
@@ -95,17 +97,11 @@ fn decompress(bytes: &[u8], gzip: bool, limit: u64) -> Result<Vec<u8>, FormatErr
         reason: format!("it starts like a {name} body but does not decompress: {e}"),
     };
     let mut out = Vec::new();
-    let read = if gzip {
-        flate2::read::MultiGzDecoder::new(bytes)
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut out)
-    } else {
-        let mut source = bytes;
-        let decoder =
-            ruzstd::decoding::StreamingDecoder::new(&mut source).map_err(|e| bad(e.to_string()))?;
-        decoder.take(limit.saturating_add(1)).read_to_end(&mut out)
-    };
-    read.map_err(|e| bad(e.to_string()))?;
+    decoder(bytes, gzip)
+        .map_err(bad)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| bad(e.to_string()))?;
     if out.len() as u64 > limit {
         return Err(FormatError::TooLarge {
             size_bytes: out.len() as u64,

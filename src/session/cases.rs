@@ -1,6 +1,6 @@
 //! What every host asks of the open traces' questions: which there are ([`questions`]), how the
-//! failure cases are found again, which cases still want a verdict, which open trace an annotation file belongs to, and in
-//! which order files are opened.
+//! failure cases are found again, which cases still want a verdict, which open trace an
+//! annotation file belongs to, and in which order files are opened.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -76,7 +76,7 @@ pub fn annotation_target<'a>(
 /// Sorts files (name, decompressed bytes) into the order they open in: traces and bundles
 /// before the annotation files that merge into them; otherwise as given.
 pub fn opening_order<B: AsRef<[u8]>>(files: &mut [(String, B)]) {
-    files.sort_by_key(|(_, b)| kind_of(b.as_ref()) == FileKind::Annotations);
+    files.sort_by_cached_key(|(_, b)| kind_of(b.as_ref()) == FileKind::Annotations);
 }
 
 /// A question of a trace, failed or not, as a host lists them to mark one failed.
