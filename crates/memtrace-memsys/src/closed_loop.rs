@@ -34,7 +34,10 @@ use round::run_conversation;
 
 pub mod keep;
 pub mod page;
+mod progress;
 mod round;
+
+pub use progress::ExportKind;
 
 use keep::Kept;
 

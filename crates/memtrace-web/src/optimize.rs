@@ -1,15 +1,12 @@
 //! The Optimize view's pure parts: the built-in conversations, reading a LoCoMo conversations
-//! file, the loop's settings from the form, the loop's progress in steps, what is kept in
-//! IndexedDB to resume, and the export files. Tested natively.
+//! file, the loop's settings from the form, and what is kept in IndexedDB to resume (the loop's
+//! progress, rounds compared, versions and exports are `LoopState`'s). Tested natively.
 
 use std::collections::BTreeMap;
 
-use memtrace::optimize::compare::{compare, Comparison};
-use memtrace::optimize::export;
-use memtrace::optimize::PromptVersion;
 use memtrace::provider::PriceTable;
 use memtrace::session;
-use memtrace_memsys::closed_loop::{LoopConfig, LoopState, Phase};
+use memtrace_memsys::closed_loop::{LoopConfig, LoopState};
 use memtrace_memsys::{demo, Conversation};
 use serde::{Deserialize, Serialize};
 
@@ -165,29 +162,6 @@ pub fn loop_config(setup: &Setup, provider: &ProviderSettings) -> LoopConfig {
     cfg
 }
 
-/// Round `a` against round `b` of a loop: each question's verdict before and after.
-pub fn compare_rounds(state: &LoopState, a: usize, b: usize) -> Option<Comparison> {
-    let of = |r: usize| state.rounds.iter().find(|x| x.round == r);
-    Some(compare(&of(a)?.verdicts, &of(b)?.verdicts))
-}
-
-/// Steps of a whole loop: each round runs every chosen conversation, every round but the last
-/// also optimizes.
-pub fn steps_total(config: &LoopConfig) -> usize {
-    let per_round = config.train.len() + config.heldout.len();
-    (config.rounds + 1) * per_round + config.rounds
-}
-
-/// Steps done so far.
-pub fn steps_done(state: &LoopState) -> usize {
-    let per_round = state.config.train.len() + state.config.heldout.len();
-    match state.phase {
-        Phase::Run { round, pos } => round * (per_round + 1) + pos,
-        Phase::Optimize { round } => round * (per_round + 1) + per_round,
-        Phase::Done => steps_total(&state.config),
-    }
-}
-
 /// What IndexedDB keeps of a loop, saved after every step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedLoop {
@@ -196,73 +170,11 @@ pub struct SavedLoop {
     pub state: LoopState,
 }
 
-/// Each prompt's versions, oldest first.
-pub fn versions_by_prompt(state: &LoopState) -> BTreeMap<String, Vec<PromptVersion>> {
-    let mut out: BTreeMap<String, Vec<PromptVersion>> = BTreeMap::new();
-    for v in &state.versions {
-        out.entry(v.name.clone()).or_default().push(v.clone());
-    }
-    for list in out.values_mut() {
-        list.sort_by_key(|v| v.version);
-    }
-    out
-}
-
-/// The value of `v`'s parent version, empty for a starting prompt.
-pub fn parent_value<'a>(state: &'a LoopState, v: &PromptVersion) -> &'a str {
-    state
-        .versions
-        .iter()
-        .find(|p| p.name == v.name && Some(p.version) == v.parent)
-        .map_or("", |p| p.value.as_str())
-}
-
-/// The export formats of the view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportKind {
-    UpdateResults,
-    Mem0,
-    Text,
-    Html,
-}
-
-/// An export as `(file name, MIME type, contents)`.
-pub fn export_file(state: &LoopState, kind: ExportKind) -> (String, &'static str, String) {
-    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
-    match kind {
-        ExportKind::UpdateResults => (
-            "update_results.json".into(),
-            "application/json",
-            pretty(&export::with_settings(
-                export::update_results(&state.versions),
-                &state.setting_versions,
-            )),
-        ),
-        ExportKind::Mem0 => (
-            "mem0_config.json".into(),
-            "application/json",
-            pretty(&export::mem0_config(&state.versions)),
-        ),
-        ExportKind::Text => {
-            let text = export::text_files(&state.versions)
-                .into_iter()
-                .map(|(name, body)| format!("===== {name} =====\n{body}\n"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            ("prompts.txt".into(), "text/plain", text)
-        }
-        ExportKind::Html => (
-            "optimize.html".into(),
-            "text/html",
-            memtrace_memsys::closed_loop::page::loop_html(state),
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use memtrace_memsys::closed_loop::advance;
+    use memtrace_memsys::closed_loop::{ExportKind, Phase};
     use memtrace_memsys::simulated::SimulatedLlm;
     use memtrace_memsys::Prompts;
 
@@ -313,7 +225,7 @@ mod tests {
             step(&mut state, &convs, &optimizer);
         }
         assert_eq!(state.rounds[1].settings.get("top_k"), Some(&3));
-        let c = compare_rounds(&state, 0, 1).unwrap();
+        let c = state.compare_rounds(0, 1).unwrap();
         let wrong0 = state.rounds[0]
             .verdicts
             .iter()
@@ -325,8 +237,8 @@ mod tests {
             "{}",
             c.summary()
         );
-        assert!(compare_rounds(&state, 0, 7).is_none());
-        let (_, _, text) = export_file(&state, ExportKind::UpdateResults);
+        assert!(state.compare_rounds(0, 7).is_none());
+        let (_, _, text) = state.export(ExportKind::UpdateResults);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["settings"]["top_k@2"]["value"], 3);
         assert!(check_setup(&Setup { top_k: 0, ..setup }, convs.len()).is_err());
@@ -376,39 +288,39 @@ mod tests {
         assert!((price.output_usd_per_mtok - 8.0).abs() < 1e-12);
         assert_eq!((cfg.train.clone(), cfg.heldout.clone()), (vec![0], vec![1]));
         // 3 evaluations of 2 conversations, 2 optimizations.
-        assert_eq!(steps_total(&cfg), 8);
+        assert_eq!(cfg.steps_total(), 8);
     }
 
     #[test]
     fn steps_done_counts_every_advance_and_exports_name_each_version() {
         let convs = demo_conversations();
         let cfg = loop_config(&Setup::default(), &ProviderSettings::default());
-        let total = steps_total(&cfg);
+        let total = cfg.steps_total();
         let mut state = LoopState::new(cfg, Prompts::default()).unwrap();
         let optimizer = scripted_optimizer();
         let mut n = 0;
         while state.phase != Phase::Done {
-            assert_eq!(steps_done(&state), n);
+            assert_eq!(state.steps_done(), n);
             step(&mut state, &convs, &optimizer);
             n += 1;
             assert!(n <= total);
         }
-        assert_eq!((n, steps_done(&state)), (total, total));
+        assert_eq!((n, state.steps_done()), (total, total));
         let s = state.series();
         assert_eq!(s.len(), 3);
         assert!(s[1].1 > s[0].1, "train accuracy rises: {s:?}");
         assert!(state.versions.iter().any(|v| v.parent.is_some()));
-        let (name, _, text) = export_file(&state, ExportKind::UpdateResults);
+        let (name, _, text) = state.export(ExportKind::UpdateResults);
         assert_eq!(name, "update_results.json");
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         for p in &state.versions {
             assert!(v.get(format!("{}@{}", p.name, p.version)).is_some());
         }
-        let (_, _, html) = export_file(&state, ExportKind::Html);
+        let (_, _, html) = state.export(ExportKind::Html);
         assert!(html.contains("accuracy-chart"));
-        let (_, _, plain) = export_file(&state, ExportKind::Text);
+        let (_, _, plain) = state.export(ExportKind::Text);
         assert!(plain.contains("versions.json"));
-        let by = versions_by_prompt(&state);
+        let by = state.versions_by_prompt();
         assert_eq!(
             by.values().map(Vec::len).sum::<usize>(),
             state.versions.len()

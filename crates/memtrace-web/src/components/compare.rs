@@ -10,8 +10,6 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::optimize::compare_rounds;
-
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub state: LoopState,
@@ -79,7 +77,7 @@ pub fn compare_rounds_view(props: &Props) -> Html {
             })
             .collect::<Html>()
     };
-    let Some(c) = compare_rounds(state, a, b) else {
+    let Some(c) = state.compare_rounds(a, b) else {
         return html! {};
     };
     let n = |x: Change| c.count(x).to_string();

@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use memtrace::provider::{ChatRequest, ChatResponse, HttpLlm, Llm, ProviderError, Usage};
-use memtrace_memsys::closed_loop::{advance, LoopState, Phase};
+use memtrace_memsys::closed_loop::{advance, ExportKind, LoopState, Phase};
 use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_memsys::{Conversation, Prompts};
 use wasm_bindgen::JsCast;
@@ -20,9 +20,8 @@ use super::inspector::diff_rows;
 use super::provider::{stored_key, ProviderForm};
 use crate::llm_run::{Meter, ProviderSettings};
 use crate::optimize::{
-    check_setup, conversations_of, export_file, loop_config, parent_value, parse_conversations,
-    parse_positions, steps_done, steps_total, versions_by_prompt, ExportKind, SavedLoop, Setup,
-    Source,
+    check_setup, conversations_of, loop_config, parse_conversations, parse_positions, SavedLoop,
+    Setup, Source,
 };
 use crate::services::http::{FetchTransport, TimerSleep};
 use crate::services::runner::{self, Stopper};
@@ -475,10 +474,10 @@ pub fn optimize_view(props: &Props) -> Html {
                 <button id="opt-discard" class="button" disabled={busy || view.saved.is_none()} onclick={discard}
                         title="forget this loop and start a new one">{"New loop"}</button>
                 if let Some(s) = &view.saved {
-                    <progress id="opt-progress" max={steps_total(&s.state.config).to_string()} value={steps_done(&s.state).to_string()}
-                              data-done={steps_done(&s.state).to_string()} data-total={steps_total(&s.state.config).to_string()}
+                    <progress id="opt-progress" max={s.state.config.steps_total().to_string()} value={s.state.steps_done().to_string()}
+                              data-done={s.state.steps_done().to_string()} data-total={s.state.config.steps_total().to_string()}
                               data-phase={format!("{:?}", s.state.phase)}></progress>
-                    <span class="muted">{ format!("{}/{} steps · {:?}", steps_done(&s.state), steps_total(&s.state.config), s.state.phase) }</span>
+                    <span class="muted">{ format!("{}/{} steps · {:?}", s.state.steps_done(), s.state.config.steps_total(), s.state.phase) }</span>
                 }
                 <span id="opt-meter" class="meter" data-calls={m.calls.to_string()}
                       data-input={m.usage.input_tokens.to_string()} data-output={m.usage.output_tokens.to_string()}
@@ -530,7 +529,7 @@ fn versions(
     selected: Option<&(String, u32)>,
     dispatch: &UseReducerDispatcher<View>,
 ) -> Html {
-    let by = versions_by_prompt(state);
+    let by = state.versions_by_prompt();
     let shown = selected.and_then(|(n, ver)| {
         state
             .versions
@@ -565,7 +564,7 @@ fn versions(
                     if !v.feedback.is_empty() { <p class="muted">{ format!("feedback: {}", v.feedback) }</p> }
                     if !v.cases.is_empty() { <p class="muted">{ format!("caused by: {}", v.cases.join(", ")) }</p> }
                     <table class="diff">
-                        { diff_rows(&side_by_side(parent_value(state, v), &v.value)) }
+                        { diff_rows(&side_by_side(state.parent_value(v), &v.value)) }
                     </table>
                 </div>
             }
@@ -577,7 +576,7 @@ fn exports(state: &LoopState, busy: bool, dispatch: &UseReducerDispatcher<View>)
     let button = |id: &'static str, kind: ExportKind, text: &'static str| {
         let (state, dispatch) = (state.clone(), dispatch.clone());
         let onclick = Callback::from(move |_: MouseEvent| {
-            let (name, mime, body) = export_file(&state, kind);
+            let (name, mime, body) = state.export(kind);
             if let Err(m) = files::download(&name, body.as_bytes(), mime) {
                 dispatch.dispatch(Msg::Note(Some(m)));
             }
