@@ -76,7 +76,7 @@ fn a_bundle_saved_by_the_page_keeps_its_roles_and_marks() {
             gold: None,
         }],
     );
-    let bundle = memtrace_web::bundle::export(&[(NAME.into(), &bytes[..])], &settings);
+    let bundle = memtrace_web::state::bundle::export(&[(NAME.into(), &bytes[..])], &settings);
     let file = temp("project.memtrace.json", &bundle);
 
     let info = lines(&memtrace_ok(["info", file.to_str().unwrap(), "--json"]));

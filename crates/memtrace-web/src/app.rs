@@ -8,7 +8,6 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::causes::{Causes, CausesAction, Search as CauseSearch};
 use crate::components::{
     attribution::AttributionPanel,
     causes::CausesPanel,
@@ -29,6 +28,7 @@ use crate::components::{
     summary::SummaryCard,
     Shared,
 };
+use crate::runs::causes::{Causes, CausesAction, Search as CauseSearch};
 use crate::services::{files, storage};
 use crate::state::{Action, PageState};
 
@@ -235,7 +235,7 @@ pub fn app() -> Html {
                 .flat_map(memtrace::session::Entry::files)
                 .collect();
             let list: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
-            let bytes = crate::bundle::export(&list, &s.settings());
+            let bytes = crate::state::bundle::export(&list, &s.settings());
             if let Err(m) = files::download("memtrace-project.json", &bytes, "application/json") {
                 storage_error(&store.dispatcher(), m);
             }

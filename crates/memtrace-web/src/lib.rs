@@ -1,20 +1,16 @@
 //! The memtrace page: drop trace files, see which questions failed, walk the execution graph.
 //!
-//! Pure parts, tested natively: [`state`] (the one reducer), [`failures`] (list filter/sort),
-//! [`viewport`] (zoom, pan, fit, culling grid), [`bundle`] (project export/import), [`report`]
-//! (counts per error type and op), [`roles`] (op roles with the user's overrides, info-flow recomputed), [`causes`] ("find all
-//! causes": the decisive-set searches and their replays as listed). The Yew components and browser services are wasm32-only.
+//! Pure parts, tested natively: [`state`] (the one reducer over the core's `session::Project`,
+//! and UI state beside it: selection, panels, the project file), [`view`] (what the screens
+//! compute: the failures list, the graph's model, zoom and raster), [`runs`] (the long runs'
+//! state: the LLM methods' settings, the optimize loop's form, "find all causes"), [`timing`].
+//! The Yew components (`components`) and browser services ([`services`]: files, storage,
+//! HTTP, the LLM runner) are wasm32-only; `app` wires them.
 
-pub mod bundle;
-pub mod causes;
-pub mod failures;
-pub mod graph_model;
-pub mod llm_run;
-pub mod optimize;
-pub mod raster;
+pub mod runs;
 pub mod state;
 pub mod timing;
-pub mod viewport;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 mod app;

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use memtrace::attribution::{Method, RoleConfig};
 use memtrace::provider::ApiKey;
 use memtrace::{load, LoadOptions};
-use memtrace_web::llm_run::ProviderSettings;
+use memtrace_web::runs::llm_run::ProviderSettings;
 use memtrace_web::services::runner::{run_cases, RunEvent, Stopper};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 

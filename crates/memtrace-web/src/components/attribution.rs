@@ -16,7 +16,7 @@ use yew::prelude::*;
 use super::llm_run::RunPanel;
 use super::provider::ProviderForm;
 use super::Shared;
-use crate::llm_run::ProviderSettings;
+use crate::runs::llm_run::ProviderSettings;
 use crate::services::files;
 use crate::state::roles::{basis_label, infoflow_verdict};
 use crate::state::{Label, Verdict};

@@ -19,8 +19,10 @@ use memtrace_memsys::simulated::SimulatedLlm;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::causes::{cause_color, outcome_label, replay_rows, short_name, tag, Search, BUDGET};
-use crate::causes::{CausesAction, OpTag};
+use crate::runs::causes::{
+    cause_color, outcome_label, replay_rows, short_name, tag, Search, BUDGET,
+};
+use crate::runs::causes::{CausesAction, OpTag};
 use crate::state::Verdict;
 
 #[derive(Properties, PartialEq)]

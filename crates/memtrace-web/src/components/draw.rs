@@ -14,9 +14,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::overview::{self, Overview};
-use crate::graph_model::{label, preview, GraphModel, Hue};
-use crate::raster::{rgb, Raster, Rgb};
-use crate::viewport::{Detail, Rect, Viewport};
+use crate::view::graph_model::{label, preview, GraphModel, Hue};
+use crate::view::raster::{rgb, Raster, Rgb};
+use crate::view::viewport::{Detail, Rect, Viewport};
 
 /// What the canvas shows now; updated on every render, read by event handlers.
 #[derive(Default)]
@@ -326,7 +326,7 @@ pub fn draw(canvas: &HtmlCanvasElement, scene: &mut Scene, view: &mut Viewport) 
     ctx.set_font("bold 11px system-ui, sans-serif");
     let mut tags: Vec<(f64, f64, f64)> = Vec::new();
     for &(i, n) in &scene.causes {
-        let color = crate::causes::cause_color(n);
+        let color = crate::runs::causes::cause_color(n);
         ring(i, color, 3.0, 8.0);
         if let Some(node) = l.nodes.get(i as usize) {
             let (x, y) = view.to_screen(f64::from(node.x), f64::from(node.y));

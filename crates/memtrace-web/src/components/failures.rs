@@ -10,8 +10,8 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use super::Shared;
-use crate::failures::{failure_rows, label_of, labels_present, ListSettings, SortKey};
 use crate::state::Verdict;
+use crate::view::failures::{failure_rows, label_of, labels_present, ListSettings, SortKey};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

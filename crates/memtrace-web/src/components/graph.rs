@@ -1,6 +1,6 @@
 //! The graph canvas: one `<canvas>`, no DOM node per element. Wheel zooms about the cursor, drag
 //! pans, click selects, double-click (or Enter) expands; arrows pan, +/- zoom, 0 fits, n/p step
-//! through the nodes. Drawing lives in `draw.rs`; the view math in `crate::viewport`.
+//! through the nodes. Drawing lives in `draw.rs`; the view math in `crate::view::viewport`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,8 +12,8 @@ use yew::prelude::*;
 
 use super::draw::{draw, Scene};
 use super::Shared;
-use crate::graph_model::{self, Hue};
-use crate::viewport::Viewport;
+use crate::view::graph_model::{self, Hue};
+use crate::view::viewport::Viewport;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

@@ -12,7 +12,7 @@ use yew::prelude::*;
 use super::Shared;
 use memtrace::text::diff::{side_by_side, Cell, Row, RowKind};
 
-use crate::graph_model::label;
+use crate::view::graph_model::label;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {

@@ -16,7 +16,7 @@ use yew::prelude::*;
 use super::provider::stored_key;
 use super::transcript::Transcript;
 use super::Shared;
-use crate::llm_run::{Meter, ProviderSettings};
+use crate::runs::llm_run::{Meter, ProviderSettings};
 use crate::services::runner::{self, RunEvent, Stopper};
 use crate::state::Verdict;
 

@@ -18,8 +18,8 @@ use yew::prelude::*;
 use super::compare::CompareRounds;
 use super::inspector::diff_rows;
 use super::provider::{stored_key, ProviderForm};
-use crate::llm_run::{Meter, ProviderSettings};
-use crate::optimize::{
+use crate::runs::llm_run::{Meter, ProviderSettings};
+use crate::runs::optimize::{
     check_setup, conversations_of, loop_config, parse_conversations, parse_positions, SavedLoop,
     Setup, Source,
 };
@@ -237,7 +237,7 @@ fn read_file(file: web_sys::File, dispatch: UseReducerDispatcher<View>) {
 pub fn optimize_view(props: &Props) -> Html {
     let view = use_reducer(|| View {
         source: Source::demo(),
-        convs: Rc::new(crate::optimize::demo_conversations()),
+        convs: Rc::new(crate::runs::optimize::demo_conversations()),
         ..View::default()
     });
     let stopper = use_mut_ref(|| None::<Stopper>);
@@ -364,7 +364,7 @@ pub fn optimize_view(props: &Props) -> Html {
         Callback::from(move |_: MouseEvent| {
             view.dispatch(Msg::Conversations(
                 Source::demo(),
-                crate::optimize::demo_conversations(),
+                crate::runs::optimize::demo_conversations(),
             ));
         })
     };

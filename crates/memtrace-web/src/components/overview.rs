@@ -7,8 +7,8 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::graph_model::GraphModel;
-use crate::raster::Raster;
+use crate::view::graph_model::GraphModel;
+use crate::view::raster::Raster;
 
 /// What the cached picture was drawn for; any change redraws it.
 #[derive(Debug, Clone)]

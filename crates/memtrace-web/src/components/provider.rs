@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::llm_run::{api_name, ProviderSettings};
+use crate::runs::llm_run::{api_name, ProviderSettings};
 use crate::services::{http, runner};
 
 #[derive(Properties, PartialEq)]

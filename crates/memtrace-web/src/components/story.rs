@@ -14,7 +14,7 @@ use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
 use super::Shared;
-use crate::causes::{cause_color, short_name};
+use crate::runs::causes::{cause_color, short_name};
 use crate::state::Verdict;
 
 #[derive(Properties, PartialEq)]

@@ -19,7 +19,7 @@ use memtrace_memsys::counterfactual;
 use web_sys::AbortController;
 
 use super::http::{FetchTransport, TimerSleep};
-use crate::llm_run::ProviderSettings;
+use crate::runs::llm_run::ProviderSettings;
 use crate::state::Verdict;
 
 /// Attempts per case: the session's one retry policy ([`memtrace::session::retry_case`]).

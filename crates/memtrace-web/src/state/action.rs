@@ -9,8 +9,8 @@ use memtrace::model::VarIx;
 use memtrace::session::{Label, Ready, Verdict};
 
 use super::{Progress, Settings};
-use crate::failures::SortKey;
-use crate::llm_run::ProviderSettings;
+use crate::runs::llm_run::ProviderSettings;
+use crate::view::failures::SortKey;
 
 /// What can happen to the page.
 #[derive(Debug, Clone)]

@@ -8,13 +8,14 @@ use memtrace::model::VarIx;
 use memtrace::session::{self, Added, Project, Ready, SessionError, View};
 
 mod action;
+pub mod bundle;
 pub mod fail_rules;
 pub mod roles;
 
 pub use action::Action;
 
-use crate::failures::{failure_rows, ListSettings};
-use crate::llm_run::ProviderSettings;
+use crate::runs::llm_run::ProviderSettings;
+use crate::view::failures::{failure_rows, ListSettings};
 pub use memtrace::session::{Label, Verdict, VerdictCost};
 
 /// A file the page could not read: which, what is wrong, where.

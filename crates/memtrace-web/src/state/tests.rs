@@ -1,7 +1,7 @@
 //! Tests of the page reducer.
 
 use super::*;
-use crate::failures::SortKey;
+use crate::view::failures::SortKey;
 use memtrace::model::ErrorType;
 
 const FIXTURE: &[u8] =
@@ -49,7 +49,7 @@ fn j_and_k_walk_the_filtered_list_and_stop_at_the_ends() {
     s = s.reduce(Action::MoveCase(1));
     let c = s.selection.case.unwrap();
     assert_eq!(
-        crate::failures::label_of(&s.current_trace().unwrap().trace.cases[c]),
+        crate::view::failures::label_of(&s.current_trace().unwrap().trace.cases[c]),
         "ResponseError"
     );
 }
@@ -157,7 +157,7 @@ fn bundle_restores_traces_and_settings() {
         .flat_map(session::Entry::files)
         .collect();
     let refs: Vec<(String, &[u8])> = files.iter().map(|(n, b)| (n.clone(), &**b)).collect();
-    let b = crate::bundle::export(&refs, &s.settings());
+    let b = crate::state::bundle::export(&refs, &s.settings());
     let r = loaded("project.memtrace.json", &b);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(r.project.traces.len(), 2);
@@ -295,7 +295,7 @@ fn a_trace_parsed_in_steps_shows_as_when_loaded_whole() {
         assert!(same(&stepped, &whole), "{name}: the states differ");
     }
     let project =
-        crate::bundle::export(&[("demo".into(), crate::DEMO_TRACE)], &Settings::default());
+        crate::state::bundle::export(&[("demo".into(), crate::DEMO_TRACE)], &Settings::default());
     assert!(
         !is_trace(&project),
         "a project bundle is not parsed as a trace"

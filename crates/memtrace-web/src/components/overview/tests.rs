@@ -10,7 +10,7 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::components::draw::{draw, Scene, RASTER_MIN_NODES};
-use crate::viewport::Viewport;
+use crate::view::viewport::Viewport;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -32,7 +32,7 @@ fn blitted_overview_matches_the_per_frame_raster() {
         seed: 7,
     };
     let trace = std::sync::Arc::new(memtrace::format::synth::trace(&opts).unwrap());
-    let model = Rc::new(crate::graph_model::build(&trace, None, None, &[]));
+    let model = Rc::new(crate::view::graph_model::build(&trace, None, None, &[]));
     assert!(model.layout.nodes.len() > RASTER_MIN_NODES);
     let doc = web_sys::window().unwrap().document().unwrap();
     let canvas: HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();

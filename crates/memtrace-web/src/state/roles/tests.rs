@@ -177,7 +177,7 @@ fn overrides_are_saved_per_trace_and_come_back_from_a_bundle() {
             OpRole::Update
         )]))
     );
-    let bytes = crate::bundle::export(&[("demo.json".into(), crate::DEMO_TRACE)], &settings);
+    let bytes = crate::state::bundle::export(&[("demo.json".into(), crate::DEMO_TRACE)], &settings);
     let back = PageState::default().reduce(Action::whole("memtrace-project.json", &bytes));
     assert_eq!(
         back.current_trace().unwrap().roles,

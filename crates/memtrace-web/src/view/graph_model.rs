@@ -8,7 +8,7 @@ use memtrace::model::{pyrepr, FailureCase};
 use memtrace::text::{fit, one_line};
 use memtrace::Trace;
 
-use crate::viewport::{Grid, Rect};
+use crate::view::viewport::{Grid, Rect};
 
 /// Colour slots; the canvas maps them to theme colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -241,7 +241,7 @@ fn label_text(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
-    use crate::failures::tests::fixture;
+    use crate::view::failures::tests::fixture;
 
     #[test]
     fn marked_names_exactly_the_given_ids() {

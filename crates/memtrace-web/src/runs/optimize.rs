@@ -10,13 +10,13 @@ use memtrace_memsys::closed_loop::{LoopConfig, LoopState};
 use memtrace_memsys::{demo, Conversation};
 use serde::{Deserialize, Serialize};
 
-use crate::llm_run::ProviderSettings;
+use crate::runs::llm_run::ProviderSettings;
 
 /// Two short conversations written by us for the closed loop (train, held-out).
-const DEMO_JSON: &str = include_str!("../../../tests/optimize_data/conversations.json");
+const DEMO_JSON: &str = include_str!("../../../../tests/optimize_data/conversations.json");
 
 /// Two more whose evidence the similarity ranking puts third: they need `top_k` ≥ 3.
-const SETTINGS_JSON: &str = include_str!("../../../tests/optimize_data/settings.json");
+const SETTINGS_JSON: &str = include_str!("../../../../tests/optimize_data/settings.json");
 
 /// The name the built-in conversations show under.
 pub const DEMO_SOURCE: &str = "built-in demo conversations";
@@ -191,7 +191,7 @@ mod tests {
     /// The optimizer of the scripted loop (`tests/llm_server/scripts/optimize_loop.json`).
     fn scripted_optimizer() -> memtrace::provider::ScriptedLlm {
         let script = memtrace::provider::Script::from_json(include_str!(
-            "../../../tests/llm_server/scripts/optimize_loop.json"
+            "../../../../tests/llm_server/scripts/optimize_loop.json"
         ))
         .unwrap();
         memtrace::provider::ScriptedLlm::new(script)
