@@ -3,6 +3,7 @@
 //! annotation file belongs to, and in which order files are opened.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use super::open::{kind_of, FileKind};
 use super::verdict::Verdict;
@@ -77,6 +78,23 @@ pub fn annotation_target<'a>(
 /// before the annotation files that merge into them; otherwise as given.
 pub fn opening_order<B: AsRef<[u8]>>(files: &mut [(String, B)]) {
     files.sort_by_cached_key(|(_, b)| kind_of(b.as_ref()) == FileKind::Annotations);
+}
+
+/// Files given together (name, bytes), as they open: the OTLP log records of a logs file joined
+/// to the traces file whose spans they name ([`crate::format::otlp_join`]), then traces and
+/// bundles before the annotation files that merge into them ([`opening_order`]).
+pub fn arrange(files: Vec<(String, Arc<[u8]>)>) -> Vec<(String, Arc<[u8]>)> {
+    let mut files = if files.len() < 2 {
+        files
+    } else {
+        let owned = files.into_iter().map(|(n, b)| (n, b.to_vec())).collect();
+        crate::format::otlp_join::join_logs_to_traces(owned)
+            .into_iter()
+            .map(|(n, b)| (n, Arc::from(b)))
+            .collect()
+    };
+    opening_order(&mut files);
+    files
 }
 
 /// A question of a trace, failed or not, as a host lists them to mark one failed.

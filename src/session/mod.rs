@@ -16,7 +16,8 @@
 //!   [`Project::pending`], [`Project::tally`], [`Project::settings`] / [`Project::restore`].
 //! - [`find_cases`] (the user's rules, marks and judge threshold), [`pending`] (cases still to
 //!   attribute, by method), [`annotation_target`] (the open trace an
-//!   annotation file belongs to), [`opening_order`] (traces before their annotation files): for
+//!   annotation file belongs to), [`opening_order`] (traces before their annotation files),
+//!   [`arrange`] (files given together: OTLP logs joined to their traces, then in order): for
 //!   a host that keeps its traces its own way.
 //! - [`role_config`], [`infoflow_verdict`], [`reattribute`], [`role_rows`], [`op_role`]: role
 //!   overrides (op name → role), each op name's role in force beside the inferred one,
@@ -47,7 +48,9 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use cases::{annotation_target, find_cases, opening_order, pending, questions, Question};
+pub use cases::{
+    annotation_target, arrange, find_cases, opening_order, pending, questions, Question,
+};
 pub use export::{labels_json, verdicts_csv, verdicts_json};
 pub use open::{
     kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,

@@ -515,3 +515,22 @@ fn closing_a_trace_forgets_what_was_added_to_it_and_a_reload_puts_it_back() {
     p.restore(other);
     assert!(!p.marks.contains_key("gone.json"));
 }
+
+#[test]
+fn files_given_together_are_arranged_as_they_open() {
+    let logs = include_bytes!("../../tests/fixtures/otel/genai_logs.json");
+    let traces = include_bytes!("../../tests/fixtures/otel/genai_traces.json");
+    let ann = br#"[{"query_id": "q", "final_error_type": "UpdateError", "op_id": "o"}]"#;
+    let file = |n: &str, b: &[u8]| (n.to_owned(), std::sync::Arc::<[u8]>::from(b));
+    let out = arrange(vec![
+        file("a.annotations.json", ann),
+        file("logs.json", logs),
+        file("traces.json", traces),
+    ]);
+    let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+    // The logs joined into their traces file, which opens before the annotations.
+    assert_eq!(names, ["traces.json", "a.annotations.json"]);
+    assert!(out[0].1.len() > traces.len());
+    let one = arrange(vec![file("a.annotations.json", ann)]);
+    assert_eq!(one.len(), 1);
+}

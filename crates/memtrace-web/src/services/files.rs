@@ -202,9 +202,9 @@ fn zeroed(len: usize) -> Arc<[u8]> {
 
 /// Reads every file; emits progress, then one `Load` or `ReadFailed` per file, in order. After
 /// [`cancel`], the file under way and those after it are not loaded (one `ReadFailed` says so).
-/// Several files are read before any is shown, so that OTLP log records join the traces file
-/// whose spans they name ([`memtrace::format::otlp_join`]), and traces open before the annotation
-/// files dropped with them ([`session::opening_order`]).
+/// Several files are read before any is shown, so that they open together
+/// ([`session::arrange`]: OTLP log records joined to the traces file whose spans they name,
+/// traces before the annotation files dropped with them).
 pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
     let started = cancels();
     wasm_bindgen_futures::spawn_local(async move {
@@ -229,7 +229,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 Ok(Ok(bytes)) => read_ok.push((name, bytes)),
             }
         }
-        show_each(joined(read_ok), &mut progress, &emit, started).await;
+        show_each(read_ok, &mut progress, &emit, started).await;
     });
 }
 
@@ -248,15 +248,16 @@ pub async fn show_all(files: Vec<(String, Arc<[u8]>)>, emit: &impl Fn(Action)) {
     show_each(files, &mut progress, emit, cancels()).await;
 }
 
-/// Shows each file ([`show`]), traces before the annotation files that merge into them
-/// ([`session::opening_order`]); then the progress bar goes.
+/// Shows each file ([`show`]) as they open together ([`session::arrange`]: OTLP logs joined to
+/// their traces, traces before the annotation files that merge into them); then the progress
+/// bar goes.
 async fn show_each(
-    mut files: Vec<(String, Arc<[u8]>)>,
+    files: Vec<(String, Arc<[u8]>)>,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
 ) {
-    session::opening_order(&mut files);
+    let files = session::arrange(files);
     let count = files.len();
     for (k, (name, bytes)) in files.into_iter().enumerate() {
         progress.file.clone_from(&name);
@@ -281,19 +282,6 @@ fn cancelled(more: usize, name: String) -> Action {
         more => format!("loading cancelled; this file and {more} after it were not loaded"),
     };
     Action::ReadFailed { name, message }
-}
-
-/// `files` with OTLP log records joined to the traces file whose spans they name
-/// ([`memtrace::format::otlp_join`]); a single file as it is.
-fn joined(files: Vec<(String, Arc<[u8]>)>) -> Vec<(String, Arc<[u8]>)> {
-    if files.len() < 2 {
-        return files;
-    }
-    let files = files.into_iter().map(|(n, b)| (n, b.to_vec())).collect();
-    memtrace::format::otlp_join::join_logs_to_traces(files)
-        .into_iter()
-        .map(|(n, b)| (n, Arc::from(b)))
-        .collect()
 }
 
 /// Reads one file's bytes, refusing one over the size limit before reading a byte of it (the
