@@ -18,9 +18,10 @@ use super::provider::ProviderForm;
 use super::Shared;
 use crate::runs::llm_run::ProviderSettings;
 use crate::services::files;
-use crate::state::roles::{basis_label, infoflow_verdict};
+use crate::state::roles::basis_label;
 use crate::state::{Label, Verdict};
 use memtrace::attribution::results::op_name;
+use memtrace::session::infoflow_verdict;
 use memtrace::session::op_role;
 use memtrace::session::{labels_json, verdicts_csv, verdicts_json};
 
@@ -102,7 +103,7 @@ pub fn attribution_panel(props: &Props) -> Html {
                     problem.set(None);
                     on_verdict.emit((c.query_id.clone(), Some(v)));
                 }
-                Err(m) => problem.set(Some(m)),
+                Err(e) => problem.set(Some(e.to_string())),
             }
         })
     };
@@ -119,7 +120,7 @@ pub fn attribution_panel(props: &Props) -> Html {
             for c in &t.cases {
                 match infoflow_verdict(t, &roles.0, c) {
                     Ok(v) => on_verdict.emit((c.query_id.clone(), Some(v))),
-                    Err(m) => failed.push(m),
+                    Err(e) => failed.push(e.to_string()),
                 }
             }
             problem.set((!failed.is_empty()).then(|| failed.join("; ")));

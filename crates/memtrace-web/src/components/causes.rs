@@ -215,7 +215,7 @@ fn single(props: &Props) -> Html {
     let t = &props.trace.0;
     let v = props.verdict.clone().or_else(|| {
         let c = t.cases.get(props.case)?;
-        crate::state::roles::infoflow_verdict(t, &props.roles.0, c).ok()
+        memtrace::session::infoflow_verdict(t, &props.roles.0, c).ok()
     });
     let Some(v) = v else {
         return html! { <p id="causes-single" class="muted">{"No single-op verdict either."}</p> };

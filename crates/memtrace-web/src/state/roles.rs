@@ -2,12 +2,9 @@
 //! project; the rows come from `session::role_rows`): setting one gives the info-flow verdicts
 //! again (`session::reattribute`). Pure, tested natively.
 
-use memtrace::attribution::{Basis, OpRole, Roles};
-use memtrace::model::FailureCase;
-use memtrace::session;
-use memtrace::Trace;
+use memtrace::attribution::{Basis, OpRole};
 
-use super::{PageState, Verdict};
+use super::PageState;
 
 /// A few words for where a role came from.
 pub fn basis_label(b: Basis) -> &'static str {
@@ -18,14 +15,6 @@ pub fn basis_label(b: Basis) -> &'static str {
         Basis::Hint => "name hint",
         Basis::Default => "nothing matched",
     }
-}
-
-/// Runs info-flow on one case with the trace's roles: the verdict, or why it could not.
-///
-/// # Errors
-/// The attribution error as a sentence.
-pub fn infoflow_verdict(t: &Trace, roles: &Roles, c: &FailureCase) -> Result<Verdict, String> {
-    session::infoflow_verdict(t, roles, c).map_err(|e| e.to_string())
 }
 
 /// `Action::SetRole`: sets (`Some`) or resets (`None`) the role of every op named `op_name` in

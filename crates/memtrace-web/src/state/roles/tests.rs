@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::state::{Action, PageState};
 use memtrace::attribution::RoleConfig;
-use memtrace::session::{op_role, role_rows};
+use memtrace::attribution::Roles;
+use memtrace::session::{infoflow_verdict, op_role, role_rows, Verdict};
 
 fn demo() -> PageState {
     PageState::default().reduce(Action::whole("demo.json", crate::DEMO_TRACE))
