@@ -201,7 +201,7 @@ impl PageState {
                 gold,
                 marked,
             } => fail_rules::set_mark(&mut self, query_id, gold, marked),
-            Action::Restore(s) => self.restore(s, None),
+            Action::Restore(s) => self.restore(s, false),
         }
         self
     }
@@ -230,7 +230,7 @@ impl PageState {
                 if !settings.is_null() {
                     // The page's own fields ride along in the saved settings.
                     match serde_json::from_value::<Settings>(settings) {
-                        Ok(s) => self.restore(s, Some(&name)),
+                        Ok(s) => self.restore(s, true),
                         Err(e) => self.failed(name, format!("settings: {e}")),
                     }
                 }
@@ -241,14 +241,13 @@ impl PageState {
         }
     }
 
-    /// Puts saved settings back: from storage (`bundle` is `None`: the project's are replaced),
-    /// or from a bundle the project already opened (its own settings added; the page's are
-    /// restored here).
-    fn restore(&mut self, s: Settings, bundle: Option<&str>) {
+    /// Puts saved settings back: from storage (the project's are replaced), or `from_bundle`
+    /// the project already opened (it added the bundle's own; the page's are restored here).
+    fn restore(&mut self, s: Settings, from_bundle: bool) {
         self.list = s.list;
         self.provider = s.provider;
         let current = s.project.current.clone();
-        if bundle.is_some() {
+        if from_bundle {
             for r in &s.project.rules {
                 if !self.rules.contains(r) {
                     self.rules.push(r.clone());
