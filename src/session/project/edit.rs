@@ -187,8 +187,9 @@ impl Project {
     }
 
     /// Puts saved settings back on the open traces (a reload): their roles, marks, verdicts
-    /// and labels, and the rules that parse, in place of the project's; then finds every
-    /// trace's cases again. Returns why each saved rule that does not parse was left out.
+    /// and labels, and the rules that parse, in place of the project's; then finds the cases
+    /// again of every trace when the rules changed, else of those given marks. Returns why each
+    /// saved rule that does not parse was left out.
     pub fn restore(&mut self, settings: Settings) -> Vec<SessionError> {
         let (good_rules, mut errors) = settings.usable_rules("");
         let is_open = |name: &String| self.find(name).is_ok();
@@ -196,6 +197,7 @@ impl Project {
         let marks = keep(settings.marks, is_open);
         let verdicts = keep(settings.verdicts, is_open);
         let labels = keep(settings.labels, is_open);
+        let marked: Vec<String> = marks.keys().cloned().collect();
         self.roles.extend(roles);
         self.marks.extend(marks);
         self.verdicts.extend(verdicts);
@@ -203,7 +205,16 @@ impl Project {
         if let Some(c) = settings.current.filter(|c| self.find(c).is_ok()) {
             self.current = Some(c);
         }
-        errors.extend(self.use_rules(good_rules).err());
+        if good_rules != self.rules {
+            errors.extend(self.use_rules(good_rules).err());
+            return errors;
+        }
+        // The same rules: only the traces given marks are found again (a reload of a large
+        // trace keeps its cases and the roles inferred while it loaded).
+        for name in marked {
+            let detected = self.find(&name).and_then(|i| self.redetect(i));
+            errors.extend(detected.err());
+        }
         errors
     }
 
