@@ -21,6 +21,7 @@ pub mod results;
 pub mod roles;
 pub mod text;
 pub mod transcript;
+pub mod values;
 
 use serde::{Deserialize, Serialize};
 

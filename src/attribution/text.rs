@@ -9,7 +9,7 @@ pub mod parts;
 
 use std::collections::BTreeSet;
 
-pub(crate) use dates::{month_of, parse_day, weekday_of, weekday_of_date};
+pub(crate) use dates::{mentions, month_of, parse_day, toks, weekday_of, weekday_of_date, Mention};
 pub use parts::{Change, Parts};
 
 use crate::model::{pyrepr, NodeRecord};

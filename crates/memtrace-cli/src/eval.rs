@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use memtrace::algo::{evaluate_start_points, StartPointOptions};
 use memtrace::attribution::eval::{markdown, run_file, score, token_table, Scored};
-use memtrace::attribution::Attribution;
+use memtrace::attribution::{Attribution, InfoFlow, RoleConfig, Roles};
 use memtrace::format::sidecar;
 use memtrace::model::FailureCase;
 
@@ -30,9 +29,12 @@ pub struct Args {
     /// Per-case cache (JSON Lines): cases already in it are not attributed again, so a rerun resumes.
     #[arg(long)]
     cache: Option<PathBuf>,
-    /// Drop the annotations' evidence ids (users' traces rarely have them): the attributor
-    /// finds the gold-bearing messages itself.
+    /// Give the attributor the annotations' evidence ids (the oracle figure: users' traces have
+    /// none). By default they are dropped and the attributor finds the turns itself.
     #[arg(long)]
+    with_evidence: bool,
+    /// The default (kept so older scripts run): evidence ids are dropped.
+    #[arg(long, hide = true, conflicts_with = "with_evidence")]
     no_evidence: bool,
     /// Split name written into the run file.
     #[arg(long, default_value = "memtrace")]
@@ -70,6 +72,29 @@ fn read_cache(path: Option<&PathBuf>) -> BTreeMap<String, Attribution> {
     text.lines()
         .filter_map(|l| serde_json::from_str::<(String, Attribution)>(l).ok())
         .collect()
+}
+
+/// Start-point recall@8 over turns: the share of the case's evidence values that hold one of
+/// the eight turns ranked first for it with no evidence ids ([`InfoFlow::case_turns`]); `None`
+/// without gold evidence.
+fn turn_recall(t: &memtrace::model::Trace, roles: &Roles, case: &FailureCase) -> Option<f64> {
+    let gold: Vec<_> = case
+        .evidence_ids
+        .iter()
+        .filter_map(|id| t.var_by_id(id))
+        .collect();
+    if gold.is_empty() {
+        return None;
+    }
+    let mut blind = case.clone();
+    blind.evidence_ids.clear();
+    let turns = InfoFlow::default().case_turns(t, roles, &blind).ok()?;
+    let top: Vec<_> = turns.iter().take(8).collect();
+    let hit = gold
+        .iter()
+        .filter(|g| top.iter().any(|x| x.var == **g || x.also.contains(g)))
+        .count();
+    Some(hit as f64 / gold.len() as f64)
 }
 
 /// One method's run over the files.
@@ -121,13 +146,28 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             sidecar::attach(&mut trace, &bytes).with_context(|| side.display().to_string())?;
         }
         args.rules.apply(&mut trace, &[], &[])?;
-        if args.no_evidence {
+        names.push(name.clone());
+        let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
+        let annotated: Vec<FailureCase> = trace
+            .cases
+            .iter()
+            .filter(|c| c.annotation.is_some())
+            .take(room)
+            .cloned()
+            .collect();
+        if !annotated.is_empty() {
+            let roles = Roles::infer(&trace, &RoleConfig::default());
+            recalls.extend(
+                annotated
+                    .iter()
+                    .filter_map(|c| turn_recall(&trace, &roles, c)),
+            );
+        }
+        if !args.with_evidence {
             for c in &mut trace.cases {
                 c.evidence_ids.clear();
             }
         }
-        names.push(name.clone());
-        let room = args.limit.map_or(usize::MAX, |n| n - scored.len());
         let cases: Vec<FailureCase> = trace
             .cases
             .iter()
@@ -135,14 +175,6 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .take(room)
             .cloned()
             .collect();
-        let recall = evaluate_start_points(&trace, &StartPointOptions::default());
-        recalls.extend(
-            recall
-                .cases
-                .iter()
-                .filter(|c| cases.iter().any(|k| k.query_id == c.query_id))
-                .filter_map(|c| c.recall),
-        );
         let key = |case: &FailureCase| format!("{method}{variant}|{name}|{}", case.query_id);
         let todo: Vec<FailureCase> = cases
             .iter()
@@ -219,7 +251,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } = evaluate(args, &args.method, &files)?;
     let method = method.as_str();
     let report = score(method, &scored);
-    let k = StartPointOptions::default().limit;
+    let k = 8;
+    let ids = if args.with_evidence {
+        "with evidence ids"
+    } else {
+        "without evidence ids"
+    };
     let mean_recall = if recalls.is_empty() {
         None
     } else {
@@ -228,12 +265,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.json {
         let mut file = run_file(&args.split, &names, &scored, &report);
         file["metrics"][format!("start_point_recall_at_{k}")] = serde_json::json!(mean_recall);
+        file["metrics"]["evidence_ids"] = serde_json::json!(args.with_evidence);
         println!("{}", serde_json::to_string_pretty(&file)?);
     } else {
+        println!("scored {ids}\n");
         print!("{}", markdown(&report));
         if let Some(r) = mean_recall {
             println!(
-                "start points: recall@{k} {:.1}% over {} cases with gold evidence",
+                "start points (without evidence ids): turn recall@{k} {:.1}% over {} cases with gold evidence",
                 100.0 * r,
                 recalls.len()
             );

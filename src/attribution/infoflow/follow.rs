@@ -6,6 +6,7 @@ use super::graph::{self, decider, is_tombstone, lineage};
 use super::{changed, misled, pipeline, shown, stage, Finding, InfoFlow, Loss, Stage};
 use crate::attribution::roles::{holds_verbatim, is_verbatim_cut, verbatim_text, OpRole, Roles};
 use crate::attribution::text::Key;
+use crate::attribution::values::{hands_no_text, writes_prose};
 use crate::attribution::AttributionError;
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
 
@@ -78,6 +79,8 @@ impl InfoFlow {
             .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
             .filter(|&o| o != stage.answer_op && Some(o) != stage.retrieval_op)
             .filter(|&o| roles.role(o) != OpRole::Judge)
+            // An embedding call hands on no words: it cannot lose them.
+            .filter(|&o| !hands_no_text(t, o))
             .collect();
         let earliest =
             |a: &OpIx, b: &OpIx| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b));
@@ -87,7 +90,8 @@ impl InfoFlow {
         //    first loss. Only with the gold answer's words to go by: evidence words alone are
         //    too loose to call a reader's output a loss.
         if key.gold_is_literal {
-            if let Some(&first) = readers.iter().min_by(|a, b| earliest(a, b)) {
+            let authors = readers.iter().filter(|&&o| writes_prose(t, o));
+            if let Some(&first) = authors.min_by(|a, b| earliest(a, b)) {
                 // Clearly lost, not kept in part: a long answer is rarely restated whole.
                 // A verbatim copy (a buffer) keeps all the evidence says.
                 let kept = t
@@ -368,8 +372,16 @@ impl InfoFlow {
             return Ok(result(op, role, path, reason, 0.8));
         }
 
-        // 4 and 5: what did the ops that read the evidence make of it?
-        let Some(&reader) = readers.iter().min_by(|a, b| earliest(a, b)) else {
+        // 4 and 5: what did the ops that read the evidence make of it? The one that lost it
+        // wrote prose (facts), when any reader did: not a step that wrote names or labels.
+        let authors: Vec<OpIx> = readers
+            .iter()
+            .copied()
+            .filter(|&o| writes_prose(t, o))
+            .collect();
+        let first_author = authors.iter().min_by(|a, b| earliest(a, b));
+        let Some(&reader) = first_author.or_else(|| readers.iter().min_by(|a, b| earliest(a, b)))
+        else {
             return Err(AttributionError::Unresolvable {
                 case_id: case.query_id.clone(),
                 reason: "no operation read the evidence messages".into(),

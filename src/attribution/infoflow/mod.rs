@@ -33,6 +33,7 @@ pub(crate) mod graph;
 mod pipeline;
 mod quoted;
 mod stage;
+pub mod turns;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -146,25 +147,28 @@ impl InfoFlow {
         if let Some(f) = pipeline::judge_erred(t, roles, &stage, case) {
             return Ok(Self::verdict(t, roles, case, &f, Vec::new(), 1.0));
         }
-        let (mut evidence, from_start_points) = self.evidence(t, case, &stage);
-        // Follow each evidence message on its own: its key is what it alone contributes.
-        let follow_one = |e: VarIx| -> Result<_, AttributionError> {
-            let key = Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))])
-                .timed(var_anchor(t.var(e)));
+        let (starts, from_start_points) = self.starts(t, roles, case, &stage);
+        let from_turns =
+            from_start_points && starts.iter().any(|(e, x)| *x != var_text(t.var(e[0])));
+        let mut evidence: Vec<VarIx> = starts.iter().flat_map(|(e, _)| e.clone()).collect();
+        // Follow each piece of evidence on its own: its key is what it alone contributes.
+        let follow_one = |e: &[VarIx], text: &str| -> Result<_, AttributionError> {
+            let key = Key::new(&case.golden_answers, &case.query, &[text.to_owned()])
+                .timed(e.first().and_then(|&v| var_anchor(t.var(v))));
             Ok((
                 key.gold_is_literal.then_some(key.gold.clone()),
-                self.follow(t, roles, &stage, case, &[e], &key)?,
+                self.follow(t, roles, &stage, case, e, &key)?,
             ))
         };
-        let mut followed: Vec<_> = evidence.iter().map(|&e| follow_one(e)).collect();
+        let mut followed: Vec<_> = starts.iter().map(|(e, x)| follow_one(e, x)).collect();
         // The messages holding the gold answer's words, unless what the evidence became holds
         // them already: an evidence message saying "last month" that memory stored as
         // "December 2022" needs no other source.
         let gold = Key::new(&case.golden_answers, &case.query, &[]);
         // The event a date answer is of, as the evidence told it ("the Pride fest").
-        let told = |e: VarIx| Key::new(&case.golden_answers, &case.query, &[var_text(t.var(e))]);
-        let became_gold = (evidence.iter().zip(&followed)).any(|(&e, r)| {
-            let key = told(e);
+        let told = |x: &str| Key::new(&case.golden_answers, &case.query, &[x.to_owned()]);
+        let became_gold = (starts.iter().zip(&followed)).any(|((_, x), r)| {
+            let key = told(x);
             r.as_ref().is_ok_and(|(_, f)| {
                 f.role != OpRole::Extraction
                     && f.path.iter().any(|&v| {
@@ -174,9 +178,14 @@ impl InfoFlow {
                     })
             })
         });
-        if !became_gold {
+        // Turns were ranked by the gold answer's words already.
+        if !became_gold && !from_turns {
             let sources = self.gold_sources(t, case, &stage, &evidence);
-            followed.extend(sources.iter().map(|&e| follow_one(e)));
+            followed.extend(
+                sources
+                    .iter()
+                    .map(|&e| follow_one(&[e], &var_text(t.var(e)))),
+            );
             evidence.extend(sources);
         }
         // A message no op read tells nothing; the case fails only when none can be followed.
@@ -185,10 +194,13 @@ impl InfoFlow {
         if let (true, Some(Err(err))) = (findings.is_empty(), unread.into_iter().next()) {
             return Err(err);
         }
-        let ev_ids: Vec<String> = evidence
-            .iter()
-            .map(|&e| t.var(e).full_node_id.clone())
-            .collect();
+        let mut ev_ids: Vec<String> = Vec::new();
+        for &e in &evidence {
+            let id = &t.var(e).full_node_id;
+            if !ev_ids.contains(id) {
+                ev_ids.push(id.clone());
+            }
+        }
         // Gold words that reached the answer op through some evidence message.
         let reached_gold: BTreeSet<&String> = findings
             .iter()
@@ -245,6 +257,21 @@ impl InfoFlow {
         };
         let scale = if from_start_points { 0.7 } else { 1.0 };
         Ok(Self::verdict(t, roles, case, f, ev_ids, scale))
+    }
+
+    /// The turns a case's answer may have come from, best first ([`turns`]): where the
+    /// attributor starts when the case names no evidence.
+    ///
+    /// # Errors
+    /// As [`InfoFlow::attribute`].
+    pub fn case_turns(
+        &self,
+        t: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+    ) -> Result<Vec<turns::Turn>, AttributionError> {
+        let stage = Self::stage(t, case)?;
+        Ok(turns::ranked(t, roles, &stage, case))
     }
 
     /// The attribution of a finding: the evidence ids, then the finding's path and op.

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 
 use super::graph::{self, find_retrieval, memory_kinds_near, question_pipeline};
-use super::{pipeline, InfoFlow, Stage};
-use crate::attribution::roles::normalized;
-use crate::attribution::text::{content_tokens, var_text, var_texts, Key};
+use super::{pipeline, turns, InfoFlow, Stage};
+use crate::attribution::roles::{normalized, Roles};
+use crate::attribution::text::{content_tokens, parts, var_text, var_texts, Key};
 use crate::attribution::AttributionError;
 use crate::model::{answer_op_of, FailureCase, OpIx, Trace, VarIx};
 
@@ -78,6 +78,57 @@ impl InfoFlow {
             cutoff: t.op(cutoff_op).created_at.clone(),
             pipeline: question_pipeline(t, query, answer_op),
         })
+    }
+
+    /// Where to start following, each with the text its key is made of: the case's evidence
+    /// messages (their whole text); else the turns that best match the case ([`turns::ranked`]:
+    /// the best, and those scoring at least 60 % of it, up to [`InfoFlow::start_points`]), each
+    /// with the dates its value states beside it when it states none (a prompt's session date);
+    /// else the best-matching messages. True when the case named no evidence.
+    pub(super) fn starts(
+        &self,
+        t: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+        stage: &Stage,
+    ) -> (Vec<(Vec<VarIx>, String)>, bool) {
+        let whole = |v: VarIx| (vec![v], var_text(t.var(v)));
+        let named = case.evidence_ids.iter().filter_map(|id| t.var_by_id(id));
+        let named: Vec<_> = named.map(whole).collect();
+        if !named.is_empty() {
+            return (named, false);
+        }
+        let ranked = turns::ranked(t, roles, stage, case);
+        let best = ranked.first().map_or(0.0, |x| x.score);
+        let chosen = ranked
+            .into_iter()
+            .take(self.start_points)
+            .take_while(|x| x.score >= best * 0.6);
+        let with_dates = |x: turns::Turn| {
+            let vars: Vec<VarIx> = std::iter::once(x.var)
+                .chain(x.also.iter().copied())
+                .collect();
+            if parts::has_date(&x.text) {
+                return (vars, x.text);
+            }
+            let leaves = var_texts(t.var(x.var));
+            let dated = leaves.iter().flat_map(|leaf| {
+                turns::segments(leaf)
+                    .into_iter()
+                    .map(|r| leaf[r].to_owned())
+                    .filter(|s| !turns::stated_days(s).is_empty())
+            });
+            let text = std::iter::once(x.text.clone())
+                .chain(dated)
+                .collect::<Vec<_>>();
+            (vars, text.join("\n"))
+        };
+        let found: Vec<_> = chosen.map(with_dates).collect();
+        if !found.is_empty() {
+            return (found, true);
+        }
+        let (messages, _) = self.evidence(t, case, stage);
+        (messages.into_iter().map(whole).collect(), true)
     }
 
     /// The case's evidence messages, or the best-matching messages when it names none.
