@@ -213,3 +213,12 @@ impl Crate {
             })
     }
 }
+
+impl Crate {
+    /// The module path of the file that defines what the crate-rooted `path` names (`["model"]`
+    /// for `model::Trace`, also when the root re-exports it as `Trace`); `None` outside the crate.
+    pub fn module_of(&self, path: &[String]) -> Option<Vec<String>> {
+        let file = self.resolve(path, 0)?;
+        Some(self.files[&file].0.clone())
+    }
+}
