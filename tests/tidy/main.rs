@@ -70,6 +70,12 @@ const LAYERS: &[(&str, &str, &[&[&str]])] = &[
         "src",
         &[&["memtrace_record", "memtrace_memsys"], HOSTS],
     ),
+    // The recorder sits on the core (its calendar), below the reference memory systems.
+    (
+        "memtrace_record",
+        "crates/memtrace-record/src",
+        &[&["memtrace_memsys"], HOSTS],
+    ),
     // The reference memory systems sit above the core and the recorder, below every host (pure,
     // so no transport either).
     ("memtrace_memsys", "crates/memtrace-memsys/src", &[HOSTS]),

@@ -27,9 +27,7 @@ mod identity;
 mod scope;
 mod state;
 
-pub use clock::{
-    civil_from_days, days_from_civil, format_timestamp, parse_timestamp, Clock, SteppingClock,
-};
+pub use clock::{format_timestamp, parse_timestamp, Clock, SteppingClock};
 pub use identity::{content_id, py_json_dumps, py_repr, py_str_repr, py_type, sha1_hex};
 pub use scope::{Entered, Instrument, Instrumented, Scope};
 
