@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::error::from_json;
 use super::otlp::value_ports;
-use super::spans::{self, Imported, Kind, Lines, MemoryWrite, Port, Span};
-use super::time::{format_nanos, parse_rfc3339};
+use super::spans::{self, Ids, Imported, Kind, Lines, MemoryWrite, Origin, Port, Span, Work};
+use super::time::parse_rfc3339;
 use super::FormatError;
 use crate::model::GraphMeta;
 use crate::text::text_of;
@@ -74,17 +74,7 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
             Err(e) => return Err(e),
         }
     }
-    meta.created_at = out
-        .iter()
-        .map(|s| s.start_ns)
-        .min()
-        .map(format_nanos)
-        .unwrap_or_default();
-    Ok(Imported {
-        spans: out,
-        meta,
-        problems,
-    })
+    Ok(Imported::new(out, meta, problems))
 }
 
 fn time(v: Option<&Value>, path: String) -> Result<Option<u64>, FormatError> {
@@ -485,24 +475,31 @@ fn observation(
         ),
         _ => "OK".to_owned(),
     };
-    // Kept twin (duplicates): the OTLP reader fills the same Span fields from its own.
-    Ok(Span {
+    let ids = Ids {
         id,
         trace_id: trace_id.to_owned(),
         parent: Some(str_field(o, "parentObservationId").unwrap_or_else(|| trace_id.to_owned())),
         name: str_field(o, "name").unwrap_or_else(|| kind.category().to_owned()),
-        kind,
-        start_ns,
-        end_ns,
-        inputs,
-        outputs,
-        documents,
-        memory_writes,
-        metadata,
+    };
+    let origin = Origin {
         filename: filename.to_owned(),
         path: path.to_owned(),
         id_field: "id",
         parent_field: "parentObservationId",
+    };
+    let work = Work {
+        inputs,
+        outputs,
+        documents,
+        memory_writes,
+    };
+    Ok(Span::new(
+        ids,
+        kind,
+        (start_ns, end_ns),
+        work,
+        metadata,
         status,
-    })
+        origin,
+    ))
 }

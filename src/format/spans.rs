@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::time::format_nanos;
 use super::FormatError;
 use crate::model::GraphMeta;
 use crate::text::text_of;
@@ -16,6 +17,23 @@ pub struct Imported {
     pub spans: Vec<Span>,
     pub meta: GraphMeta,
     pub problems: Vec<FormatError>,
+}
+
+impl Imported {
+    /// What a reader read, the graph created when its first span started.
+    pub fn new(spans: Vec<Span>, mut meta: GraphMeta, problems: Vec<FormatError>) -> Imported {
+        meta.created_at = spans
+            .iter()
+            .map(|s| s.start_ns)
+            .min()
+            .map(format_nanos)
+            .unwrap_or_default();
+        Imported {
+            spans,
+            meta,
+            problems,
+        }
+    }
 }
 
 /// What a span does, from `openinference.span.kind`, `gen_ai.operation.name`
@@ -142,6 +160,82 @@ pub struct Span {
     pub parent_field: &'static str,
     /// Status text (`OK`, `ERROR: message`), used when the span writes nothing else.
     pub status: String,
+}
+
+/// Who a span is: its id, its trace's and its parent's, and its name.
+#[derive(Debug, Clone)]
+pub struct Ids {
+    pub id: String,
+    pub trace_id: String,
+    pub parent: Option<String>,
+    pub name: String,
+}
+
+/// What a span did: the values it read and wrote, the documents it returned and the memory
+/// units it wrote.
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    pub inputs: Vec<Port>,
+    pub outputs: Vec<Port>,
+    pub documents: Vec<Port>,
+    pub memory_writes: Vec<MemoryWrite>,
+}
+
+/// Where a span was read: the `filename` of the records made from it, its path in the file,
+/// and the format's names for the id and parent fields (for error paths).
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub filename: String,
+    pub path: String,
+    pub id_field: &'static str,
+    pub parent_field: &'static str,
+}
+
+impl Span {
+    /// A span as each format's reader hands it on: who it is, what it did between `start_ns`
+    /// and `end_ns`, what else is worth keeping (`metadata`), its status text and where it was
+    /// read.
+    pub fn new(
+        ids: Ids,
+        kind: Kind,
+        (start_ns, end_ns): (u64, u64),
+        work: Work,
+        metadata: Map<String, Value>,
+        status: String,
+        origin: Origin,
+    ) -> Span {
+        let Ids {
+            id,
+            trace_id,
+            parent,
+            name,
+        } = ids;
+        let Work {
+            inputs,
+            outputs,
+            documents,
+            memory_writes,
+        } = work;
+        Span {
+            id,
+            trace_id,
+            parent,
+            name,
+            kind,
+            start_ns,
+            end_ns,
+            inputs,
+            outputs,
+            documents,
+            memory_writes,
+            metadata,
+            filename: origin.filename,
+            path: origin.path,
+            id_field: origin.id_field,
+            parent_field: origin.parent_field,
+            status,
+        }
+    }
 }
 
 /// Line and column (1-based; the column counts bytes, like `serde_json`) of offsets in a file.
