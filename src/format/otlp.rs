@@ -506,7 +506,7 @@ fn span(
         parent: raw.parent_span_id.filter(|p| !p.is_empty()).map(hex_id),
         name: raw.name,
     };
-    let origin = Origin {
+    let from = Origin {
         filename: format!("otlp:{service}"),
         path,
         id_field: "spanId",
@@ -517,16 +517,10 @@ fn span(
         outputs,
         documents,
         memory_writes,
-    };
-    Ok(Span::new(
-        ids,
-        kind,
-        (start_ns, end_ns),
-        work,
         metadata,
         status,
-        origin,
-    ))
+    };
+    Ok(Span::new(ids, kind, (start_ns, end_ns), work, from))
 }
 
 /// A span's start and end, the end not before the start.

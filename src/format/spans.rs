@@ -171,14 +171,16 @@ pub struct Ids {
     pub name: String,
 }
 
-/// What a span did: the values it read and wrote, the documents it returned and the memory
-/// units it wrote.
+/// What a span did: the values it read and wrote, the documents it returned, the memory units
+/// it wrote, what else is worth keeping and its status text.
 #[derive(Debug, Clone, Default)]
 pub struct Work {
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,
     pub documents: Vec<Port>,
     pub memory_writes: Vec<MemoryWrite>,
+    pub metadata: Map<String, Value>,
+    pub status: String,
 }
 
 /// Where a span was read: the `filename` of the records made from it, its path in the file,
@@ -193,47 +195,32 @@ pub struct Origin {
 
 impl Span {
     /// A span as each format's reader hands it on: who it is, what it did between `start_ns`
-    /// and `end_ns`, what else is worth keeping (`metadata`), its status text and where it was
-    /// read.
+    /// and `end_ns`, and where it was read.
     pub fn new(
         ids: Ids,
         kind: Kind,
         (start_ns, end_ns): (u64, u64),
         work: Work,
-        metadata: Map<String, Value>,
-        status: String,
         origin: Origin,
     ) -> Span {
-        let Ids {
-            id,
-            trace_id,
-            parent,
-            name,
-        } = ids;
-        let Work {
-            inputs,
-            outputs,
-            documents,
-            memory_writes,
-        } = work;
         Span {
-            id,
-            trace_id,
-            parent,
-            name,
+            id: ids.id,
+            trace_id: ids.trace_id,
+            parent: ids.parent,
+            name: ids.name,
             kind,
             start_ns,
             end_ns,
-            inputs,
-            outputs,
-            documents,
-            memory_writes,
-            metadata,
+            inputs: work.inputs,
+            outputs: work.outputs,
+            documents: work.documents,
+            memory_writes: work.memory_writes,
+            metadata: work.metadata,
             filename: origin.filename,
             path: origin.path,
             id_field: origin.id_field,
             parent_field: origin.parent_field,
-            status,
+            status: work.status,
         }
     }
 }
