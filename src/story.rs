@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::algo::first_producer;
 use crate::algo::{answer_op, failure_slice, text::var_text, GraphIndex};
 use crate::attribution::infoflow::graph::find_retrieval;
-use crate::attribution::roles::first_producer;
 use crate::attribution::text::terms;
 use crate::attribution::{Attribution, OpRole, Roles};
 use crate::model::{pyrepr, ErrorType, FailureCase, OpIx, Trace, VarIx};

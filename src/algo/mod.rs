@@ -30,6 +30,7 @@ pub use graph::{
 pub use lifeline::{def_use, lifeline, DefUse, Lifeline, LifelineVersion, VersionKind};
 pub use rrf::reciprocal_rank_fusion;
 pub use search::{Hit, RegexOptions, SearchIndex};
+pub(crate) use slice::first_producer;
 pub use slice::{answer_op, backward_slice, failure_slice, forward_impact, Slice};
 pub use start_points::{
     evaluate_start_points, recall_at_k, start_points, MessageIndex, RecallReport, Retriever,

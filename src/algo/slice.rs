@@ -145,3 +145,11 @@ pub fn answer_op(trace: &Trace, case: &FailureCase) -> Option<OpIx> {
         .or_else(|| case.answer_op.as_deref().and_then(|o| trace.op_by_id(o)))
         .or_else(|| producers.first().copied())
 }
+
+/// The earliest op that produced `v`.
+pub(crate) fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
+    t.flow.producers[v.get()]
+        .iter()
+        .copied()
+        .min_by(|a, b| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b)))
+}

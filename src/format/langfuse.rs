@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::error::from_json;
 use super::otlp::value_ports;
-use super::spans::{self, Imported, Kind, Lines, MemoryWrite, Port, Span};
-use super::time::{format_nanos, parse_rfc3339};
+use super::spans::{self, Ids, Imported, Kind, Lines, Origin, Port, Span, Work};
+use super::time::parse_rfc3339;
 use super::FormatError;
 use crate::model::GraphMeta;
 use crate::text::text_of;
@@ -74,17 +74,7 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
             Err(e) => return Err(e),
         }
     }
-    meta.created_at = out
-        .iter()
-        .map(|s| s.start_ns)
-        .min()
-        .map(format_nanos)
-        .unwrap_or_default();
-    Ok(Imported {
-        spans: out,
-        meta,
-        problems,
-    })
+    Ok(Imported::new(out, meta, problems))
 }
 
 fn time(v: Option<&Value>, path: String) -> Result<Option<u64>, FormatError> {
@@ -217,27 +207,27 @@ fn trace(
 
     add_scores(o, &mut spans, &trace_id, &filename, path, last);
 
-    let root = Span {
+    let ids = Ids {
         id: trace_id.clone(),
         trace_id: trace_id.clone(),
         parent: None,
         name,
-        kind: Kind::Chain,
-        start_ns,
-        end_ns: last,
+    };
+    let work = Work {
         inputs: input
             .map(|v| value_ports(&text_of(v), Kind::Chain))
             .unwrap_or_default(),
-        outputs: Vec::new(),
-        documents: Vec::new(),
-        memory_writes: Vec::new(),
         metadata,
+        status: "OK".into(),
+        ..Work::default()
+    };
+    let from = Origin {
         filename,
         path: path.to_owned(),
         id_field: "id",
         parent_field: "parentObservationId",
-        status: "OK".into(),
     };
+    let root = Span::new(ids, Kind::Chain, (start_ns, last), work, from);
     spans.insert(0, root);
     Ok(spans)
 }
@@ -355,31 +345,32 @@ fn add_scores(
         let id = sc
             .get("id")
             .map_or_else(|| format!("{trace_id}-score-{k}"), text_of);
-        spans.push(Span {
+        let ids = Ids {
             id: format!("score-{id}"),
             trace_id: trace_id.to_owned(),
             parent: Some(trace_id.to_owned()),
             name: format!("score:{}", sc.get("name").map(text_of).unwrap_or_default()),
-            kind: Kind::Evaluator,
-            start_ns: last,
-            end_ns: last,
+        };
+        let work = Work {
             inputs,
             outputs: vec![spans::score_port(value)],
-            documents: Vec::new(),
-            memory_writes: Vec::new(),
             metadata: meta,
+            status: "OK".into(),
+            ..Work::default()
+        };
+        let from = Origin {
             filename: filename.to_owned(),
             path: format!("{path}.scores[{k}]"),
             id_field: "id",
             parent_field: "observationId",
-            status: "OK".into(),
-        });
+        };
+        spans.push(Span::new(ids, Kind::Evaluator, (last, last), work, from));
     }
 }
 
 /// Outputs of an observation: messages (generation), a score (evaluator), documents
 /// (retriever), else the value, with any memory writes in it.
-fn output_ports(kind: Kind, v: &Value) -> (Vec<Port>, Vec<Port>, Vec<MemoryWrite>) {
+fn output_ports(kind: Kind, v: &Value) -> Work {
     let (mut outputs, mut documents, mut memory_writes) = (Vec::new(), Vec::new(), Vec::new());
     match kind {
         Kind::Llm => {
@@ -405,7 +396,12 @@ fn output_ports(kind: Kind, v: &Value) -> (Vec<Port>, Vec<Port>, Vec<MemoryWrite
             outputs.push(Port::new("output", "output", text_of(v)));
         }
     }
-    (outputs, documents, memory_writes)
+    Work {
+        outputs,
+        documents,
+        memory_writes,
+        ..Work::default()
+    }
 }
 
 fn observation(
@@ -459,9 +455,8 @@ fn observation(
             _ => inputs.extend(value_ports(&text_of(v), kind)),
         }
     }
-    let (outputs, documents, memory_writes) =
-        output.map(|v| output_ports(kind, v)).unwrap_or_default();
-    let mut metadata = Map::new();
+    let mut work = output.map(|v| output_ports(kind, v)).unwrap_or_default();
+    work.inputs = inputs;
     for key in [
         "type",
         "model",
@@ -475,34 +470,27 @@ fn observation(
         "promptVersion",
     ] {
         if let Some(v) = o.get(key).filter(|v| !v.is_null()) {
-            metadata.insert(key.into(), v.clone());
+            work.metadata.insert(key.into(), v.clone());
         }
     }
-    let status = match o.get("level").and_then(Value::as_str) {
+    work.status = match o.get("level").and_then(Value::as_str) {
         Some("ERROR") => format!(
             "ERROR: {}",
             str_field(o, "statusMessage").unwrap_or_default()
         ),
         _ => "OK".to_owned(),
     };
-    // Kept twin (duplicates): the OTLP reader fills the same Span fields from its own.
-    Ok(Span {
+    let ids = Ids {
         id,
         trace_id: trace_id.to_owned(),
         parent: Some(str_field(o, "parentObservationId").unwrap_or_else(|| trace_id.to_owned())),
         name: str_field(o, "name").unwrap_or_else(|| kind.category().to_owned()),
-        kind,
-        start_ns,
-        end_ns,
-        inputs,
-        outputs,
-        documents,
-        memory_writes,
-        metadata,
+    };
+    let from = Origin {
         filename: filename.to_owned(),
         path: path.to_owned(),
         id_field: "id",
         parent_field: "parentObservationId",
-        status,
-    })
+    };
+    Ok(Span::new(ids, kind, (start_ns, end_ns), work, from))
 }

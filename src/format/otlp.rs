@@ -10,8 +10,7 @@ use super::otlp_agents;
 use super::otlp_logs::{self, Logs};
 use super::otlp_messages::{indexed, messages};
 use super::otlp_value::{attributes, hex_id, KeyValue};
-use super::spans::{self, json_in, Imported, Kind, Lines, Port, Span};
-use super::time::format_nanos;
+use super::spans::{self, json_in, Ids, Imported, Kind, Lines, Origin, Port, Span, Work};
 use super::FormatError;
 use crate::model::GraphMeta;
 use crate::text::text_of;
@@ -173,12 +172,6 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
             || "graph-otlp".to_owned(),
             |s| format!("graph-{}", s.trace_id),
         ),
-        created_at: out
-            .iter()
-            .map(|s| s.start_ns)
-            .min()
-            .map(format_nanos)
-            .unwrap_or_default(),
         ..GraphMeta::default()
     };
     meta.project_id = resource.get("service.name").cloned().unwrap_or(Value::Null);
@@ -186,11 +179,7 @@ pub fn parse(bytes: &[u8], lenient: bool) -> Result<Imported, FormatError> {
     m.insert("source_format".into(), Value::String("otlp".into()));
     m.insert("resource".into(), Value::Object(resource));
     meta.metadata = Value::Object(m);
-    Ok(Imported {
-        spans: out,
-        meta,
-        problems,
-    })
+    Ok(Imported::new(out, meta, problems))
 }
 
 /// Reads one `TracesData`: the whole file, or the JSON Lines line numbered `line`.
@@ -511,26 +500,27 @@ fn span(
     if let (Kind::Tool, true, Some(text)) = (kind, outputs.is_empty(), tool_result) {
         metadata.insert(spans::TOOL_RESULT.into(), Value::String(text));
     }
-    // Kept twin (duplicates): the Langfuse reader fills the same Span fields from its own.
-    Ok(Span {
+    let ids = Ids {
         id: hex_id(raw.span_id),
         trace_id: hex_id(raw.trace_id),
         parent: raw.parent_span_id.filter(|p| !p.is_empty()).map(hex_id),
         name: raw.name,
-        kind,
-        start_ns,
-        end_ns,
+    };
+    let from = Origin {
+        filename: format!("otlp:{service}"),
+        path,
+        id_field: "spanId",
+        parent_field: "parentSpanId",
+    };
+    let work = Work {
         inputs,
         outputs,
         documents,
         memory_writes,
         metadata,
-        filename: format!("otlp:{service}"),
-        path,
-        id_field: "spanId",
-        parent_field: "parentSpanId",
         status,
-    })
+    };
+    Ok(Span::new(ids, kind, (start_ns, end_ns), work, from))
 }
 
 /// A span's start and end, the end not before the start.

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use super::error::Problems;
 use super::inference::Builder;
-use super::smartcomment::Parts;
+use super::parts::Parts;
 use super::spans::{Imported, Kind, Port, Span, TOOL_RESULT};
 use super::time::format_nanos;
 use super::FormatError;

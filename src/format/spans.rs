@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::time::format_nanos;
 use super::FormatError;
 use crate::model::GraphMeta;
 use crate::text::text_of;
@@ -16,6 +17,23 @@ pub struct Imported {
     pub spans: Vec<Span>,
     pub meta: GraphMeta,
     pub problems: Vec<FormatError>,
+}
+
+impl Imported {
+    /// What a reader read, the graph created when its first span started.
+    pub fn new(spans: Vec<Span>, mut meta: GraphMeta, problems: Vec<FormatError>) -> Imported {
+        meta.created_at = spans
+            .iter()
+            .map(|s| s.start_ns)
+            .min()
+            .map(format_nanos)
+            .unwrap_or_default();
+        Imported {
+            spans,
+            meta,
+            problems,
+        }
+    }
 }
 
 /// What a span does, from `openinference.span.kind`, `gen_ai.operation.name`
@@ -142,6 +160,69 @@ pub struct Span {
     pub parent_field: &'static str,
     /// Status text (`OK`, `ERROR: message`), used when the span writes nothing else.
     pub status: String,
+}
+
+/// Who a span is: its id, its trace's and its parent's, and its name.
+#[derive(Debug, Clone)]
+pub struct Ids {
+    pub id: String,
+    pub trace_id: String,
+    pub parent: Option<String>,
+    pub name: String,
+}
+
+/// What a span did: the values it read and wrote, the documents it returned, the memory units
+/// it wrote, what else is worth keeping and its status text.
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    pub inputs: Vec<Port>,
+    pub outputs: Vec<Port>,
+    pub documents: Vec<Port>,
+    pub memory_writes: Vec<MemoryWrite>,
+    pub metadata: Map<String, Value>,
+    pub status: String,
+}
+
+/// Where a span was read: the `filename` of the records made from it, its path in the file,
+/// and the format's names for the id and parent fields (for error paths).
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub filename: String,
+    pub path: String,
+    pub id_field: &'static str,
+    pub parent_field: &'static str,
+}
+
+impl Span {
+    /// A span as each format's reader hands it on: who it is, what it did between `start_ns`
+    /// and `end_ns`, and where it was read.
+    pub fn new(
+        ids: Ids,
+        kind: Kind,
+        (start_ns, end_ns): (u64, u64),
+        work: Work,
+        origin: Origin,
+    ) -> Span {
+        Span {
+            id: ids.id,
+            trace_id: ids.trace_id,
+            parent: ids.parent,
+            name: ids.name,
+            kind,
+            start_ns,
+            end_ns,
+            inputs: work.inputs,
+            outputs: work.outputs,
+            documents: work.documents,
+            memory_writes: work.memory_writes,
+            metadata: work.metadata,
+            filename: origin.filename,
+            path: origin.path,
+            id_field: origin.id_field,
+            parent_field: origin.parent_field,
+            status: work.status,
+        }
+    }
 }
 
 /// Line and column (1-based; the column counts bytes, like `serde_json`) of offsets in a file.

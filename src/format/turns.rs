@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::smartcomment::Parts;
+use super::parts::Parts;
 
 /// Categories that are never a conversation turn.
 const NOT_TURNS: [&str; 4] = ["prompt", "memory_entry", "retrieved_document", "message"];

@@ -4,7 +4,7 @@
 use std::hash::BuildHasher;
 
 use super::error::Problems;
-use super::smartcomment::Parts;
+use super::parts::Parts;
 use super::FormatError;
 use crate::model::{EdgeRecord, OpRecord, SessionRecord};
 use crate::util::hash::{id_map, id_set, IdMap, IdSet};

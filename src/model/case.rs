@@ -108,11 +108,6 @@ pub struct FailureCase {
     pub judge_op: Option<String>,
 }
 
-/// Failed questions by the rules of [`super::detect`] (no user rules, no marks).
-pub(super) fn find_cases(t: &Trace) -> Result<Vec<FailureCase>, GraphError> {
-    super::detect::detect(t, &[], &[]).map(|d| d.cases)
-}
-
 /// Checks the annotations (MemTraceBench) as [`annotated`] reads them: a known error type, ids
 /// that name a node and an operation of the trace. Cheaper than [`annotated`], which also
 /// finds each case's answer op.

@@ -111,7 +111,8 @@ impl Trace {
     /// A dangling reference, a duplicate id or a cycle, located by JSON path.
     pub fn reindex(&mut self) -> Result<(), GraphError> {
         self.index_flow()?;
-        self.cases = case::find_cases(self)?;
+        // Failed questions by the ordered rules alone (no user rules, no marks).
+        self.cases = detect::detect(self, &[], &[])?.cases;
         Ok(())
     }
 

@@ -1,9 +1,7 @@
 //! Calendar arithmetic on proleptic Gregorian dates, with no date crate in the wasm build:
 //! day numbers since 1970-01-01 (Howard Hinnant's algorithms) and a [`Date`] that reads and
-//! writes the forms conversations use (`8 May 2023`).
-//!
-//! The recorder crate (`memtrace-record`) keeps its own copy of the two day-number functions:
-//! the core depends on it, so it cannot use these; a test below checks that both agree.
+//! writes the forms conversations use (`8 May 2023`). The recorder (`memtrace-record`) writes
+//! its timestamps with these too.
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {

@@ -175,18 +175,25 @@ impl Runner {
     }
 }
 
-// Kept alike: `file`, `case` and `json` open `story.rs`'s Args too; each command documents its own flags.
+/// The file and the cases a per-case command reads, and how it prints them (`attribute`,
+/// `story`).
+#[derive(clap::Args)]
+pub struct Cases {
+    /// A trace file (any readable format; `-`: standard input).
+    pub file: PathBuf,
+    /// Only this case (its query id, e.g. `query:locomo-qa-1-7@1`).
+    #[arg(long)]
+    pub case: Option<String>,
+    /// One JSON object per case.
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(clap::Args)]
 #[allow(clippy::struct_excessive_bools)] // independent command-line switches
 pub struct Args {
-    /// A trace file (`-`: standard input).
-    file: PathBuf,
-    /// Only this case (its query id, e.g. `query:locomo-qa-1-7@1`).
-    #[arg(long)]
-    case: Option<String>,
-    /// One JSON object per case.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    cases: Cases,
     /// Check each verdict by counterfactual replay (verified / refuted / not replayable).
     #[arg(long)]
     verify: bool,
@@ -212,21 +219,21 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let runner = args.method.runner()?;
-    let inputs = crate::input::read(&args.file, &args.rules)?;
+    let inputs = crate::input::read(&args.cases.file, &args.rules)?;
     let (mut matched, mut found) = (false, false);
     for input in &inputs {
         let cases: Vec<FailureCase> = input
             .trace
             .cases
             .iter()
-            .filter(|c| args.case.as_deref().is_none_or(|q| c.query_id == q))
+            .filter(|c| args.cases.case.as_deref().is_none_or(|q| c.query_id == q))
             .cloned()
             .collect();
         matched |= !cases.is_empty();
         found |= !input.trace.cases.is_empty();
-        if cases.is_empty() && args.case.is_none() {
+        if cases.is_empty() && args.cases.case.is_none() {
             // On stderr with --json: stdout stays one JSON object per case.
-            if args.json {
+            if args.cases.json {
                 eprintln!("{}: no failed cases", input.name);
             } else {
                 println!("{}: no failed cases", input.name);
@@ -239,7 +246,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             for r in &results {
                 print_results(args, &input.trace, std::slice::from_ref(r))?;
                 let set = crate::decisive::find(&input.trace, &roles, &r.0, args.budget)?;
-                if args.json {
+                if args.cases.json {
                     println!("{}", serde_json::to_string(&set)?);
                 } else {
                     crate::decisive::print(&set);
@@ -253,10 +260,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let prices = args.method.provider.price_table()?;
         memtrace_native::llm::report_stats(&runner.llm, &prices, args.stats_out.as_deref())?;
     }
-    if let (Some(q), false) = (&args.case, matched) {
+    if let (Some(q), false) = (&args.cases.case, matched) {
         bail!(
             "no failed case with query id {q:?} in {}",
-            args.file.display()
+            args.cases.file.display()
         );
     }
     Ok(crate::failures_code(args.fail_on_failures && found))
@@ -264,7 +271,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 fn print_results(args: &Args, trace: &Trace, results: &[CaseResult]) -> anyhow::Result<()> {
     for (case, result, checked) in results {
-        if args.json {
+        if args.cases.json {
             let mut v = match &result {
                 Ok(a) => serde_json::to_value(a)?,
                 Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),

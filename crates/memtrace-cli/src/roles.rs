@@ -13,6 +13,13 @@ pub struct Args {
     /// One JSON object per op name.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    roles: RoleArgs,
+}
+
+/// The roles a command reads a trace with: the bundle's overrides and `--role` specs.
+#[derive(clap::Args)]
+pub struct RoleArgs {
     /// Set an op name's role, over what structure says (repeatable).
     #[arg(long = "role", value_name = "NAME=ROLE")]
     roles: Vec<String>,
@@ -20,30 +27,28 @@ pub struct Args {
     read: crate::rules::ReadArgs,
 }
 
-/// The trace in `file` (any readable format, or the trace on screen in a bundle the page saved)
-/// and the roles config: the bundle's overrides, with `--role NAME=ROLE` specs on top.
-pub fn load_with_roles(
-    file: &std::path::Path,
-    specs: &[String],
-    read: crate::rules::ReadArgs,
-) -> anyhow::Result<(memtrace::Trace, RoleConfig)> {
-    let rules = crate::rules::RuleArgs {
-        read,
-        ..crate::rules::RuleArgs::default()
-    };
-    let input = crate::input::read_one(file, &rules)?;
-    let mut cfg = RoleConfig {
-        overrides: input.roles,
-        ..RoleConfig::default()
-    };
-    for spec in specs {
-        cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
+impl RoleArgs {
+    /// The trace in `file` (any readable format, or the trace on screen in a bundle the page
+    /// saved) and the roles config: the bundle's overrides, with `--role NAME=ROLE` specs on top.
+    pub fn load(&self, file: &std::path::Path) -> anyhow::Result<(memtrace::Trace, RoleConfig)> {
+        let rules = crate::rules::RuleArgs {
+            read: self.read,
+            ..crate::rules::RuleArgs::default()
+        };
+        let input = crate::input::read_one(file, &rules)?;
+        let mut cfg = RoleConfig {
+            overrides: input.roles,
+            ..RoleConfig::default()
+        };
+        for spec in &self.roles {
+            cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
+        }
+        Ok((input.trace, cfg))
     }
-    Ok((input.trace, cfg))
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (trace, cfg) = load_with_roles(&args.file, &args.roles, args.read)?;
+    let (trace, cfg) = args.roles.load(&args.file)?;
     let names = Roles::infer(&trace, &cfg).by_name(&trace);
     if args.json {
         for n in &names {

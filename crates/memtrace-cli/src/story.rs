@@ -2,44 +2,34 @@
 //! path as numbered steps (evidence → ops and versions → the decisive op → retrieval → answer →
 //! judge), from the info-flow verdict; the answer's words in «», version diffs as [-old-]{+new+}.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use memtrace::algo::GraphIndex;
 use memtrace::attribution::{InfoFlow, Roles};
 use memtrace::story::{story_in, Story};
 
-// Kept alike: the same three flags open `attribute.rs`'s Args; each command documents its own flags.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (any readable format; `-`: standard input).
-    file: PathBuf,
-    /// Only this case (its query id).
-    #[arg(long)]
-    case: Option<String>,
-    /// One JSON object per case.
-    #[arg(long)]
-    json: bool,
-    /// Set an op name's role, over what structure says (repeatable).
-    #[arg(long = "role", value_name = "NAME=ROLE")]
-    roles: Vec<String>,
     #[command(flatten)]
-    read: crate::rules::ReadArgs,
+    cases: crate::attribute::Cases,
+    #[command(flatten)]
+    roles: crate::roles::RoleArgs,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (trace, cfg) = crate::roles::load_with_roles(&args.file, &args.roles, args.read)?;
+    let (trace, cfg) = args.roles.load(&args.cases.file)?;
     let roles = Roles::infer(&trace, &cfg);
     let cases: Vec<_> = trace
         .cases
         .iter()
-        .filter(|c| args.case.as_ref().is_none_or(|id| *id == c.query_id))
+        .filter(|c| args.cases.case.as_ref().is_none_or(|id| *id == c.query_id))
         .collect();
     if cases.is_empty() {
         anyhow::bail!(
             "{}: no failed case{}; `memtrace info` lists them",
-            args.file.display(),
-            args.case
+            args.cases.file.display(),
+            args.cases
+                .case
                 .as_ref()
                 .map(|c| format!(" {c}"))
                 .unwrap_or_default()
@@ -50,7 +40,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for c in cases {
         let verdict = InfoFlow::default().attribute_with(&trace, &roles, c).ok();
         let s = story_in(&trace, g.as_ref(), c, verdict.as_ref(), &roles);
-        if args.json {
+        if args.cases.json {
             println!("{}", serde_json::to_string(&s)?);
         } else {
             print_story(&s);

@@ -26,8 +26,7 @@ use memtrace::attribution::text::{var_text, Key};
 use memtrace::model::{FailureCase, OpIx, Trace, VarIx};
 use memtrace::provider::{Llm, ProviderError, Usage};
 
-use crate::label_is_correct;
-use crate::prompts::{answer_request, build_context, judge_request, Prompts};
+use crate::answer_step::{answer_inputs, Replay};
 
 /// Share of the evidence key a text must hold to count as carrying it.
 const CARRY: f64 = 0.6;
@@ -147,89 +146,6 @@ pub async fn check_with<L: Llm>(
     })
 }
 
-/// The answer op's recorded prompts and context units (its inputs but the question).
-fn answer_inputs(trace: &Trace, case: &FailureCase, answer: OpIx) -> (Prompts, Vec<VarIx>) {
-    let query = trace.var_by_id(&case.query_id);
-    let inputs = trace
-        .flow
-        .op_inputs
-        .get(answer.get())
-        .cloned()
-        .unwrap_or_default();
-    let (prompts, context): (Vec<VarIx>, Vec<VarIx>) = inputs
-        .into_iter()
-        .filter(|&v| Some(v) != query)
-        .partition(|&v| trace.var(v).category == "prompt");
-    let mut prompts_used = Prompts::default();
-    if let Some(&p) = prompts.first() {
-        prompts_used.question_answering = var_text(trace.var(p));
-    }
-    (prompts_used, context)
-}
-
-/// Re-runs the answer step correctly on its recorded inputs: (judged correct, the answer,
-/// usage); `None` when the case has no answer op.
-///
-/// # Errors
-/// The provider's error.
-pub(crate) async fn rerun_answer<L: Llm>(
-    llm: &L,
-    trace: &Trace,
-    case: &FailureCase,
-) -> Result<Option<(bool, String, Usage)>, ProviderError> {
-    let Some(answer) = answer_op(trace, case) else {
-        return Ok(None);
-    };
-    let (prompts, context) = answer_inputs(trace, case, answer);
-    let replay = Replay {
-        llm,
-        trace,
-        case,
-        prompts: &prompts,
-    };
-    replay.run(&context).await.map(Some)
-}
-
-/// Replays the answer step (and its judge) with given memory units.
-struct Replay<'a, L> {
-    llm: &'a L,
-    trace: &'a Trace,
-    case: &'a FailureCase,
-    prompts: &'a Prompts,
-}
-
-impl<L: Llm> Replay<'_, L> {
-    /// (judged correct, the answer, usage).
-    async fn run(&self, units: &[VarIx]) -> Result<(bool, String, Usage), ProviderError> {
-        let t = self.trace;
-        let memories: Vec<(String, String)> = units
-            .iter()
-            .map(|&v| (var_text(t.var(v)), unit_time(t, v)))
-            .filter(|(text, _)| !text.is_empty())
-            .collect();
-        answer_and_judge(self.llm, self.prompts, self.case, &build_context(&memories)).await
-    }
-}
-
-/// Answers `case`'s question from a formatted `context` and judges the answer, both through
-/// `llm`: (judged correct, the answer, usage).
-pub(crate) async fn answer_and_judge<L: Llm>(
-    llm: &L,
-    prompts: &Prompts,
-    case: &FailureCase,
-    context: &str,
-) -> Result<(bool, String, Usage), ProviderError> {
-    let q = &case.query;
-    let reply = llm.chat(&answer_request(prompts, q, context)).await?;
-    let gold = case.golden_answers.join(" / ");
-    let judged = llm
-        .chat(&judge_request(prompts, q, &gold, &reply.content))
-        .await?;
-    let mut usage = reply.usage;
-    usage += judged.usage;
-    Ok((label_is_correct(&judged.content), reply.content, usage))
-}
-
 /// The check of a memory op upstream of retrieval.
 async fn upstream<L: Llm>(
     llm: &L,
@@ -265,19 +181,6 @@ async fn upstream<L: Llm>(
         replayed_answer: r.answer,
         usage,
     })
-}
-
-/// The time of a memory unit: its recorded `timestamp`, else the version's creation time.
-fn unit_time(trace: &Trace, v: VarIx) -> String {
-    let r = trace.var(v);
-    serde_json::from_str::<serde_json::Value>(&r.value)
-        .ok()
-        .and_then(|j| {
-            j.get("timestamp")
-                .and_then(|t| t.as_str())
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| r.created_at.clone())
 }
 
 /// The evidence key of a case: gold answers, question and the named evidence messages.

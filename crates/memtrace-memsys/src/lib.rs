@@ -26,6 +26,7 @@
 //! with the core's optimizer, tuning the [`settings`] of a [`Config`] next to the prompts.
 
 mod amem;
+mod answer_step;
 pub mod bench;
 mod bench_otlp;
 pub mod closed_loop;

@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use memtrace::util::calendar::{civil_from_days, days_from_civil};
+
 /// A source of wall-clock time: milliseconds since 1970-01-01 00:00 local time.
 pub trait Clock: Send + Sync {
     /// The current time in milliseconds.
@@ -65,38 +67,6 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         .and_then(|t| t.parse::<i64>().ok())
         .unwrap_or(0);
     Some(days_from_civil(y, m, d) * 86_400_000 + h * 3_600_000 + min * 60_000 + sec * 1000 + milli)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date `(year, month, day)` of a day number since 1970-01-01.
-pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
 }
 
 #[cfg(test)]

@@ -27,9 +27,7 @@ mod identity;
 mod scope;
 mod state;
 
-pub use clock::{
-    civil_from_days, days_from_civil, format_timestamp, parse_timestamp, Clock, SteppingClock,
-};
+pub use clock::{format_timestamp, parse_timestamp, Clock, SteppingClock};
 pub use identity::{content_id, py_json_dumps, py_repr, py_str_repr, py_type, sha1_hex};
 pub use scope::{Entered, Instrument, Instrumented, Scope};
 
@@ -108,8 +106,30 @@ pub struct SessionSpec {
     pub metadata: Map<String, Value>,
 }
 
-// Kept alike: SessionSpec and VarSpec share `comment`/`meta` setters on fields of their own; a
-// macro would hide the setters' docs from rustdoc.
+/// The `comment` and `meta` setters of a spec (session, operation, variable), on its own
+/// `comment` and `metadata` fields; the docs are written here, once, and rustdoc shows them on
+/// each spec.
+macro_rules! annotation_setters {
+    ($($spec:ty),*) => {$(
+        impl $spec {
+            /// The record's `comment`.
+            #[must_use]
+            pub fn comment(mut self, c: &str) -> Self {
+                c.clone_into(&mut self.comment);
+                self
+            }
+            /// One entry of the record's `metadata`.
+            #[must_use]
+            pub fn meta(mut self, key: &str, v: Value) -> Self {
+                self.metadata.insert(key.to_owned(), v);
+                self
+            }
+        }
+    )*};
+}
+
+annotation_setters!(SessionSpec, OpSpec, VarSpec);
+
 impl SessionSpec {
     /// A session of this category with a generated id.
     pub fn new(category: &str) -> Self {
@@ -122,16 +142,6 @@ impl SessionSpec {
     #[must_use]
     pub fn id(mut self, id: &str) -> Self {
         self.id = Some(id.to_owned());
-        self
-    }
-    #[must_use]
-    pub fn comment(mut self, c: &str) -> Self {
-        c.clone_into(&mut self.comment);
-        self
-    }
-    #[must_use]
-    pub fn meta(mut self, key: &str, v: Value) -> Self {
-        self.metadata.insert(key.to_owned(), v);
         self
     }
 }
@@ -154,16 +164,6 @@ impl OpSpec {
             ..Self::default()
         }
     }
-    #[must_use]
-    pub fn comment(mut self, c: &str) -> Self {
-        c.clone_into(&mut self.comment);
-        self
-    }
-    #[must_use]
-    pub fn meta(mut self, key: &str, v: Value) -> Self {
-        self.metadata.insert(key.to_owned(), v);
-        self
-    }
 }
 
 /// What to record for a variable: identity, value and labels.
@@ -178,7 +178,6 @@ pub struct VarSpec {
     metadata: Map<String, Value>,
 }
 
-// Kept alike: see SessionSpec — the same `comment`/`meta` setters on this spec's own fields.
 impl VarSpec {
     /// Identity by name: the same name with a different value becomes a new version.
     pub fn named(name: &str, value: Value) -> Self {
@@ -217,16 +216,6 @@ impl VarSpec {
     #[must_use]
     pub fn category(mut self, c: &str) -> Self {
         c.clone_into(&mut self.category);
-        self
-    }
-    #[must_use]
-    pub fn comment(mut self, c: &str) -> Self {
-        c.clone_into(&mut self.comment);
-        self
-    }
-    #[must_use]
-    pub fn meta(mut self, key: &str, v: Value) -> Self {
-        self.metadata.insert(key.to_owned(), v);
         self
     }
     #[must_use]

@@ -173,16 +173,7 @@ impl Scope {
         };
         for o in &outs {
             for i in &ins {
-                s.push_edge(
-                    &now,
-                    site,
-                    &self.id,
-                    &self.session_id,
-                    category,
-                    &i.full_node_id(),
-                    &o.full_node_id(),
-                    comment,
-                );
+                self.edge(&mut s, (&now, site), category, (i, o), comment);
             }
         }
     }
@@ -214,8 +205,20 @@ impl Scope {
             return;
         };
         let category = category.unwrap_or(own);
+        self.edge(&mut s, (&now, site), category, (source, target), comment);
+    }
+
+    /// Writes the edge `source → target` made by this operation at `now` from `site`.
+    fn edge(
+        &self,
+        s: &mut crate::state::State,
+        (now, site): (&str, Site),
+        category: &str,
+        (source, target): (&Var, &Var),
+        comment: &str,
+    ) {
         s.push_edge(
-            &now,
+            now,
             site,
             &self.id,
             &self.session_id,
@@ -271,27 +274,8 @@ impl Scope {
             full_name: prev.full_name().to_owned(),
             version,
         };
-        s.push_edge(
-            &now,
-            site,
-            &self.id,
-            &self.session_id,
-            category,
-            &prev.full_node_id(),
-            &new.full_node_id(),
-            comment,
-        );
-        for i in inputs {
-            s.push_edge(
-                &now,
-                site,
-                &self.id,
-                &self.session_id,
-                category,
-                &i.full_node_id(),
-                &new.full_node_id(),
-                comment,
-            );
+        for source in std::iter::once(prev).chain(inputs.iter().copied()) {
+            self.edge(&mut s, (&now, site), category, (source, &new), comment);
         }
         new
     }

@@ -257,18 +257,3 @@ fn sentinels_and_same_seed_same_file() {
     );
     assert!(load(&one, LoadOptions::default()).is_ok());
 }
-
-#[test]
-fn day_numbers_agree_with_the_core() {
-    for y in [1900, 1969, 1970, 2000, 2023, 2024, 2100] {
-        for m in 1..=12 {
-            for d in [1, 15, 29] {
-                assert_eq!(
-                    memtrace_record::days_from_civil(y, m, d),
-                    memtrace::util::calendar::days_from_civil(y, m, d),
-                    "{y}-{m}-{d}"
-                );
-            }
-        }
-    }
-}

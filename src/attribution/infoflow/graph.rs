@@ -100,7 +100,7 @@ pub(crate) fn question_pipeline(t: &Trace, query: VarIx, answer_op: OpIx) -> Vec
     while let Some(v) = queue.pop() {
         for &o in &t.flow.consumers[v.get()] {
             for w in t.flow.op_produced(o) {
-                let created = crate::attribution::roles::first_producer(t, w) == Some(o);
+                let created = crate::algo::first_producer(t, w) == Some(o);
                 if created && !std::mem::replace(&mut from_query[w.get()], true) {
                     queue.push(w);
                 }

@@ -20,16 +20,9 @@ use std::collections::{BTreeMap, HashMap};
 use super::anchors::{Anchors, Asked};
 use super::verbatim::{edits, message_texts, passes_on_verbatim, verbatim_copies, LeafCache};
 use super::{Assigned, Basis, OpRole, RoleConfig, RoleHints};
+use crate::algo::first_producer;
 use crate::attribution::infoflow::graph::{drafts_for, is_tombstone};
 use crate::model::{OpIx, Trace, VarIx};
-
-/// The earliest op that produced `v`.
-pub(crate) fn first_producer(t: &Trace, v: VarIx) -> Option<OpIx> {
-    t.flow.producers[v.get()]
-        .iter()
-        .copied()
-        .min_by(|a, b| t.op(*a).created_at.cmp(&t.op(*b).created_at).then(a.cmp(b)))
-}
 
 /// A structural role, `weak` when a conflicting hint should win.
 struct Found {

@@ -9,7 +9,6 @@ mod anchors;
 mod infer;
 mod verbatim;
 
-pub(crate) use infer::first_producer;
 pub(crate) use verbatim::{
     holds_verbatim, is_verbatim_cut, normalized, spells_out, string_leaves, verbatim_text,
 };

@@ -429,7 +429,7 @@ impl Stores {
             .filter_map(|id| self.replayed.get(id))
             .map(|u| (u.text.clone(), u.timestamp.clone()))
             .collect();
-        let (rescued, answer, usage) = crate::counterfactual::answer_and_judge(
+        let (rescued, answer, usage) = crate::answer_step::answer_and_judge(
             llm,
             &lay.prompts,
             case,

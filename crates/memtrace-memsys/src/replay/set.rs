@@ -23,7 +23,7 @@ use super::layout::{
     extraction_request_of, layout, recorded_facts, recorded_update, str_list, unit_version, Layout,
 };
 use super::{parse_events, rebuild, top_k, Stores};
-use crate::counterfactual::{answer_and_judge, rerun_answer};
+use crate::answer_step::{answer_and_judge, rerun_answer};
 use crate::fault::holds;
 use crate::prompts::{build_context, delete_request, strip_code_block, update_request};
 use crate::store::Store;
