@@ -6,7 +6,7 @@ use super::graph::{self, decider, is_tombstone, lineage};
 use super::{changed, misled, pipeline, shown, stage, Finding, InfoFlow, Loss, Stage};
 use crate::attribution::roles::{holds_verbatim, is_verbatim_cut, verbatim_text, OpRole, Roles};
 use crate::attribution::text::Key;
-use crate::attribution::values::{hands_no_text, writes_prose};
+use crate::attribution::values::{hands_no_text, may_author};
 use crate::attribution::AttributionError;
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
 
@@ -90,7 +90,7 @@ impl InfoFlow {
         //    first loss. Only with the gold answer's words to go by: evidence words alone are
         //    too loose to call a reader's output a loss.
         if key.gold_is_literal {
-            let authors = readers.iter().filter(|&&o| writes_prose(t, o));
+            let authors = readers.iter().filter(|&&o| may_author(t, o));
             if let Some(&first) = authors.min_by(|a, b| earliest(a, b)) {
                 // Clearly lost, not kept in part: a long answer is rarely restated whole.
                 // A verbatim copy (a buffer) keeps all the evidence says.
@@ -377,7 +377,7 @@ impl InfoFlow {
         let authors: Vec<OpIx> = readers
             .iter()
             .copied()
-            .filter(|&o| writes_prose(t, o))
+            .filter(|&o| may_author(t, o))
             .collect();
         let first_author = authors.iter().min_by(|a, b| earliest(a, b));
         let Some(&reader) = first_author.or_else(|| readers.iter().min_by(|a, b| earliest(a, b)))

@@ -375,9 +375,20 @@ fn misled(
         t.op(op).op_name,
         stretch.join(" ")
     );
+    // An op that wrote memory from the turns themselves extracted it, whatever its name's role.
+    let role = match roles.role(op) {
+        OpRole::Update
+            if t.flow.op_inputs[op.get()]
+                .iter()
+                .any(|u| evidence.contains(u)) =>
+        {
+            OpRole::Extraction
+        }
+        r => r,
+    };
     Some(Finding {
         op,
-        role: roles.role(op),
+        role,
         path: vec![v],
         reason,
         confidence: 0.75,

@@ -6,16 +6,14 @@
 //! first read by an op that hands on text. A failed case's turns are ranked against its question
 //! and gold answer (rare words first, the gold's words twice).
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 use super::Stage;
 use crate::attribution::roles::{OpRole, Roles};
 use crate::attribution::text::{mentions, terms, toks, var_texts, Mention};
-use crate::attribution::values::hands_no_text;
-use crate::model::{FailureCase, Trace, VarIx};
+use crate::attribution::values::{hands_no_text, shingles, words};
+use crate::model::{pyrepr, FailureCase, Trace, VarIx};
 
 /// A turn where it enters the trace.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,22 +30,23 @@ pub struct Turn {
     pub score: f64,
 }
 
-/// Word shingles this long mark a stretch an op wrote.
-const SHINGLE: usize = 4;
-
-/// Stretches of a text that may each be a turn: its lines, a line cut again before each speaker
-/// label that follows a sentence's end.
+/// Stretches of a text that may each be a turn: its lines (a line break written as `\n` inside a
+/// quoted string too), a line cut again before each speaker label that follows a sentence's end.
 pub(crate) fn segments(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
-    for line in text.split_inclusive('\n') {
+    let lines = text
+        .split_inclusive('\n')
+        .flat_map(|l| l.split_inclusive("\\n"));
+    for line in lines {
         let end = start + line.len();
         let mut from = start;
         for cut in label_starts(line) {
             push_trimmed(text, from..start + cut, &mut out);
             from = start + cut;
         }
-        push_trimmed(text, from..end, &mut out);
+        let body = end - if line.ends_with("\\n") { 2 } else { 0 };
+        push_trimmed(text, from..body.max(from), &mut out);
         start = end;
     }
     out
@@ -89,34 +88,17 @@ fn is_label(s: &str) -> bool {
     first_is_letter && word.len() <= 24 && s[word.len()..].starts_with(": ")
 }
 
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-fn shingles(text: &str) -> Vec<u64> {
-    let w = words(text);
-    w.windows(SHINGLE)
-        .map(|s| {
-            let mut h = DefaultHasher::new();
-            s.hash(&mut h);
-            h.finish()
-        })
-        .collect()
-}
-
-/// The segments of a text with their texts; a segment that is JSON (a list of memories a
-/// prompt quotes) is its strings, each where the segment is.
+/// The segments of a text with their texts; a segment that is JSON or a Python literal (a list
+/// of memories a prompt quotes) is its strings, each where the segment is.
 fn pieces(text: &str) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
     for r in segments(text) {
         let seg = &text[r.clone()];
+        // JSON, or a Python list or dict as `repr` writes it.
         let json = seg
             .starts_with(['[', '{'])
-            .then(|| serde_json::from_str::<serde_json::Value>(seg).ok())
-            .flatten();
+            .then(|| pyrepr::to_json(seg))
+            .filter(|v| v.is_array() || v.is_object());
         match json {
             Some(v) => {
                 let mut leaves = Vec::new();
@@ -182,29 +164,36 @@ fn entering(t: &Trace, roles: &Roles, stage: &Stage) -> Vec<Turn> {
     let mut out: Vec<Turn> = Vec::new();
     for v in order {
         let at = t.var(v).created_at.as_str();
-        // A value many ops read (instructions, a template) is no one's turn.
-        let readers = t.flow.consumers[v.get()].iter().filter(|&&o| reads_text(o));
-        let weight = if readers.count() > 4 { 0.25 } else { 1.0 };
+        // A value read all through the run (instructions, a template: by ops of more than three
+        // sessions) is no one's turn; a turn is read where it is said.
+        let sessions: BTreeSet<&str> = (t.flow.consumers[v.get()].iter())
+            .filter(|&&o| reads_text(o))
+            .map(|&o| t.op(o).session_id.as_str())
+            .collect();
+        let weight = if sessions.len() > 3 { 0.25 } else { 1.0 };
         for (leaf, text) in var_texts(t.var(v)).into_iter().enumerate() {
             for (range, seg) in pieces(&text) {
                 let seg = seg.as_str();
-                let sh = shingles(seg);
-                let copied = sh
-                    .iter()
-                    .filter(|s| written.get(s).is_some_and(|w| *w < at));
-                if !sh.is_empty() && copied.count() * 10 >= sh.len() * 7 {
-                    continue;
-                }
                 if words(seg).len() < 3 {
                     continue;
                 }
-                if let Some(&i) = seen.get(&words(seg).join(" ")) {
+                // A turn met again (a prompt or a state that copies it) is where it enters too.
+                let said = words(seg).join(" ");
+                if let Some(&i) = seen.get(&said) {
                     if out[i].var != v && !out[i].also.contains(&v) {
                         out[i].also.push(v);
                     }
                     continue;
                 }
-                seen.insert(words(seg).join(" "), out.len());
+                // What an op wrote before (a memory a prompt lists) is no turn.
+                let sh = shingles(seg);
+                let copied = sh
+                    .iter()
+                    .filter(|s| written.get(s).is_some_and(|w| *w <= at));
+                if !sh.is_empty() && copied.count() * 10 >= sh.len() * 7 {
+                    continue;
+                }
+                seen.insert(said, out.len());
                 out.push(Turn {
                     var: v,
                     also: Vec::new(),
@@ -312,6 +301,8 @@ mod tests {
                 "assistant: Melanie: Wow!"
             ]
         );
+        let escaped = r#""A: Hi Mel!\nB: Hey.""#;
+        assert_eq!(cut(escaped), [r#""A: Hi Mel!"#, r#"B: Hey.""#]);
         let inline = "user: Caroline: Hey Mel! How are you? assistant: Melanie: Swamped: kids & work. Jon: ok";
         assert_eq!(
             cut(inline),
