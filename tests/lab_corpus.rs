@@ -33,11 +33,11 @@ const HELD_OUT_FLOOR: [(&str, usize, usize); 5] = [
 /// The same floor without the annotations' evidence ids (what a user has): the turns are found
 /// in the prompts and state spans ([`memtrace::attribution::InfoFlow::case_turns`]).
 const HELD_OUT_FLOOR_WITHOUT_IDS: [(&str, usize, usize); 5] = [
-    ("mem0ai/openinference", 0, 18),
-    ("mem0ai/genai", 0, 18),
-    ("mem0ai/openllmetry", 0, 18),
-    ("langmem/openinference", 0, 10),
-    ("graphiti/openinference", 0, 10),
+    ("mem0ai/openinference", 14, 18),
+    ("mem0ai/genai", 14, 18),
+    ("mem0ai/openllmetry", 14, 18),
+    ("langmem/openinference", 9, 10),
+    ("graphiti/openinference", 10, 10),
 ];
 
 /// `(library/format, conversation, trace path)` for every trace in the corpus.

@@ -31,13 +31,15 @@ pub struct Turn {
 }
 
 /// Stretches of a text that may each be a turn: its lines (a line break written as `\n` inside a
-/// quoted string too), a line cut again before each speaker label that follows a sentence's end.
+/// quoted string too, and the items of a quoted list of strings), a line cut again before each
+/// speaker label that follows a sentence's end.
 pub(crate) fn segments(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let lines = text
         .split_inclusive('\n')
-        .flat_map(|l| l.split_inclusive("\\n"));
+        .flat_map(|l| l.split_inclusive("\\n"))
+        .flat_map(|l| l.split_inclusive("\", \""));
     for line in lines {
         let end = start + line.len();
         let mut from = start;
@@ -45,7 +47,11 @@ pub(crate) fn segments(text: &str) -> Vec<Range<usize>> {
             push_trimmed(text, from..start + cut, &mut out);
             from = start + cut;
         }
-        let body = end - if line.ends_with("\\n") { 2 } else { 0 };
+        let body = end
+            - ["\\n", "\", \""]
+                .iter()
+                .find(|sep| line.ends_with(*sep))
+                .map_or(0, |sep| sep.len());
         push_trimmed(text, from..body.max(from), &mut out);
         start = end;
     }
@@ -303,6 +309,8 @@ mod tests {
         );
         let escaped = r#""A: Hi Mel!\nB: Hey.""#;
         assert_eq!(cut(escaped), [r#""A: Hi Mel!"#, r#"B: Hey.""#]);
+        let listed = r#"["A: Hi Mel!", "B: Hey."]"#;
+        assert_eq!(cut(listed), [r#"["A: Hi Mel!"#, r#"B: Hey."]"#]);
         let inline = "user: Caroline: Hey Mel! How are you? assistant: Melanie: Swamped: kids & work. Jon: ok";
         assert_eq!(
             cut(inline),
