@@ -46,15 +46,25 @@ fn count(v: &serde_json::Value, numbers: &mut usize, text: &mut usize) {
     }
 }
 
-/// An op that produced something, all of it textless or only the marker a reader puts where
-/// a span captured no output (its status, a sentinel): it hands on no words to lose.
+/// An op that hands on no words to lose: it produced something, all of it textless or only the
+/// marker a reader puts where a span captured no output (its status, a sentinel), and so did
+/// every op of its name (an embedding call always returns vectors; a writer that returned only
+/// an id once, having dropped the text, is still a writer of text).
 pub fn hands_no_text(t: &Trace, op: OpIx) -> bool {
-    let mut out = t.flow.op_produced(op).peekable();
-    out.peek().is_some()
-        && out.all(|v| {
-            let rec = t.var(v);
-            matches!(rec.category.as_str(), "status" | "sentinel") || is_textless(&rec.value)
-        })
+    let textless = |o: OpIx| {
+        let mut out = t.flow.op_produced(o).peekable();
+        out.peek().is_some()
+            && out.all(|v| {
+                let rec = t.var(v);
+                matches!(rec.category.as_str(), "status" | "sentinel") || is_textless(&rec.value)
+            })
+    };
+    let name = &t.op(op).op_name;
+    textless(op)
+        && (0..t.ops.len() as u32)
+            .map(OpIx)
+            .filter(|&o| &t.op(o).op_name == name)
+            .all(textless)
 }
 
 /// True when a value holds prose: a string of two words or more (not a name, label or id).
