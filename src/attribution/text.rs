@@ -58,19 +58,21 @@ pub fn var_text(v: &NodeRecord) -> String {
     }
 }
 
+/// Every string of a JSON value, in order.
+pub(crate) fn leaves(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
+        serde_json::Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
+        _ => {}
+    }
+}
+
 /// The texts a variable's information sits in, each to be judged on its own: the readable text
 /// ([`var_text`]) of a message or memory; each string of a structured value without one (a
 /// profile's items, a unit's fields, each message of a segment), so words from unrelated items
 /// are not counted together.
 pub fn var_texts(v: &NodeRecord) -> Vec<String> {
-    fn leaves(value: &serde_json::Value, out: &mut Vec<String>) {
-        match value {
-            serde_json::Value::String(s) => out.push(s.clone()),
-            serde_json::Value::Array(xs) => xs.iter().for_each(|x| leaves(x, out)),
-            serde_json::Value::Object(m) => m.values().for_each(|x| leaves(x, out)),
-            _ => {}
-        }
-    }
     let json = pyrepr::to_json(&v.value);
     let readable = |m: &serde_json::Map<String, serde_json::Value>| {
         ["content", "memory", "text", "data"].iter().any(|k| {

@@ -168,12 +168,14 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
                 c.evidence_ids.clear();
             }
         }
-        let cases: Vec<FailureCase> = trace
-            .cases
-            .iter()
-            .filter(|c| c.annotation.is_some())
-            .take(room)
-            .cloned()
+        let cases: Vec<FailureCase> = annotated
+            .into_iter()
+            .map(|mut c| {
+                if !args.with_evidence {
+                    c.evidence_ids.clear();
+                }
+                c
+            })
             .collect();
         let key = |case: &FailureCase| format!("{method}{variant}|{name}|{}", case.query_id);
         let todo: Vec<FailureCase> = cases

@@ -108,22 +108,13 @@ fn pieces(text: &str) -> Vec<(Range<usize>, String)> {
         match json {
             Some(v) => {
                 let mut leaves = Vec::new();
-                strings(&v, &mut leaves);
+                crate::attribution::text::leaves(&v, &mut leaves);
                 out.extend(leaves.into_iter().map(|x| (r.clone(), x)));
             }
             None => out.push((r, seg.to_owned())),
         }
     }
     out
-}
-
-fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
-    match v {
-        serde_json::Value::String(s) => out.push(s.clone()),
-        serde_json::Value::Array(xs) => xs.iter().for_each(|x| strings(x, out)),
-        serde_json::Value::Object(m) => m.values().for_each(|x| strings(x, out)),
-        _ => {}
-    }
 }
 
 /// Every turn of the trace said before the case's question (each distinct text once, where it
