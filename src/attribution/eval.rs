@@ -79,6 +79,8 @@ pub struct Report {
     pub overall: Tally,
     pub by_type: BTreeMap<String, Tally>,
     pub by_file: BTreeMap<String, Tally>,
+    /// The cases whose verdict is confident ([`Attribution::is_confident`]).
+    pub confident: Tally,
     pub average_input_tokens: f64,
     pub average_output_tokens: f64,
     pub average_llm_calls: f64,
@@ -103,6 +105,9 @@ pub fn score(method: &str, scored: &[Scored]) -> Report {
             r.by_type.entry(ty.as_str().to_owned()).or_default().add(s);
         }
         r.by_file.entry(s.file.clone()).or_default().add(s);
+        if s.result.as_ref().is_some_and(Attribution::is_confident) {
+            r.confident.add(s);
+        }
         if let Some(a) = &s.result {
             tin += a.cost.input_tokens;
             tout += a.cost.output_tokens;
@@ -154,6 +159,11 @@ pub fn run_file(split: &str, files: &[String], scored: &[Scored], report: &Repor
             "error_type_prediction_accuracy": report.overall.type_accuracy(),
             "operation_identifier_prediction_accuracy": report.overall.op_accuracy(),
             "cases": report.overall.cases,
+            "confident": {
+                "cases": report.confident.cases,
+                "error_type_prediction_accuracy": report.confident.type_accuracy(),
+                "operation_identifier_prediction_accuracy": report.confident.op_accuracy(),
+            },
             "by_error_type": report.by_type.iter().map(|(k, t)| (k.clone(), json!({
                 "cases": t.cases, "error_type_prediction_accuracy": t.type_accuracy(),
                 "operation_identifier_prediction_accuracy": t.op_accuracy(),
@@ -266,6 +276,10 @@ pub fn markdown(report: &Report) -> String {
         );
     };
     line("all", &report.overall);
+    line(
+        &format!("confidence ≥ {}", super::CONFIDENT),
+        &report.confident,
+    );
     for (k, t) in &report.by_type {
         line(k, t);
     }

@@ -294,7 +294,14 @@ fn print_results(args: &Args, trace: &Trace, results: &[CaseResult]) -> anyhow::
                     println!("  check     {} — {}", c.outcome.as_str(), c.detail);
                 }
                 println!("  reason    {}", a.reason);
-                println!("  confidence {:.2}", a.confidence);
+                if a.is_confident() || a.method != "infoflow" {
+                    println!("  confidence {:.2}", a.confidence);
+                } else {
+                    println!(
+                        "  confidence {:.2} — low: the data flow leaves it open; try an LLM method (--method graphtrace)",
+                        a.confidence
+                    );
+                }
                 println!(
                     "  cost      {} LLM calls, {} input / {} output tokens{}, {} ms",
                     a.cost.llm_calls,

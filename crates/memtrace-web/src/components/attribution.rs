@@ -203,9 +203,6 @@ pub fn attribution_panel(props: &Props) -> Html {
     }
 }
 
-/// Info-flow verdicts below this confidence suggest an LLM method.
-const LOW_CONFIDENCE: f64 = 0.7;
-
 fn verdict_view(props: &Props, c: &FailureCase) -> Html {
     let t = &props.trace.0;
     let Some(v) = props.verdicts.get(&c.query_id) else {
@@ -239,7 +236,7 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
                     disabled={t.op_by_id(&v.op_id).is_none()}>{"jump to op"}</button>
             </div>
             <p class="verdict-reason">{ v.reason.clone() }</p>
-            if v.method == "infoflow" && v.confidence < LOW_CONFIDENCE {
+            if v.method == "infoflow" && v.confidence < memtrace::attribution::CONFIDENT {
                 <p id="verdict-low" class="muted verdict-low">
                     {"Low confidence: the data flow leaves this verdict open (often because the trace names no evidence). \
                       Run an LLM method (graphtrace) on this case from the LLM panel for a second opinion."}
