@@ -1,6 +1,7 @@
-//! Every `memtrace …` command line in README.md's code blocks names a real subcommand and only
-//! flags that subcommand has: each is checked against `memtrace SUBCOMMAND --help`, so a renamed
-//! or dropped flag fails here instead of in a user's shell.
+//! Every `memtrace …` command line in the code blocks of README.md (its 30-second examples) and
+//! docs/usage.md (every command) names a real subcommand and only flags that subcommand has: each
+//! is checked against `memtrace SUBCOMMAND --help`, so a renamed or dropped flag fails here
+//! instead of in a user's shell.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,9 +9,9 @@ mod common;
 
 use std::process::Command;
 
-/// The `memtrace` command lines of the README's fenced code blocks (continuations joined).
-fn readme_lines() -> Vec<String> {
-    let text = std::fs::read_to_string(common::repo_root().join("README.md")).unwrap();
+/// The `memtrace` command lines of `file`'s fenced code blocks (continuations joined).
+fn command_lines(file: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(common::repo_root().join(file)).unwrap();
     let (mut inside, mut out, mut pending) = (false, Vec::new(), String::new());
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
@@ -51,10 +52,20 @@ fn help(subcommand: &[&str]) -> String {
 
 #[test]
 fn readme_command_lines_use_real_subcommands_and_flags() {
-    let lines = readme_lines();
+    check_command_lines("README.md", 5);
+}
+
+#[test]
+fn usage_command_lines_use_real_subcommands_and_flags() {
+    check_command_lines("docs/usage.md", 15);
+}
+
+/// Checks each command line of `file` (at least `min` of them) against `memtrace … --help`.
+fn check_command_lines(file: &str, min: usize) {
+    let lines = command_lines(file);
     assert!(
-        lines.len() >= 15,
-        "found only {} command lines",
+        lines.len() >= min,
+        "{file}: found only {} command lines",
         lines.len()
     );
     for line in &lines {
@@ -80,7 +91,7 @@ fn readme_command_lines_use_real_subcommands_and_flags() {
                 .any(|end| text.contains(&format!("{flag}{end}")));
             assert!(
                 listed,
-                "README line `{line}`: `memtrace {}` has no {flag}",
+                "{file} line `{line}`: `memtrace {}` has no {flag}",
                 subs.join(" ")
             );
         }
