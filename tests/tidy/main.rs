@@ -1,9 +1,10 @@
 //! Style checks of the whole workspace, run as a test (in the manner of rust-analyzer's tidy):
 //! layering across crates, hosts entering the core by its door (`door.rs`), no import circles
-//! in a crate, a core that names no I/O (`pure.rs`), the 600-line file bound, the 150-line function bound, no `#[path]` naming a
-//! module against its file, and one definition per concept name. The allow-lists name what was already there; they may only shrink
-//! (a listed item that is fixed fails the test until it is taken off the list). Native only:
-//! it reads the source tree. `cargo test --workspace` (scripts/test) runs it.
+//! in a crate, a core that names no I/O (`pure.rs`), the 600-line file bound, the 150-line
+//! function bound, no `#[path]` naming a module against its file, and one definition per
+//! concept name. The allow-lists name what was already there; they may only shrink (a listed
+//! item that is fixed fails the test until it is taken off the list). Native only: it reads the
+//! source tree. `cargo test --workspace` (scripts/test) runs it.
 
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
@@ -364,7 +365,10 @@ fn crates_use_only_the_layers_below_them() {
     let mut bad = Vec::new();
     for (krate, dir, banned) in LAYERS {
         let files = rust_files(&root().join(dir));
-        assert!(!files.is_empty(), "{dir} ({krate}) holds no Rust file: moved?");
+        assert!(
+            !files.is_empty(),
+            "{dir} ({krate}) holds no Rust file: moved?"
+        );
         for f in files {
             let code = code_only(&read(&f));
             for b in banned.iter().copied().flatten() {

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::{code_only, read, rust_files, root};
+use super::{code_only, read, root, rust_files};
 
 /// The crates' `src` folders that must stay pure.
 const PURE: &[&str] = &["src", "crates/testbed/memsys/src"];
@@ -99,7 +99,10 @@ fn is_test_file(file: &Path) -> bool {
 #[test]
 fn the_core_names_no_io() {
     let mut bad = Vec::new();
-    let files: Vec<_> = PURE.iter().flat_map(|d| rust_files(&root().join(d))).collect();
+    let files: Vec<_> = PURE
+        .iter()
+        .flat_map(|d| rust_files(&root().join(d)))
+        .collect();
     assert!(files.len() > 100, "the pure crates' files are found");
     for f in files {
         if is_test_file(&f) {

@@ -9,7 +9,8 @@ use memtrace::provider::{ApiKind, ChatMessage, ChatRequest, ChatRole, ToolLoop, 
 use serde_json::{json, Value};
 
 /// The script, for the in-process provider and the browser (which cannot read files).
-pub const WEATHER_SCRIPT: &str = include_str!("../../../../../tests/llm_server/scripts/weather.json");
+pub const WEATHER_SCRIPT: &str =
+    include_str!("../../../../../tests/llm_server/scripts/weather.json");
 
 /// Messages in the transcript before each of the 4 requests.
 pub const PREFIXES: [usize; 4] = [2, 5, 7, 9];

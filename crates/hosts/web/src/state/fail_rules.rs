@@ -68,7 +68,8 @@ mod tests {
     use crate::state::{Action, Settings};
 
     /// A judge memtrace sees by neither name nor shape (the answer cut from its prompt).
-    const UNNAMED: &[u8] = include_bytes!("../../../../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
+    const UNNAMED: &[u8] =
+        include_bytes!("../../../../../tests/fixtures/otlp/mem0_blind_judge.jsonl");
 
     fn loaded() -> PageState {
         PageState::default().reduce(Action::whole("run.jsonl", UNNAMED))

@@ -119,8 +119,9 @@ pub(crate) mod tests {
 
     /// The LoCoMo smartcomment fixture 1 (6 annotated failures); other modules' tests use it too.
     pub(crate) fn fixture() -> Trace {
-        let bytes =
-            include_bytes!("../../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json");
+        let bytes = include_bytes!(
+            "../../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-1.json"
+        );
         memtrace::load(bytes, memtrace::LoadOptions::default())
             .unwrap()
             .trace
