@@ -1,8 +1,8 @@
 //! The core is pure, and so are the reference memory systems the hosts run: outside their tests,
 //! no file of theirs names the file system, the network, threads, processes, the environment, the
-//! clock or the standard streams. Time, HTTP and storage reach them through the hosts (a
-//! `Transport`, an injected clock), which is what lets the same code run natively, in the browser
-//! and in the tests.
+//! clock or the standard streams. Time and HTTP reach them from the hosts (the core's `Transport`
+//! and `Sleep`, the recorder's `Clock`), which is what lets the same code run natively, in the
+//! browser and in the tests.
 
 use std::path::Path;
 
