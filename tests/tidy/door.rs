@@ -17,7 +17,7 @@ const DOOR: &str = "session";
 /// objects. A module a host no longer imports fails the test until it is taken off its list.
 const HOST_IMPORTS: &[(&str, &[&str])] = &[
     (
-        "crates/memtrace-cli/src",
+        "crates/hosts/cli/src",
         &[
             "algo",
             "attribution",
@@ -31,7 +31,7 @@ const HOST_IMPORTS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "crates/memtrace-py/src",
+        "crates/hosts/py/src",
         &[
             "algo",
             "attribution",
@@ -43,7 +43,7 @@ const HOST_IMPORTS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "crates/memtrace-wasm/src",
+        "crates/hosts/wasm/src",
         &[
             "(root)",
             "algo",
@@ -57,7 +57,7 @@ const HOST_IMPORTS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "crates/memtrace-web/src",
+        "crates/hosts/web/src",
         &[
             "algo",
             "attribution",
