@@ -126,13 +126,15 @@ def fault_for(kind, style, q, turns):
 def choose_faults(lab, conv, sessions, correct, turns, limit, log):
     kinds = getattr(lab.lib_mod, "KINDS", ["extraction", "answer", "embedding"])
     kept, style_at, STYLES = [], lab.style_at, lab.lib_mod.STYLES
+    tried = 0  # libraries with KINDS rotate over the questions tried, not over the questions seen
     for i, q in enumerate(correct):
         if len(kept) >= limit:
             break
         # Questions sharing evidence could be flipped by each other's faults: one per evidence.
         if any(set(q["evidence"]) & set(k["evidence"]) for k, _ in kept):
             continue
-        kind = kinds[i % len(kinds)]
+        kind = kinds[(tried if hasattr(lab.lib_mod, "KINDS") else i) % len(kinds)]
+        tried += 1
         styles = STYLES[kind]
         for t in range(len(styles)):
             style = styles[(style_at[kind] + t) % len(styles)]

@@ -23,7 +23,7 @@ STYLES = {"extraction": ["date", "drop", "speaker", "negate", "number", "name"],
           "update": ["value", "unrelated"], "deletion": ["stale"],
           "answer": ["other_memory", "date", "refuse", "negate"],
           "search": ["unrelated", "shifted"]}
-KINDS = ["extraction", "update", "deletion", "answer", "search"]
+KINDS = ["update", "deletion", "extraction", "answer", "search"]
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
 

@@ -26,7 +26,7 @@ STYLES = {"extraction": ["date", "drop", "speaker", "negate", "number", "name"],
           "answer": ["other_memory", "date", "refuse", "negate"],
           "update": ["value", "unrelated"], "deletion": ["stale"],
           "embedding": ["unrelated", "inverted"]}
-KINDS = ["extraction", "update", "deletion", "answer", "embedding"]
+KINDS = ["update", "deletion", "extraction", "answer", "embedding"]
 
 
 def instrument(provider, tracer="openinference", logger_provider=None):
