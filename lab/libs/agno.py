@@ -109,10 +109,13 @@ def evidence_prompts(spans, texts, view):
         if view.kind(s) != "LLM" or not (view(s, "llm.input_messages.0.message.content") or "").startswith(
                 "You are a Memory Manager"):
             continue
+        # Not the manager's second call (the same messages, then its tool calls' results).
+        if any(view(s, f"llm.input_messages.{i}.message.role") == "tool" for i in range(1, 64)):
+            continue
         for i in range(1, 64):
             c = view(s, f"llm.input_messages.{i}.message.content")
             if c is None:
                 break
-            if any(t in c for t in texts):
+            if any(t in c for t in texts) and c not in out:
                 out.append(c)
     return out
