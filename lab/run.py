@@ -4,7 +4,8 @@ by default; OTel GenAI and OpenLLMetry for mem0ai) through the OpenTelemetry SDK
 exporters to lab/receiver.py, injects faults in LLM replies, keeps those that alone flip the
 judge, and writes the corpus under tests/data/lab/<library>/<tracer>/.
 
-  python lab/run.py [--library all|mem0ai|langmem|graphiti] [--tracer openinference|genai|openllmetry]
+  python lab/run.py [--library all|mem0ai|langmem|graphiti|mem0v1|agno] [--tracer openinference|genai|openllmetry]
+                    (mem0v1 = mem0ai 1.0.x, run in its own venv, VENV in lab/libs/mem0v1.py)
                     (no --tracer: every tracer the library is run with, TRACERS in lab/libs/<library>.py)
                     [--conversations 26,30] [--out tests/data/lab] [--sessions 4] [--questions 60] [--faults 5]
                     [--skip 12]  (fault questions after the first 12 correct ones: another draw of cases)
@@ -41,9 +42,10 @@ from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
 from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: E402
 
-LIBRARIES = ["mem0ai", "langmem", "graphiti"]
+LIBRARIES = ["mem0ai", "langmem", "graphiti", "mem0v1", "agno"]
 ERROR_TYPE = {"extraction": "ExtractionError", "answer": "ResponseError",
-              "embedding": "RetrievalError"}
+              "embedding": "RetrievalError", "search": "RetrievalError",
+              "update": "UpdateError", "deletion": "DeletionError"}
 
 
 class Lab:
@@ -115,22 +117,24 @@ def window(conv, n_sessions):
 
 
 def fault_for(kind, style, q, turns):
-    if kind == "extraction":
+    if kind in ("extraction", "update", "deletion"):  # the memory of the first evidence turn
         ev = [turns[e]["text"] for e in q["evidence"] if e in turns]
         return {"kind": kind, "style": style, "turn": ev[0]} if ev else None
     return {"kind": kind, "style": style, "question": q["question"]}
 
 
 def choose_faults(lab, conv, sessions, correct, turns, limit, log):
-    kinds = ["extraction", "answer", "embedding"]
+    kinds = getattr(lab.lib_mod, "KINDS", ["extraction", "answer", "embedding"])
     kept, style_at, STYLES = [], lab.style_at, lab.lib_mod.STYLES
+    tried = 0  # libraries with KINDS rotate over the questions tried, not over the questions seen
     for i, q in enumerate(correct):
         if len(kept) >= limit:
             break
         # Questions sharing evidence could be flipped by each other's faults: one per evidence.
         if any(set(q["evidence"]) & set(k["evidence"]) for k, _ in kept):
             continue
-        kind = kinds[i % 3]
+        kind = kinds[(tried if hasattr(lab.lib_mod, "KINDS") else i) % len(kinds)]
+        tried += 1
         styles = STYLES[kind]
         for t in range(len(styles)):
             style = styles[(style_at[kind] + t) % len(styles)]
@@ -144,6 +148,13 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
                 log(f"  fault kept: {kind}/{style} on {q['question']!r}")
                 break
     return kept
+
+
+def venv_of(name):
+    """The venv a library runs in when not the lab's (`VENV` in lab/libs/<name>.py), else None."""
+    venv = getattr(importlib.import_module(f"libs.{name}"), "VENV", None)
+    return venv and (os.environ.get(f"MEMTRACE_LAB_VENV_{name.upper()}")
+                     or os.path.join(os.path.expanduser("~/.cache/memtrace"), venv))
 
 
 def main():
@@ -160,7 +171,9 @@ def main():
                     help="leave the first N correct questions unfaulted (another draw of cases, e.g. to tune on)")
     args = ap.parse_args()
     names = LIBRARIES if args.library == "all" else [args.library]
-    if args.library == "all" or args.tracer is None:
+    own_venv = args.library in LIBRARIES and venv_of(args.library)
+    if args.library == "all" or args.tracer is None or (
+            own_venv and os.path.realpath(sys.prefix) != os.path.realpath(own_venv)):
         # One process per library and tracer: each instruments the client classes globally.
         argv = list(sys.argv[1:])
         for flag in ("--library", "--tracer"):
@@ -171,8 +184,10 @@ def main():
                 break
             lib = importlib.import_module(f"libs.{name}")
             runs = getattr(lib, "TRACERS", ["openinference"])
+            # A library that does not install beside the others has a venv of its own.
+            python = os.path.join(venv_of(name), "bin", "python") if venv_of(name) else sys.executable
             for tracer in [t for t in runs if args.tracer in (None, t)]:
-                subprocess.run([sys.executable, os.path.abspath(__file__), "--library", name,
+                subprocess.run([python, os.path.abspath(__file__), "--library", name,
                                 "--tracer", tracer] + argv, check=True)
         else:
             return

@@ -26,7 +26,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import agno_replies
 import graphiti_replies
+import mem0v1_replies
 import text as model
 
 NAMES = ["Jordan", "Priya", "Tomas", "Keiko", "Ravi"]
@@ -232,8 +234,13 @@ def chat(body):
     user = [str(m.get("content") or "") for m in body.get("messages", []) if m.get("role") == "user"]
     tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
     calls = []
-    graph = graphiti_replies.reply(user[-1], extract_turns, record) if user else None
-    if graph is not None:
+    # Libraries whose model decides add / update / delete (lab/decisions.py).
+    hooks = (take_fault, record, corrupt)
+    decided = mem0v1_replies.reply(body, hooks, extract_turns) or agno_replies.reply(body, hooks, extract_turns)
+    graph = graphiti_replies.reply(user[-1], extract_turns, record) if user and not decided else None
+    if decided:
+        content, calls = decided if isinstance(decided, tuple) else (decided, [])
+    elif graph is not None:
         content = graph
     elif "Memory" in tools and "<session_" in prompt:
         calls = tool_extraction(prompt)
