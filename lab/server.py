@@ -170,7 +170,7 @@ def extraction(prompt):
     return reply
 
 
-def tool_extraction(prompt):
+def tool_extraction(prompt, can_delete=False):
     """LangMem's memory manager (trustcall): the conversation in a <session_…> block, one tool
     call `Memory {"content"}` per new memory (existing memories are left as they are)."""
     m = re.search(r"<session_[^>]*>\n(.*?)\n</session_", prompt, re.S)
@@ -190,14 +190,14 @@ def tool_extraction(prompt):
     memory, fault, changed = extract_turns(turns, speakers, date)
     calls = [{"name": "Memory", "arguments": json.dumps({"content": f}, ensure_ascii=False)}
              for f, _ in memory]
-    deleted = deletion(prompt, turns, speakers, date)
+    deleted = deletion(prompt, turns, speakers, date, can_delete)
     calls += [{"name": "RemoveDoc", "arguments": json.dumps({"json_doc_id": d["_doc"]})} for d in deleted]
     for f in ([fault] if fault and changed is not None else []) + deleted:
         record(f, json.dumps([c["arguments"] for c in calls], ensure_ascii=False))
     return calls
 
 
-def deletion(prompt, turns, speakers, date):
+def deletion(prompt, turns, speakers, date, can_delete):
     """Deletion faults ({"kind": "deletion", "turn": TEXT}, LangMem only: its manager offers
     `RemoveDoc`): the call whose session holds the turn notes the turn's memories; the first later
     call shown one of them among its <existing> instances removes it. Returns the faults applied."""
@@ -210,6 +210,8 @@ def deletion(prompt, turns, speakers, date):
                 if f["turn"] in said:
                     other = next((x for x in speakers if x != who), "their friend")
                     f["_facts"] = voices.facts(VOICE, said, who, other, date)
+            continue
+        if not can_delete:  # the manager offers RemoveDoc once memories exist
             continue
         for doc, body in re.findall(r'<instance id=(\S+) schema_type="Memory">\n(.*?)\n</instance>',
                                     prompt, re.S):
@@ -301,7 +303,7 @@ def chat(body):
     if graph is not None:
         content = graph
     elif "Memory" in tools and "<session_" in prompt:
-        calls = tool_extraction(prompt)
+        calls = tool_extraction(prompt, "RemoveDoc" in tools)
         content = "" if calls else "Nothing new to remember."
     elif "## New Messages" in prompt and user:
         content = extraction(user[-1])

@@ -44,7 +44,9 @@ class Library:
         from langgraph.store.memory import InMemoryStore
         from langmem import create_memory_store_manager, create_search_memory_tool
         store = InMemoryStore(index={"dims": 256, "embed": self.embed})
-        manager = create_memory_store_manager(self.llm, namespace=NAMESPACE)
+        # The voices' runs let the manager delete (RemoveDoc), so a deletion can be faulted.
+        manager = create_memory_store_manager(self.llm, namespace=NAMESPACE,
+                                              enable_deletes=self.lab.voice != "lab")
 
         @entrypoint(store=store)
         def remember(messages):
