@@ -165,7 +165,8 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
         # Questions sharing evidence could be flipped by each other's faults: one per evidence.
         if any(set(q["evidence"]) & set(k["evidence"]) for k, _ in kept):
             continue
-        kind = kinds[i % len(kinds)]
+        # A voice run turns to the next kind once one is kept (a deletion is rarely possible).
+        kind = kinds[(i if lab.voice == "lab" else len(kept)) % len(kinds)]
         styles = STYLES[kind]
         for t in range(len(styles)):
             style = styles[(style_at[kind] + t) % len(styles)]

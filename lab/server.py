@@ -231,8 +231,10 @@ def answer(prompt):
     # "- <session date>: <memory>" (the date holds a clock time, so cut at "<year>: ")
     mems = [re.sub(r"^\s*-\s*(?:.*?\b\d{4}: )?", "", line).strip()
             for line in re.findall(r"^\s*-.*$", prompt, re.M)]
-    if VOICE != "lab":
-        return voice_answer(q, voices.rank(q, mems))
+    if VOICE != "lab":  # each memory with the date its line gives (mem0, graphiti), if any
+        noted = {re.sub(r"^\s*-\s*(?:.*?\b\d{4}: )?", "", line).strip(): model.parse_session_date(line)
+                 for line in re.findall(r"^\s*-.*$", prompt, re.M)}
+        return voice_answer(q, voices.rank(q, mems), noted)
     ranked = model.best_memories(q, mems)
     reply = ranked[0] if ranked else "The memories do not say."
     fault = take_fault("answer", lambda f: f["question"] == q)
@@ -256,13 +258,13 @@ def answer(prompt):
     return reply
 
 
-def voice_answer(q, ranked):
+def voice_answer(q, ranked, noted):
     """The answer in the voice (lab/voices.py), a fault set for the question applied to the memory
     it answers from (other_memory, date, number) or to the answer (refuse)."""
     best = ranked[0] if ranked else None
     fault = take_fault("answer", lambda f: f["question"] == q)
     if fault is None:
-        return voices.answer(VOICE, q, best, ranked)
+        return voices.answer(VOICE, q, best, ranked, noted=noted)
     style, bad = fault["style"], None
     if style == "other_memory":
         bad = next((m for m in ranked[1:] if m != best), None)
@@ -270,12 +272,12 @@ def voice_answer(q, ranked):
         bad = voice_faults.on_values(best, {"date": voice_faults.shift_dates,
                                             "number": voice_faults.change_number}[style])
     if style == "refuse" or bad:
-        reply = voices.answer(VOICE, q, bad, ranked, refused=style == "refuse")
+        reply = voices.answer(VOICE, q, bad, ranked, refused=style == "refuse", noted=noted)
         record(fault, reply)
         return reply
     with STATE.lock:
         fault["_used"] = False
-    return voices.answer(VOICE, q, best, ranked)
+    return voices.answer(VOICE, q, best, ranked, noted=noted)
 
 
 def judge(prompt):

@@ -259,15 +259,25 @@ def rank(q, memories):
     return [memories[i] for i in scored if texts[i] in order or texts[i] in tie]
 
 
-def answer(voice, q, best, ranked, refused=False):
-    """The answer call's reply in a voice, from the memory chosen (`best`) and the others."""
+def told_of(m, noted):
+    """The date a memory was told: its line's date, its "As of" or its payload's "date_said"."""
+    d = (noted or {}).get(m)
+    if d:
+        return model.fmt(d)
+    got = re.match(r"^As of ([^,]+, \d{4}),", m) or re.search(r'"date_said": "(\d{4}-\d\d-\d\d)"', m)
+    return canon(got.group(1)) if got else None
+
+
+def answer(voice, q, best, ranked, refused=False, noted=None):
+    """The answer call's reply in a voice, from the memory chosen (`best`) and the others; a "when"
+    question answered from a memory stating no date of its own takes the date it was told."""
     when = q.lower().startswith("when")
     if voice == "lab":
         return f"The memories do not answer: {q[0].lower()}{q[1:]}" if refused else best
     if voice == "json":
         if refused or best is None:
             return json.dumps({"answer": None, "reasoning": f"No memory speaks of: {q}", "confidence": 0.1})
-        dates = when_of(best)
+        dates = when_of(best) or [d for d in [told_of(best, noted)] if d]
         short = redate(dates[0], "json") if when and dates else memory_text(best)
         shared = sorted(set(model.content_stems(q)) & set(model.content_stems(memory_text(best))))
         return json.dumps({"answer": short, "reasoning": "matched memory on: " + ", ".join(shared),
@@ -276,12 +286,17 @@ def answer(voice, q, best, ranked, refused=False):
         return {"terse": f"Unknown: {q}", "first": f"I don't remember anything about that ({q})",
                 "third": f"None of the memories covers the question \"{q}\". Answer: unknown."}[voice]
     body = memory_text(best).rstrip(".")
-    dates = when_of(best)
+    dates, told = when_of(best), told_of(best, noted)
     if voice == "terse":
-        return dates[0] if when and dates else re.sub(r"^[A-Z][a-z]+ (?:mentioned|said) that ", "", body)
+        if when and (dates or told):
+            return dates[0] if dates else told
+        return re.sub(r"^[A-Z][a-z]+ (?:mentioned|said) that ", "", body)
     if voice == "first":
         body = as_they(body)
-        return f"As far as I remember, {body[:1].lower() + body[1:] if body[:2] != 'I ' else body}."
+        tail = f" — that was around {redate(told, 'first')}, when it came up" if when and not dates and told else ""
+        return f"As far as I remember, {body[:1].lower() + body[1:] if body[:2] != 'I ' else body}{tail}."
+    if when and not dates and told:
+        dates = [told]
     # third: reason from the memory, name a second one, then the answer
     others = [o for o in ranked[1:] if o != best and when_of(o)]
     tail = f", after what was noted on {redate(when_of(others[0])[0], 'third')}" if others and when else ""
