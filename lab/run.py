@@ -9,12 +9,16 @@ judge, and writes the corpus under tests/data/lab/<library>/<tracer>/.
                     (no --tracer: every tracer the library is run with, TRACERS in lab/libs/<library>.py)
                     [--conversations 26,30] [--out tests/data/lab] [--sessions 4] [--questions 60] [--faults 5]
                     [--skip 12]  (fault questions after the first 12 correct ones: another draw of cases)
+                    [--voice terse|first|third|json]  (lab/voices.py: how the stand-in writes; the
+                    voices' fault kinds, lab/faults.py; written to tests/data/lab/voices/<voice>/,
+                    no .pb.gz)
 """
 
 import argparse
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,7 +34,9 @@ os.environ.update({"MEM0_TELEMETRY": "False", "MEM0_DIR": os.path.join(WORK, "me
                    "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false",
                    "GRAPHITI_TELEMETRY_ENABLED": "false"})
 
+import faults  # noqa: E402
 import receiver  # noqa: E402
+import voices  # noqa: E402
 import server  # noqa: E402
 import tracers  # noqa: E402
 from opentelemetry.exporter.otlp.proto.http import Compression  # noqa: E402
@@ -46,14 +52,23 @@ LIBRARIES = ["mem0ai", "langmem", "graphiti", "mem0v1", "agno"]
 ERROR_TYPE = {"extraction": "ExtractionError", "answer": "ResponseError",
               "embedding": "RetrievalError", "search": "RetrievalError",
               "update": "UpdateError", "deletion": "DeletionError"}
+# The fault styles of a voice run (lab/faults.py), for every library; "deletion" where the library
+# can delete a memory (langmem's RemoveDoc; mem0ai 2.2.1 and graphiti's pipeline here cannot).
+VOICE_STYLES = {"extraction": faults.STYLES, "answer": ["other_memory", "date", "refuse", "number"],
+                "embedding": ["unrelated", "inverted"], "deletion": ["delete"]}
+DELETES = {"langmem"}
 
 
 class Lab:
     """The server, the receiver, one library instrumented (one per process: the instrumentors
     patch client classes globally)."""
 
-    def __init__(self, lib, tracer="openinference"):
+    def __init__(self, lib, tracer="openinference", voice="lab"):
         self.lib_mod = lib
+        self.voice = voice
+        server.VOICE = voice
+        self.styles = lib.STYLES if voice == "lab" else {
+            k: v for k, v in VOICE_STYLES.items() if k != "deletion" or lib.NAME in DELETES}
         self.tracer_name = tracer
         self.work = WORK
         self.llm = server.start()
@@ -75,7 +90,7 @@ class Lab:
             lib.instrument(self.provider, tracer, self.logger_provider)
         self.tracer = self.provider.get_tracer("locomo-eval")
         self.library = lib.Library(self)
-        self.style_at = {k: 0 for k in lib.STYLES}  # styles rotate across questions and conversations
+        self.style_at = {k: 0 for k in self.styles}  # styles rotate across questions and conversations
 
     def set_faults(self, faults):
         req = urllib.request.Request(self.base + "/_fault", json.dumps({"faults": faults}).encode(),
@@ -116,16 +131,37 @@ def window(conv, n_sessions):
     return sessions, qs, turns
 
 
-def fault_for(kind, style, q, turns):
+def entities(turns, speakers):
+    """The names a conversation says (capitalized inside a sentence, not a speaker, month or
+    weekday), most said first: what an entity swap picks from."""
+    skip = set(speakers) | set(server.model.MONTHS) | {w.capitalize() for w in server.model.WEEKDAYS}
+    count = {}
+    for t in turns.values():
+        for m in re.finditer(r"(?<=[a-z,] )([A-Z][a-z]{2,})\b", t["text"]):
+            if m.group(1) not in skip:
+                count[m.group(1)] = count.get(m.group(1), 0) + 1
+    return sorted(count, key=lambda w: (-count[w], w))[:12]
+
+
+def fault_for(kind, style, q, turns, speakers=()):
     if kind in ("extraction", "update", "deletion"):  # the memory of the first evidence turn
         ev = [turns[e]["text"] for e in q["evidence"] if e in turns]
-        return {"kind": kind, "style": style, "turn": ev[0]} if ev else None
+        if not ev:
+            return None
+        f = {"kind": kind, "style": style, "turn": ev[0]}
+        if style == "entity":
+            f["entities"] = entities(turns, speakers)
+        if style == "generalize":
+            f["gold"] = str(q["answer"])
+        return f
     return {"kind": kind, "style": style, "question": q["question"]}
 
 
 def choose_faults(lab, conv, sessions, correct, turns, limit, log):
-    kinds = getattr(lab.lib_mod, "KINDS", ["extraction", "answer", "embedding"])
-    kept, style_at, STYLES = [], lab.style_at, lab.lib_mod.STYLES
+    own = getattr(lab.lib_mod, "KINDS", None) if lab.voice == "lab" else None
+    kinds = own or [k for k in ["extraction", "answer", "embedding", "deletion"] if k in lab.styles]
+    kept, style_at, STYLES = [], lab.style_at, lab.styles
+    speakers = [conv["speaker_a"], conv["speaker_b"]]
     tried = 0  # libraries with KINDS rotate over the questions tried, not over the questions seen
     for i, q in enumerate(correct):
         if len(kept) >= limit:
@@ -133,12 +169,15 @@ def choose_faults(lab, conv, sessions, correct, turns, limit, log):
         # Questions sharing evidence could be flipped by each other's faults: one per evidence.
         if any(set(q["evidence"]) & set(k["evidence"]) for k, _ in kept):
             continue
-        kind = kinds[(tried if hasattr(lab.lib_mod, "KINDS") else i) % len(kinds)]
+        # KINDS rotate per question tried; a voice run turns to the next kind once one is kept
+        # (a deletion is rarely possible).
+        at = tried if own else (i if lab.voice == "lab" else len(kept))
+        kind = kinds[at % len(kinds)]
         tried += 1
         styles = STYLES[kind]
         for t in range(len(styles)):
             style = styles[(style_at[kind] + t) % len(styles)]
-            f = fault_for(kind, style, q, turns)
+            f = fault_for(kind, style, q, turns, speakers)
             if f is None:
                 continue
             labels = lab.run(conv, sessions, [q], [f])
@@ -163,7 +202,9 @@ def main():
     ap.add_argument("--tracer", help="one of " + ", ".join(tracers.TRACERS)
                     + " (default: each the library is run with, one process each)")
     ap.add_argument("--conversations", default="26,30,41,42,43,47,49")
-    ap.add_argument("--out", default=os.path.join(ROOT, "tests", "data", "lab"))
+    ap.add_argument("--out", help="default tests/data/lab (a voice: tests/data/lab/voices/<voice>)")
+    ap.add_argument("--voice", default="lab", choices=["lab"] + voices.VOICES,
+                    help="how the stand-in model writes (lab/voices.py); default: lab/text.py's")
     ap.add_argument("--sessions", type=int, help="default: the library's SESSIONS (mem0ai 6, langmem 3, graphiti 3)")
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--faults", type=int, default=6)
@@ -198,7 +239,9 @@ def main():
     if args.tracer not in getattr(lib, "TRACERS", ["openinference"]):
         raise SystemExit(f"--tracer {args.tracer}: {args.library} is traced by "
                          + ", ".join(getattr(lib, "TRACERS", ["openinference"])) + " only")
-    lab = Lab(lib, args.tracer)
+    if args.out is None:
+        args.out = os.path.join(ROOT, "tests", "data", "lab", *(["voices", args.voice] if args.voice != "lab" else []))
+    lab = Lab(lib, args.tracer, args.voice)
     t0 = time.time()
     log = lambda m: print(f"[lab {lib.NAME}/{args.tracer} +{time.time() - t0:.0f}s] {m}", flush=True)  # noqa: E731
     for cid in args.conversations.split(","):
@@ -233,7 +276,7 @@ def main():
         bodies, logs = receiver.SINK.take(), receiver.SINK.take_logs()
         writer.write(args.out, lib, args.tracer, cid, (bodies, logs), kept, applied, labels,
                      ([receiver.to_json(b) for b in bodies], [receiver.to_json(b, True) for b in logs]),
-                     ERROR_TYPE, turns)
+                     ERROR_TYPE, turns, protobuf=args.voice == "lab")
         log(f"conv {cid}: wrote {len(kept)} failures, {len(correct) - len(kept)} passing questions")
         assert sum(v == "WRONG" for v in labels.values()) == len(kept)
     log("done")

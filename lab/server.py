@@ -19,6 +19,7 @@ A spec: {"kind": "extraction", "turn": TEXT, "style": drop|date|number|name|nega
 "style": unrelated|inverted} (the embedding request whose only input is Q).
 """
 
+import ast
 import json
 import re
 import sys
@@ -27,9 +28,13 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import agno_replies
+import faults as voice_faults
 import graphiti_replies
 import mem0v1_replies
 import text as model
+import voices
+
+VOICE = "lab"  # lab/voices.py: lab (lab/text.py's), terse, first, third or json (lab/run.py --voice)
 
 NAMES = ["Jordan", "Priya", "Tomas", "Keiko", "Ravi"]
 UNRELATED = "weather forecast for the motorway traffic and grocery prices downtown"
@@ -119,7 +124,7 @@ def take_fault(kind, key_fn):
 
 def record(spec, reply):
     with STATE.lock:
-        STATE.applied.append({"spec": {k: v for k, v in spec.items() if k != "_used"},
+        STATE.applied.append({"spec": {k: v for k, v in spec.items() if not k.startswith("_")},
                               "reply": reply})
 
 
@@ -130,8 +135,11 @@ def extract_turns(turns, speakers, date, with_speaker=False):
     for role, who, said in turns:
         other = next((s for s in speakers if s != who), "their friend")
         per_turn.append((said, who if with_speaker else role,
-                         model.paraphrase_turn(said, who, other, date)))
+                         voices.facts(VOICE, said, who, other, date)))
     fault = take_fault("extraction", lambda f: any(f["turn"] in said for said, _, _ in per_turn))
+    if fault and VOICE != "lab":
+        memory, changed = voice_faults.apply(fault, per_turn, speakers)
+        return memory, fault, changed
     changed, memory = None, []
     for said, role, facts in per_turn:
         if fault and fault["turn"] in said:
@@ -164,7 +172,7 @@ def extraction(prompt):
     return reply
 
 
-def tool_extraction(prompt):
+def tool_extraction(prompt, can_delete=False):
     """LangMem's memory manager (trustcall): the conversation in a <session_…> block, one tool
     call `Memory {"content"}` per new memory (existing memories are left as they are)."""
     m = re.search(r"<session_[^>]*>\n(.*?)\n</session_", prompt, re.S)
@@ -184,9 +192,40 @@ def tool_extraction(prompt):
     memory, fault, changed = extract_turns(turns, speakers, date)
     calls = [{"name": "Memory", "arguments": json.dumps({"content": f}, ensure_ascii=False)}
              for f, _ in memory]
-    if fault and changed is not None:
-        record(fault, json.dumps([c["arguments"] for c in calls], ensure_ascii=False))
+    deleted = deletion(prompt, turns, speakers, date, can_delete)
+    calls += [{"name": "RemoveDoc", "arguments": json.dumps({"json_doc_id": d["_doc"]})} for d in deleted]
+    for f in ([fault] if fault and changed is not None else []) + deleted:
+        record(f, json.dumps([c["arguments"] for c in calls], ensure_ascii=False))
     return calls
+
+
+def deletion(prompt, turns, speakers, date, can_delete):
+    """Deletion faults ({"kind": "deletion", "turn": TEXT}, LangMem only: its manager offers
+    `RemoveDoc`): the call whose session holds the turn notes the turn's memories; the first later
+    call shown one of them among its <existing> instances removes it. Returns the faults applied."""
+    out = []
+    with STATE.lock:
+        pending = [f for f in STATE.faults if f["kind"] == "deletion" and not f.get("_used")]
+    for f in pending:
+        if "_facts" not in f:
+            for _, who, said in turns:
+                if f["turn"] in said:
+                    other = next((x for x in speakers if x != who), "their friend")
+                    f["_facts"] = voices.facts(VOICE, said, who, other, date)
+            continue
+        if not can_delete:  # the manager offers RemoveDoc once memories exist
+            continue
+        for doc, body in re.findall(r'<instance id=(\S+) schema_type="Memory">\n(.*?)\n</instance>',
+                                    prompt, re.S):
+            try:
+                content = ast.literal_eval(body).get("content")
+            except (ValueError, SyntaxError, AttributeError):
+                continue
+            if content in f["_facts"]:
+                f["_used"], f["_doc"] = True, doc
+                out.append(f)
+                break
+    return out
 
 
 def answer(prompt):
@@ -194,6 +233,10 @@ def answer(prompt):
     # "- <session date>: <memory>" (the date holds a clock time, so cut at "<year>: ")
     mems = [re.sub(r"^\s*-\s*(?:.*?\b\d{4}: )?", "", line).strip()
             for line in re.findall(r"^\s*-.*$", prompt, re.M)]
+    if VOICE != "lab":  # each memory with the date its line gives (mem0, graphiti), if any
+        noted = {re.sub(r"^\s*-\s*(?:.*?\b\d{4}: )?", "", line).strip(): model.parse_session_date(line)
+                 for line in re.findall(r"^\s*-.*$", prompt, re.M)}
+        return voice_answer(q, voices.rank(q, mems), noted)
     ranked = model.best_memories(q, mems)
     reply = ranked[0] if ranked else "The memories do not say."
     fault = take_fault("answer", lambda f: f["question"] == q)
@@ -217,14 +260,40 @@ def answer(prompt):
     return reply
 
 
+def voice_answer(q, ranked, noted):
+    """The answer in the voice (lab/voices.py), a fault set for the question applied to the memory
+    it answers from (other_memory, date, number) or to the answer (refuse)."""
+    best = ranked[0] if ranked else None
+    fault = take_fault("answer", lambda f: f["question"] == q)
+    if fault is None:
+        return voices.answer(VOICE, q, best, ranked, noted=noted)
+    style, bad = fault["style"], None
+    if style == "other_memory":
+        bad = next((m for m in ranked[1:] if m != best), None)
+    elif style in ("date", "number") and best:
+        bad = voice_faults.on_values(best, {"date": voice_faults.shift_dates,
+                                            "number": voice_faults.change_number}[style])
+    if style == "refuse" or bad:
+        reply = voices.answer(VOICE, q, bad, ranked, refused=style == "refuse", noted=noted)
+        record(fault, reply)
+        return reply
+    with STATE.lock:
+        fault["_used"] = False
+    return voices.answer(VOICE, q, best, ranked, noted=noted)
+
+
 def judge(prompt):
     q = re.search(r"Question: (.*)", prompt).group(1).strip()
     gold = re.search(r"Gold answer: (.*)", prompt).group(1).strip()
     gen = re.search(r"Generated answer: (.*?)\n\s*\n", prompt, re.S)
     answer = gen.group(1).strip() if gen else ""
+    if VOICE != "lab":  # the stand-in reads any voice's dates and JSON answers back
+        answer = voices.canon(voices.flat(answer))
     label = model.judge(gold, answer)
     with STATE.lock:
         STATE.whole[q] = model.judge(gold, answer, share=1.0) == "CORRECT"
+    if VOICE != "lab":
+        return voices.verdict(VOICE, q, gold, answer, label)
     return json.dumps({"reasoning": f"Compared the generated answer with the gold answer to: {q}",
                        "label": label})
 
@@ -243,7 +312,7 @@ def chat(body):
     elif graph is not None:
         content = graph
     elif "Memory" in tools and "<session_" in prompt:
-        calls = tool_extraction(prompt)
+        calls = tool_extraction(prompt, "RemoveDoc" in tools)
         content = "" if calls else "Nothing new to remember."
     elif "## New Messages" in prompt and user:
         content = extraction(user[-1])
@@ -276,7 +345,7 @@ def embeddings(body):
     if len(inputs) == 1:
         fault = take_fault("embedding", lambda f: f["question"] == inputs[0])
     for i, t in enumerate(inputs):
-        v = model.embed(str(t), dims)
+        v = model.embed(str(t), dims) if VOICE == "lab" else voices.embed(str(t), dims)
         if fault:
             v = [-x for x in v] if fault["style"] == "inverted" else model.embed(UNRELATED, dims)
             record(fault, f"embedding of {fault['style']} query")

@@ -33,9 +33,10 @@ def fnv1a(text):
 QUESTION_PORT = {"openinference": "input", "openllmetry": "input", "genai": "query"}
 
 
-def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, turns):
+def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, turns, protobuf=True):
     """`lib`: the library's module (lab/libs/), which finds its faulty span and evidence prompts;
-    `fmt`: the tracer (lab/tracers.py); `bodies`, `docs`: (traces, logs) as sent and as JSON."""
+    `fmt`: the tracer (lab/tracers.py); `bodies`, `docs`: (traces, logs) as sent and as JSON;
+    `protobuf`: also the bodies as sent (`<c>.pb.gz`; not for the voices, to keep them small)."""
     folder = os.path.join(out, lib.NAME, fmt)
     os.makedirs(folder, exist_ok=True)
     (bodies, log_bodies), (docs, log_docs) = bodies, docs
@@ -43,9 +44,10 @@ def write(out, lib, fmt, cid, bodies, kept, applied, labels, docs, error_type, t
     # mtime=0: the same text gives the same bytes.
     with open(os.path.join(folder, f"{cid}.jsonl.gz"), "wb") as f:
         f.write(gzip.compress(lines.encode(), compresslevel=9, mtime=0))
-    with open(os.path.join(folder, f"{cid}.pb.gz"), "wb") as f:
-        f.write(b"".join(bodies))
-    if log_bodies:
+    if protobuf:
+        with open(os.path.join(folder, f"{cid}.pb.gz"), "wb") as f:
+            f.write(b"".join(bodies))
+    if log_bodies and protobuf:
         with open(os.path.join(folder, f"{cid}.logs.pb.gz"), "wb") as f:
             f.write(b"".join(log_bodies))
     spans = list(spans_of(docs))

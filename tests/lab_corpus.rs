@@ -54,6 +54,9 @@ fn corpus() -> Vec<(String, String, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lab");
     let mut out = Vec::new();
     for lib in sorted_dirs(&root) {
+        if lib.ends_with("voices") {
+            continue; // the voices' corpus: tests/lab_voices.rs
+        }
         for fmt in sorted_dirs(&lib) {
             let group = format!(
                 "{}/{}",

@@ -12,6 +12,7 @@ import json
 import re
 
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
+from voices import label_of
 
 NAME = "graphiti"
 SERVICE = "graphiti-locomo"
@@ -101,7 +102,7 @@ class Library:
                 model=MODEL, temperature=0, response_format={"type": "json_object"},
                 messages=[{"role": "user", "content": JUDGE_PROMPT.format(
                     question=q["question"], gold=q["answer"], answer=ans)}]).choices[0].message.content
-            label = json.loads(verdict).get("label", "WRONG")
+            label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
             span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
             span.set_attribute("output.mime_type", "application/json")
         return label

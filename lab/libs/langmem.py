@@ -7,6 +7,7 @@ go in a system message of each batch (LangMem's prompt has no date of its own)."
 import json
 
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
+from voices import label_of
 
 NAME = "langmem"
 SERVICE = "langmem-locomo"
@@ -43,7 +44,9 @@ class Library:
         from langgraph.store.memory import InMemoryStore
         from langmem import create_memory_store_manager, create_search_memory_tool
         store = InMemoryStore(index={"dims": 256, "embed": self.embed})
-        manager = create_memory_store_manager(self.llm, namespace=NAMESPACE)
+        # The voices' runs let the manager delete (RemoveDoc), so a deletion can be faulted.
+        manager = create_memory_store_manager(self.llm, namespace=NAMESPACE,
+                                              enable_deletes=self.lab.voice != "lab")
 
         @entrypoint(store=store)
         def remember(messages):
@@ -72,7 +75,7 @@ class Library:
                 memories=lines, question=q["question"]))], cfg).content
             verdict = self.judge_llm.invoke([("user", JUDGE_PROMPT.format(
                 question=q["question"], gold=q["answer"], answer=ans))], cfg).content
-            label = json.loads(verdict).get("label", "WRONG")
+            label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
             span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
             span.set_attribute("output.mime_type", "application/json")
         return label
@@ -93,6 +96,13 @@ def faulty_span(spans, fault, applied, attr, question_span):
     if fault["kind"] == "extraction":
         return next((s for s in llm if any(fault["turn"] in c.split("<session_", 1)[-1]
                                            for c in _inputs(s, attr) if "<session_" in c)), None)
+    if fault["kind"] == "deletion":  # the call whose tool calls hold the RemoveDoc
+        reply = next((a["reply"] for a in applied if a["spec"] == fault), "")
+        doc = next((json.loads(c)["json_doc_id"] for c in json.loads(reply or "[]")
+                    if "json_doc_id" in c), None)
+        return next((s for s in llm if doc and any(
+            a["key"].startswith("llm.output_messages.") and "tool_call" in a["key"]
+            and doc in str(a["value"].get("stringValue", "")) for a in s.get("attributes", []))), None)
     reply = next((a["reply"] for a in applied if a["spec"] == fault), None)
     return next((s for s in llm if reply and
                  attr(s, "llm.output_messages.0.message.content") == reply), None)

@@ -1,7 +1,6 @@
 """mem0ai 2.2.1 as its users call it (`Memory.from_config`, `Memory.add`, `Memory.search`), its
 OpenAI client traced by the tracer of `lab/run.py --tracer` (lab/tracers.py)."""
 
-import json
 import os
 import random
 import shutil
@@ -9,6 +8,7 @@ import uuid
 
 import tracers
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
+from voices import label_of
 
 NAME = "mem0ai"
 TRACERS = ["openinference", "genai", "openllmetry"]  # lab/tracers.py
@@ -81,7 +81,7 @@ class Library:
                 model=MODEL, temperature=0, response_format={"type": "json_object"},
                 messages=[{"role": "user", "content": JUDGE_PROMPT.format(
                     question=q["question"], gold=q["answer"], answer=ans)}]).choices[0].message.content
-            label = json.loads(verdict).get("label", "WRONG")
+            label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
             out.set(ans, label)
         return label
 
