@@ -155,12 +155,11 @@ fn genai_memory_ops_are_memory_unit_versions_keyed_by_record_id() {
         1,
         "search_memory is a retrieval"
     );
-    // The store tool's arguments are what its memory write reads.
+    // The memory write reads the fact it stores and the extraction reply the fact came from.
     let store = writer(t, "memory-unit-mem-2");
-    assert!(contains(
-        &read_by(t, store),
-        r#"{"fact": "Works as a nurse in Leeds"}"#
-    ));
+    let read = read_by(t, store);
+    assert!(contains(&read, "Works as a nurse in Leeds"), "{read:?}");
+    assert!(contains(&read, r#"{"facts": ["#), "{read:?}");
 }
 
 #[test]
@@ -310,4 +309,79 @@ fn langfuse_observation_attributes_are_the_spans_kind_input_and_output() {
         "the answer reads the search's output: {:?}",
         read_by(&t, answer[0])
     );
+}
+
+fn pairs(a: &[(String, String)]) -> Vec<(&str, &str)> {
+    a.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+/// Written here, in the shape Agno's MemoryManager and openinference-instrumentation-agno give
+/// (tests/data/lab/agno holds the real ones): a reply with two tool calls is two values, and the
+/// tool span that ran each call reads that value, not a copy of its own.
+#[test]
+fn each_tool_call_is_a_value_the_tool_span_that_ran_it_reads() {
+    let call = |i: usize, k: &str, v: &str| {
+        (
+            format!("llm.output_messages.0.message.tool_calls.{i}.tool_call.function.{k}"),
+            v.to_owned(),
+        )
+    };
+    let mut llm: Vec<(String, String)> = vec![
+        ("openinference.span.kind".into(), "LLM".into()),
+        ("llm.input_messages.0.message.role".into(), "system".into()),
+        (
+            "llm.input_messages.0.message.content".into(),
+            "ID: m-1\nMemory: Went to the support group on 7 May 2023".into(),
+        ),
+        (
+            "llm.output_messages.0.message.role".into(),
+            "assistant".into(),
+        ),
+    ];
+    llm.push(call(0, "name", "add_memory"));
+    llm.push(call(
+        0,
+        "arguments",
+        r#"{"memory": "Likes painting lake sunrises", "topics": null}"#,
+    ));
+    llm.push(call(1, "name", "update_memory"));
+    llm.push(call(
+        1,
+        "arguments",
+        r#"{"memory_id": "m-1", "memory": "Went to the support group on 16 May 2023"}"#,
+    ));
+    let tool = |name: &str, args: &str| {
+        vec![
+            ("openinference.span.kind".to_owned(), "TOOL".to_owned()),
+            ("tool.name".to_owned(), name.to_owned()),
+            ("input.value".to_owned(), args.to_owned()),
+            ("output.value".to_owned(), "done".to_owned()),
+        ]
+    };
+    let add = tool(
+        "add_memory",
+        r#"{"memory":"Likes painting lake sunrises","topics":null}"#,
+    );
+    let update = tool(
+        "update_memory",
+        r#"{"memory_id":"m-1","memory":"Went to the support group on 16 May 2023"}"#,
+    );
+    let t = otlp_build::trace(&[
+        otlp_build::span("OpenAIChat.invoke", None, (0, 5), &pairs(&llm)),
+        otlp_build::span("add_memory", None, (10, 11), &pairs(&add)),
+        otlp_build::span("update_memory", None, (12, 13), &pairs(&update)),
+    ]);
+    let model = ops_of(&t, "llm")[0];
+    let calls: Vec<_> = t.flow.op_produced(model).collect();
+    assert_eq!(calls.len(), 2, "{:?}", made_by(&t, model));
+    let tools = ops_of(&t, "tool");
+    assert_eq!(tools.len(), 2);
+    for (tool, call) in tools.iter().zip(&calls) {
+        assert_eq!(
+            t.flow.op_inputs[tool.get()],
+            vec![*call],
+            "{:?}",
+            read_by(&t, *tool)
+        );
+    }
 }

@@ -38,10 +38,10 @@ const HELD_OUT_FLOOR: [(&str, usize, usize); 5] = [
 
 /// The same floor without the annotations' evidence ids (what a user has): the turns are found
 /// in the prompts and state spans ([`memtrace::attribution::InfoFlow::case_turns`]).
-/// Agno and mem0ai 1.0.x: no update or deletion fault named yet (#62).
+/// Agno and mem0ai 1.0.x: update and deletion faults read from the edits their model wrote.
 const HELD_OUT_FLOOR_WITHOUT_IDS: [(&str, usize, usize); 7] = [
-    ("agno/openinference", 6, 18),
-    ("mem0v1/openinference", 7, 16),
+    ("agno/openinference", 13, 18),
+    ("mem0v1/openinference", 13, 16),
     ("mem0ai/openinference", 14, 18),
     ("mem0ai/genai", 14, 18),
     ("mem0ai/openllmetry", 14, 18),
@@ -285,7 +285,9 @@ fn infoflow_by_split(with_evidence: bool) -> BTreeMap<String, Counts> {
             let op = got.as_ref().is_some_and(|g| g.op_id == a.op_id);
             let ty = got.as_ref().is_some_and(|g| g.error_type == a.error_type);
             e.0 += 1;
-            let sure = got.as_ref().is_some_and(|g| g.is_confident());
+            let sure = got
+                .as_ref()
+                .is_some_and(memtrace::attribution::Attribution::is_confident);
             e.1 += usize::from(op);
             e.2 += usize::from(ty);
             e.3 += usize::from(sure);
@@ -331,15 +333,14 @@ fn infoflow_runs_on_every_lab_case() {
             "{group} held-out without evidence ids: op-id {op} of {n}, below the {floor}/{of} floor"
         );
     }
-    // Confident verdicts (confidence ≥ 0.8) are right ≥ 80 % of the time, held out (today's
-    // figure with the deciding libraries; the target is 90 %).
+    // Confident verdicts (confidence ≥ 0.8) are right ≥ 90 % of the time, held out.
     let (sure, right) = without
         .iter()
         .filter(|(k, _)| k.ends_with("held-out"))
         .fold((0, 0), |(s, r), (_, c)| (s + c.3, r + c.4));
     println!("held-out without evidence ids: {right} of {sure} confident verdicts right");
     assert!(
-        sure >= 30 && right * 10 >= sure * 8,
+        sure >= 30 && right * 10 >= sure * 9,
         "{right} of {sure} confident verdicts right"
     );
     let by = infoflow_by_split(true);

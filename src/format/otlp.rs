@@ -278,8 +278,8 @@ const CONSUMED: [&str; 8] = [
 ];
 
 /// Inputs of a span: system instructions, prompt template and input messages; else
-/// `input.value`.
-fn input_ports(attrs: &Map<String, Value>, kind: Kind) -> Vec<Port> {
+/// `input.value` (a tool's arguments as the call that asked for them).
+fn input_ports(attrs: &Map<String, Value>, kind: Kind, span_name: &str) -> Vec<Port> {
     let str_attr = |k: &str| attrs.get(k).map(text_of);
     let mut inputs = Vec::new();
     if let Some(sys) = str_attr("gen_ai.system_instructions") {
@@ -295,7 +295,16 @@ fn input_ports(attrs: &Map<String, Value>, kind: Kind) -> Vec<Port> {
     }
     if inputs.is_empty() {
         if let Some(text) = str_attr("input.value") {
-            inputs.extend(value_ports(&text, kind));
+            // A tool's arguments as the call that asked for them: the model's reply is where
+            // they came from.
+            let name = ["tool.name", "gen_ai.tool.name"]
+                .iter()
+                .find_map(|k| str_attr(k))
+                .unwrap_or_else(|| span_name.to_owned());
+            match spans::tool_input_text(&name, &text).filter(|_| kind == Kind::Tool) {
+                Some(call) => inputs.push(Port::new("input", "input", call)),
+                None => inputs.extend(value_ports(&text, kind)),
+            }
         }
     }
     // A reranker reads its query and the documents it was given.
@@ -419,7 +428,7 @@ fn span(
     let kind = extra.kind;
     let str_attr = |k: &str| attrs.get(k).map(text_of);
 
-    let mut inputs = input_ports(&attrs, kind);
+    let mut inputs = input_ports(&attrs, kind, &raw.name);
     let mut outputs = Vec::new();
     let flat_out = [
         ("llm.output_messages.", "message."),

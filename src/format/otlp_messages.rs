@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::spans::{self, json_in};
 use crate::text::text_of;
@@ -46,7 +46,7 @@ pub(crate) fn messages(
         }
         return groups
             .values()
-            .map(|m| {
+            .flat_map(|m| {
                 let role = m
                     .get(&format!("{field}role"))
                     .map(text_of)
@@ -64,8 +64,9 @@ pub(crate) fn messages(
                             .collect();
                         parts.join("\n")
                     });
-                let content = with_tool_calls(content, &indexed(m, &format!("{field}tool_calls.")));
-                (role, content)
+                with_tool_calls(content, &indexed(m, &format!("{field}tool_calls.")))
+                    .into_iter()
+                    .map(move |text| (role.clone(), text))
             })
             .collect();
     }
@@ -79,22 +80,26 @@ pub(crate) fn messages(
     spans::messages_in(&parsed).unwrap_or_default()
 }
 
-/// A message's text followed by its tool calls, one JSON object per call
-/// (`{"tool_call": name, "arguments": {...}}`), so that a tool span or a later call whose input
-/// holds the arguments links to the reply that asked for them. `{content: null, tool_calls}`
-/// replies are the calls alone.
-fn with_tool_calls(content: String, calls: &BTreeMap<usize, Map<String, Value>>) -> String {
-    let mut out = vec![content]
-        .into_iter()
+/// A message's text, then each of its tool calls as a text of its own
+/// (`{"tool_call": name, "arguments": {...}}`, [`spans::tool_call_text`]): each call is a value
+/// the model made, which the tool span that ran it reads. `{content: null, tool_calls}` replies
+/// are the calls alone.
+fn with_tool_calls(content: String, calls: &BTreeMap<usize, Map<String, Value>>) -> Vec<String> {
+    let mut out: Vec<String> = Some(content)
         .filter(|c| !c.is_empty())
-        .collect::<Vec<_>>();
+        .into_iter()
+        .collect();
     for call in calls.values() {
         let get = |k: &str| call.get(&format!("tool_call.function.{k}")).map(text_of);
-        let (Some(name), args) = (get("name"), get("arguments")) else {
-            continue;
-        };
-        let args = args.map_or(Value::Null, |a| json_in(&a).unwrap_or(Value::String(a)));
-        out.push(json!({"tool_call": name, "arguments": args}).to_string());
+        if let Some(name) = get("name") {
+            out.push(spans::tool_call_text(
+                &Value::String(name),
+                get("arguments").as_ref(),
+            ));
+        }
     }
-    out.join("\n")
+    if out.is_empty() {
+        out.push(String::new());
+    }
+    out
 }

@@ -297,17 +297,35 @@ pub fn message_text(content: &Value) -> String {
 fn tool_part(o: &Map<String, Value>) -> Option<String> {
     match o.get("type").and_then(Value::as_str) {
         Some("tool_call") => {
-            let args = match o.get("arguments") {
-                Some(Value::String(a)) => json_in(a).unwrap_or(Value::String(a.clone())),
-                Some(other) => other.clone(),
-                None => Value::Null,
-            };
+            let args = o.get("arguments").map(|a| match a {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
             let name = o.get("name").cloned().unwrap_or(Value::Null);
-            Some(serde_json::json!({"tool_call": name, "arguments": args}).to_string())
+            Some(tool_call_text(&name, args.as_ref()))
         }
         Some("tool_call_response") => o.get("response").or_else(|| o.get("result")).map(text_of),
         _ => None,
     }
+}
+
+/// One tool call as a value: `{"tool_call": name, "arguments": {...}}`, the arguments parsed
+/// when they are JSON. A model's call and the tool span that ran it (its input made the same
+/// way, [`tool_input_text`]) give the same text: one variable, the call's.
+pub fn tool_call_text(name: &Value, args: Option<&String>) -> String {
+    let args = args.map_or(Value::Null, |a| {
+        json_in(a).unwrap_or(Value::String(a.clone()))
+    });
+    serde_json::json!({"tool_call": name, "arguments": args}).to_string()
+}
+
+/// A tool span's input as the call that asked for it ([`tool_call_text`]), when the input is a
+/// JSON object of arguments.
+#[must_use]
+pub fn tool_input_text(name: &str, input: &str) -> Option<String> {
+    json_in(input)
+        .filter(Value::is_object)
+        .map(|_| tool_call_text(&Value::String(name.to_owned()), Some(&input.to_owned())))
 }
 
 /// Metadata key of a tool span's result when it was read as retrieved records.
@@ -333,7 +351,8 @@ pub fn message_port(role: &str, text: String, output: bool) -> Port {
 /// Chat messages in a JSON value: `[{role, content | parts}]`, `{messages: [...]}`, or one
 /// `{role, content}` object. `None` when the value is not shaped like that.
 pub fn messages_in(v: &Value) -> Option<Vec<(String, String)>> {
-    let one = |o: &Map<String, Value>| -> Option<(String, String)> {
+    // A message, then each of its tool calls as a message of its own (a value the model made).
+    let one = |o: &Map<String, Value>| -> Option<Vec<(String, String)>> {
         let role = o
             .get("role")
             .and_then(Value::as_str)
@@ -344,35 +363,49 @@ pub fn messages_in(v: &Value) -> Option<Vec<(String, String)>> {
         if content.is_none() && calls.is_none() {
             return None;
         }
-        // OpenAI's chat format: an assistant turn that only calls tools has no content.
-        let mut text = content.map(message_text).unwrap_or_default();
+        // OpenAI's chat format: an assistant turn that only calls tools has no content; GenAI
+        // parts hold the calls beside the text.
+        let is_call = |p: &Value| p.get("type").and_then(Value::as_str) == Some("tool_call");
+        let (text, part_calls) = match content {
+            Some(Value::Array(parts)) => {
+                let (calls, rest): (Vec<&Value>, Vec<&Value>) =
+                    parts.iter().partition(|p| is_call(p));
+                let calls: Vec<String> = calls
+                    .into_iter()
+                    .filter_map(|p| p.as_object().and_then(tool_part))
+                    .collect();
+                (
+                    message_text(&Value::Array(rest.into_iter().cloned().collect())),
+                    calls,
+                )
+            }
+            other => (other.map(message_text).unwrap_or_default(), Vec::new()),
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        if !text.is_empty() || (calls.is_none_or(Vec::is_empty) && part_calls.is_empty()) {
+            out.push((role.clone(), text));
+        }
+        out.extend(part_calls.into_iter().map(|c| (role.clone(), c)));
         for c in calls.into_iter().flatten() {
             let f = c.get("function").unwrap_or(c);
-            let part = Map::from_iter([
-                ("type".to_owned(), Value::String("tool_call".into())),
-                (
-                    "name".to_owned(),
-                    f.get("name").cloned().unwrap_or(Value::Null),
-                ),
-                (
-                    "arguments".to_owned(),
-                    f.get("arguments").cloned().unwrap_or(Value::Null),
-                ),
-            ]);
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&tool_part(&part).unwrap_or_default());
+            let args = f.get("arguments").map(|a| match a {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            let name = f.get("name").cloned().unwrap_or(Value::Null);
+            out.push((role.clone(), tool_call_text(&name, args.as_ref())));
         }
-        Some((role, text))
+        Some(out)
     };
     match v {
-        Value::Array(items) if !items.is_empty() => {
-            items.iter().map(|m| m.as_object().and_then(one)).collect()
-        }
+        Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|m| m.as_object().and_then(one))
+            .collect::<Option<Vec<_>>>()
+            .map(|ms| ms.into_iter().flatten().collect()),
         Value::Object(o) => match o.get("messages") {
             Some(inner @ Value::Array(_)) => messages_in(inner),
-            _ if o.contains_key("role") => one(o).map(|m| vec![m]),
+            _ if o.contains_key("role") => one(o),
             _ => None,
         },
         _ => None,

@@ -2,11 +2,12 @@
 //! ([`is_stop`]), a light stemmer ([`stem`]), markup escaping ([`escape_markup`]), the fences
 //! that keep trace text from reading as instructions in a prompt ([`fence`]), a text cut to a
 //! length ([`shorten`], [`fit`]) or put on one line ([`one_line`]), and the text of a JSON value
-//! ([`text_of`]). [`diff`] holds the text diffs.
+//! ([`text_of`]). [`diff`] holds the text diffs; [`lexicon`] the words attribution reads as data.
 
 pub mod diff;
 mod escape;
 mod fence;
+pub mod lexicon;
 mod line;
 mod stem;
 mod stopwords;

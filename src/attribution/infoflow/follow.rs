@@ -3,9 +3,9 @@
 use std::collections::BTreeSet;
 
 use super::graph::{self, decider, is_tombstone, lineage};
-use super::{changed, misled, pipeline, shown, stage, Finding, InfoFlow, Loss, Stage};
+use super::{changed, edits, misled, pipeline, shown, stage, Finding, InfoFlow, Loss, Stage};
 use crate::attribution::roles::{holds_verbatim, is_verbatim_cut, verbatim_text, OpRole, Roles};
-use crate::attribution::text::Key;
+use crate::attribution::text::{var_anchor, Key};
 use crate::attribution::values::{hands_no_text, may_author};
 use crate::attribution::AttributionError;
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
@@ -320,6 +320,14 @@ impl InfoFlow {
                         vec![current],
                         reason,
                     ));
+                    continue;
+                }
+                // A later op's edit deleted it, or replaced it with what no longer holds it.
+                let anchor = var_anchor(t.var(current));
+                let text_carries = |x: &str| key.carry_at(x, anchor) >= bar;
+                if let Some((op, role, reason)) = edits::retired(t, &stage, current, &text_carries)
+                {
+                    losses.push((t.op(op).created_at.clone(), op, role, vec![current], reason));
                     continue;
                 }
                 let held = strengths(&visible);

@@ -28,6 +28,7 @@
 //! "Holds" is [`Key::carry`] ≥ the threshold (over stemmed terms). Which variables are memory is read from the graph:
 //! the kinds (categories) of the variables retrieval reads or returns that some other op wrote.
 
+mod edits;
 mod follow;
 pub(crate) mod graph;
 mod pipeline;
