@@ -285,7 +285,9 @@ fn infoflow_by_split(with_evidence: bool) -> BTreeMap<String, Counts> {
             let op = got.as_ref().is_some_and(|g| g.op_id == a.op_id);
             let ty = got.as_ref().is_some_and(|g| g.error_type == a.error_type);
             e.0 += 1;
-            let sure = got.as_ref().is_some_and(|g| g.is_confident());
+            let sure = got
+                .as_ref()
+                .is_some_and(memtrace::attribution::Attribution::is_confident);
             e.1 += usize::from(op);
             e.2 += usize::from(ty);
             e.3 += usize::from(sure);

@@ -96,7 +96,12 @@ fn load_annotated(path: &Path) -> Trace {
         .trace;
     let n = sidecar::attach(&mut t, &sidecar_of(path))
         .unwrap_or_else(|e| panic!("{}: ground truth does not fit: {e}", path.display()));
-    assert_eq!(t.cases.len(), n, "{}: every annotation is a case", path.display());
+    assert_eq!(
+        t.cases.len(),
+        n,
+        "{}: every annotation is a case",
+        path.display()
+    );
     t
 }
 
@@ -107,8 +112,14 @@ fn every_voice_holds_its_files_and_cases() {
     let files = corpus();
     for voice in HELD_OUT.iter().chain(TUNING.iter()) {
         let on_disk = walk(&root().join(voice));
-        let expected = files.iter().filter(|(g, _)| g.starts_with(&format!("{voice}/")));
-        assert_eq!(on_disk, expected.count() * 2, "{voice}: files other than .jsonl.gz + .annotations.json");
+        let expected = files
+            .iter()
+            .filter(|(g, _)| g.starts_with(&format!("{voice}/")));
+        assert_eq!(
+            on_disk,
+            expected.count() * 2,
+            "{voice}: files other than .jsonl.gz + .annotations.json"
+        );
     }
     let mut cases: BTreeMap<String, usize> = BTreeMap::new();
     for (group, path) in &files {
@@ -184,7 +195,13 @@ fn infoflow_per_voice_and_library() {
     for (group, op_floor, ty_floor) in HELD_OUT_FLOOR {
         let (n, op, ty) = by[group];
         assert!(n > 0, "{group}: no cases");
-        assert!(op >= op_floor, "{group} held-out: op-id {op} of {n}, below the floor {op_floor}");
-        assert!(ty >= ty_floor, "{group} held-out: type {ty} of {n}, below the floor {ty_floor}");
+        assert!(
+            op >= op_floor,
+            "{group} held-out: op-id {op} of {n}, below the floor {op_floor}"
+        );
+        assert!(
+            ty >= ty_floor,
+            "{group} held-out: type {ty} of {n}, below the floor {ty_floor}"
+        );
     }
 }
