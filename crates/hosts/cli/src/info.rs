@@ -25,12 +25,15 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (mut failed, mut found) = (false, false);
+    let max_bytes = args.rules.read.size.max_file_bytes();
     for path in &args.files {
         match crate::input::read(path, &args.rules) {
             Ok(inputs) => {
                 // What the instrumentation wrote, from the file itself (not for bundles).
                 let conv = match std::fs::read(path) {
-                    Ok(b) if inputs.len() == 1 => Some(memtrace::format::conventions(&b)),
+                    Ok(b) if inputs.len() == 1 => {
+                        Some(memtrace::format::conventions(&b, max_bytes))
+                    }
                     _ => None,
                 };
                 for input in &inputs {
@@ -40,7 +43,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 failed = true;
-                eprintln!("error: {e:#}");
+                crate::print_error(&e);
             }
         }
     }
