@@ -29,13 +29,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         match crate::input::read(path, &args.rules) {
             Ok(inputs) => {
-                // What the instrumentation wrote, from the file itself (not for bundles).
-                let conv = match std::fs::read(path) {
-                    Ok(b) if inputs.len() == 1 => {
-                        Some(memtrace::format::conventions(&b, max_bytes))
-                    }
-                    _ => None,
-                };
+                // What the instrumentation wrote, from the file itself (not for bundles), for
+                // the formats that have conventions: a smartcomment file is not read again.
+                let spans =
+                    inputs.len() == 1 && inputs[0].format != memtrace::format::Format::Smartcomment;
+                let conv = spans
+                    .then(|| std::fs::read(path).ok())
+                    .flatten()
+                    .map(|b| memtrace::format::conventions(&b, max_bytes));
                 for input in &inputs {
                     print(input, conv.as_ref(), args.json)?;
                     found |= !input.trace.cases.is_empty();
