@@ -32,3 +32,34 @@ test('a 600 MiB file is refused with the limit named, and a good file still load
   await screenshot(page, 'limits-huge-file');
   assert.deepStrictEqual(problems, []);
 });
+
+test('the largest file is a setting under ?: lowered it refuses a file, kept after a reload, emptied back to the default', async () => {
+  const { page, problems } = await openPage(browser);
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  const setLimit = async (mib) => {
+    await page.keyboard.press('?');
+    await page.waitForSelector('#max-file-mib');
+    await page.fill('#max-file-mib', mib);
+    await page.$eval('#max-file-mib', (el) => el.dispatchEvent(new Event('change', { bubbles: true })));
+    await page.keyboard.press('Escape');
+  };
+  await setLimit('1');
+  const name = 'locomo_locomo-2.json';
+  const good = fs.readFileSync(path.join(FIXTURES, name));
+  await dropFiles(page, [{ name, bytes: good }]);
+  await page.waitForSelector('#load-errors .error', { timeout: 15000 });
+  const text = await page.textContent('#load-errors');
+  assert.match(text, /1\.1 MiB \(1164234 bytes\); the limit is 1 MiB/);
+  assert.match(text, /“Largest file” in the settings \(press \?\)/);
+  // Saved with the settings (IndexedDB): the field still says 1 after a reload.
+  await page.waitForTimeout(300);
+  await page.reload();
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  await page.keyboard.press('?');
+  assert.strictEqual(await page.inputValue('#max-file-mib'), '1');
+  await page.keyboard.press('Escape');
+  await setLimit('');
+  await dropFiles(page, [{ name, bytes: good }]);
+  await waitField(page, 'operations', 99);
+  assert.deepStrictEqual(problems, []);
+});

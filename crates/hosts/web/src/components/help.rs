@@ -67,12 +67,14 @@ pub fn help(props: &Props) -> Html {
                 </table>
                 <p class="muted">{"Drop trace files or a saved project (memtrace-project.json) anywhere on the page. Everything stays in this browser (IndexedDB)."}</p>
                 <h2>{"Settings"}</h2>
-                <label class="setting" title="files over this are refused before they are read; a file takes about three times its size in the tab's memory (4 GiB at most)">
-                    {"Largest file "}
-                    <input id="max-file-mib" type="number" min="1" step="1"
-                           value={props.max_bytes.div_ceil(MIB).to_string()} onchange={on_max} />
-                    {" MiB (default 512; empty: the default)"}
-                </label>
+                <p>
+                    <label class="setting" title="files over this are refused before they are read; a file takes about three times its size in the tab's memory (4 GiB at most)">
+                        {"Largest file "}
+                        <input id="max-file-mib" type="number" min="1" step="1"
+                               value={props.max_bytes.div_ceil(MIB).to_string()} onchange={on_max} />
+                        {" MiB (default 512; empty: the default)"}
+                    </label>
+                </p>
                 <button class="button" onclick={close} autofocus=true>{"Close"}</button>
             </div>
         </div>
