@@ -178,7 +178,7 @@ fn every_encoding_of_the_agent_exports_loads_to_one_graph() {
 
 #[test]
 fn conventions_name_openllmetry_and_the_genai_memory_ops() {
-    let tl = conventions(TRACELOOP_PB);
+    let tl = conventions(TRACELOOP_PB, memtrace::format::limits::MAX_FILE_BYTES);
     assert!(
         tl.recognized.iter().any(|r| r.starts_with("OpenLLMetry")),
         "{tl:?}"
@@ -190,7 +190,7 @@ fn conventions_name_openllmetry_and_the_genai_memory_ops() {
     assert!(tl
         .line()
         .contains("4 LLM calls, 1 tool calls (3 tool spans), 0 memory ops"));
-    let gm = conventions(MEMORY_PB);
+    let gm = conventions(MEMORY_PB, memtrace::format::limits::MAX_FILE_BYTES);
     assert!(
         gm.recognized.iter().any(|r| r == "GenAI semconv on spans"),
         "{gm:?}"

@@ -155,7 +155,7 @@ fn a_broken_compressed_or_protobuf_body_is_an_error() {
 #[test]
 fn conventions_name_what_the_instrumentation_wrote() {
     use memtrace::format::conventions;
-    let oi = conventions(OI_GZ);
+    let oi = conventions(OI_GZ, memtrace::format::limits::MAX_FILE_BYTES);
     assert_eq!(oi.encoding, ["protobuf", "gzip"]);
     assert_eq!(
         oi.recognized,
@@ -168,7 +168,7 @@ fn conventions_name_what_the_instrumentation_wrote() {
     ]
     .map(|p| serde_json::from_str::<Value>(p).unwrap().to_string())
     .join("\n");
-    let g = conventions(logs.as_bytes());
+    let g = conventions(logs.as_bytes(), memtrace::format::limits::MAX_FILE_BYTES);
     assert!(g.encoding.is_empty());
     assert_eq!(
         g.recognized,

@@ -190,7 +190,8 @@ fn real_phoenix_export_loads_as_the_same_agents_otlp_spans() {
     let want = shape_of(&load_ok(OI_JSON.as_bytes()).trace);
     assert_eq!(shape_of(&loaded.trace), want);
     // What `memtrace info` prints for it.
-    let c = memtrace::format::conventions(PHOENIX.as_bytes());
+    let c =
+        memtrace::format::conventions(PHOENIX.as_bytes(), memtrace::format::limits::MAX_FILE_BYTES);
     assert_eq!(c.encoding, ["Phoenix span export"]);
     assert_eq!(c.recognized, ["OpenInference"]);
     assert_eq!((c.llm_calls, c.tool_calls, c.memory_ops), (4, 1, 0));
@@ -201,7 +202,10 @@ fn real_phoenix_otlp_span_list_loads_as_the_same_graph() {
     assert_eq!(detect(PHOENIX_OTLP.as_bytes()), Ok(Format::Otlp));
     let loaded = load_ok(PHOENIX_OTLP.as_bytes());
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
-    let c = memtrace::format::conventions(PHOENIX_OTLP.as_bytes());
+    let c = memtrace::format::conventions(
+        PHOENIX_OTLP.as_bytes(),
+        memtrace::format::limits::MAX_FILE_BYTES,
+    );
     assert_eq!(c.encoding, ["OTLP span list (Phoenix /spans/otlpv1)"]);
     assert_eq!((c.llm_calls, c.tool_calls), (4, 1));
     // The same spans as the REST export of the same run: the same graph, span ids and all.

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::otlp_value::{attributes, KeyValue};
-use super::{body, detect, limits, reshape};
+use super::{body, detect, reshape};
 
 /// What [`conventions`] recognized.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -62,10 +62,11 @@ const MEMORY_OPS: [&str; 5] = [
     "delete_memory",
 ];
 
-/// The conventions of a file's content (any format memtrace reads; empty for smartcomment).
-pub fn conventions(bytes: &[u8]) -> Conventions {
+/// The conventions of a file's content (any format memtrace reads; empty for smartcomment),
+/// decompressed up to `max_bytes` (empty past that).
+pub fn conventions(bytes: &[u8], max_bytes: u64) -> Conventions {
     let mut c = Conventions::default();
-    let Ok((body, enc)) = body::decode(bytes, limits::MAX_FILE_BYTES) else {
+    let Ok((body, enc)) = body::decode(bytes, max_bytes) else {
         return c;
     };
     if enc.protobuf.is_some() {

@@ -45,7 +45,9 @@ pub enum FormatError {
     #[error("{path}: bad timestamp {value:?}; expected `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds as a decimal string (OTLP) or ISO 8601 (Langfuse), with the end not before the start.")]
     BadTimestamp { path: String, value: String },
 
-    #[error("the file is {size_bytes} bytes; the limit is {limit_bytes}. Split the trace (one file per conversation) or raise the limit.")]
+    /// A file (once decompressed) over the largest a host takes. What to do is in
+    /// [`FormatError::hint`], where each host names its own setting.
+    #[error("the file is {} ({size_bytes} bytes); the limit is {}.", super::size::size_text(*size_bytes), super::size::size_text(*limit_bytes))]
     TooLarge { size_bytes: u64, limit_bytes: u64 },
 }
 
@@ -96,13 +98,16 @@ impl FormatErrorKind {
 }
 
 /// A load option a hint may suggest; each host spells it its own way (`{lenient: true}` in
-/// JavaScript, `lenient=True` in Python).
+/// JavaScript, `lenient=True` in Python, `--max-bytes 700M` on the command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LoadOption {
     /// Keep what is valid and list the problems.
     Lenient,
     /// Name the format instead of detecting it (smartcomment, otlp or langfuse).
     Format,
+    /// The largest file, raised to this many bytes (a round size that holds the file:
+    /// [`super::limits::limit_for`]).
+    MaxBytes(u64),
 }
 
 impl FormatError {
@@ -168,7 +173,17 @@ impl FormatError {
                 spell(LoadOption::Lenient)
             ),
             FormatErrorKind::BadTimestamp => "write `YYYY-MM-DD HH:MM:SS.mmm` (smartcomment), unix nanoseconds (OTLP) or ISO 8601 (Langfuse)".into(),
-            FormatErrorKind::TooLarge => "split the trace into one file per conversation".into(),
+            FormatErrorKind::TooLarge => {
+                let size = match self {
+                    FormatError::TooLarge { size_bytes, .. } => *size_bytes,
+                    _ => 0,
+                };
+                // The same words in every host but its setting's name.
+                format!(
+                    "raise the limit with {}, or split the trace into one file per conversation",
+                    spell(LoadOption::MaxBytes(super::size::limit_for(size)))
+                )
+            }
         }
     }
 }
@@ -262,5 +277,26 @@ mod tests {
         let unknown = FormatError::Unknown { reason: "x".into() };
         assert_eq!(unknown.kind().as_str(), "unknown_format");
         assert!(unknown.hint(|o| format!("<{o:?}>")).contains("<Format>"));
+    }
+
+    #[test]
+    fn too_large_says_both_sizes_and_suggests_a_limit_that_holds_the_file() {
+        let e = FormatError::TooLarge {
+            size_bytes: 684_000_000,
+            limit_bytes: 512 * 1024 * 1024,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the file is 652.3 MiB (684000000 bytes); the limit is 512 MiB."
+        );
+        assert_eq!(e.kind().as_str(), "too_large");
+        let hint = e.hint(|o| format!("<{o:?}>"));
+        assert_eq!(
+            hint,
+            format!(
+                "raise the limit with <MaxBytes({})>, or split the trace into one file per conversation",
+                700 * 1024 * 1024
+            )
+        );
     }
 }

@@ -2,13 +2,18 @@
 //! instead of exhausting memory or the stack.
 
 use super::parts::Parts;
+use super::size::MIB;
 use super::FormatError;
+
+pub use super::size::{limit_for, parse_size, size_text};
 use crate::model::StrLen;
 
-/// The largest input memtrace reads. [`Limits::default`] is what the CLI and the page use.
+/// The largest input memtrace reads, carried by [`super::LoadOptions::limits`]. A user sets
+/// only the file size (`--max-bytes`, the page's settings, `Trace.load(bytes, {maxBytes})`,
+/// Python's `load(..., max_bytes=)`); each host picks its own default for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Largest file, in bytes (default 512 MiB).
+    /// Largest file, in bytes, once decompressed (default [`MAX_FILE_BYTES`]).
     pub max_file_bytes: u64,
     /// Deepest nesting of JSON arrays and objects (default 128, serde_json's own limit).
     pub max_depth: usize,
@@ -16,8 +21,20 @@ pub struct Limits {
     pub max_string_bytes: u64,
 }
 
-/// 512 MiB.
-pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+/// 512 MiB: the core's default largest file, what the page and the JavaScript module keep (a
+/// load takes about three times the file in wasm32's 4 GiB); the native hosts default to a
+/// share of the machine's memory.
+pub const MAX_FILE_BYTES: u64 = 512 * MIB;
+
+impl Limits {
+    /// The default limits with the largest file set to `max_file_bytes`.
+    pub fn with_max_file_bytes(max_file_bytes: u64) -> Self {
+        Limits {
+            max_file_bytes,
+            ..Limits::default()
+        }
+    }
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -27,12 +44,6 @@ impl Default for Limits {
             max_string_bytes: 64 * 1024 * 1024,
         }
     }
-}
-
-fn mib(bytes: u64) -> String {
-    #[allow(clippy::cast_precision_loss)] // display only
-    let m = bytes as f64 / (1024.0 * 1024.0);
-    format!("{m:.1} MiB")
 }
 
 /// Refuses `bytes` if it is larger, nests deeper or holds a longer string than `limits` allows.
@@ -53,7 +64,7 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
 fn too_long(limits: &Limits) -> String {
     format!(
         "a string value is longer than the limit of {}; memtrace refuses single values this large. Trim the value (e.g. a base64 attachment) before tracing.",
-        mib(limits.max_string_bytes)
+        size_text(limits.max_string_bytes)
     )
 }
 
@@ -62,10 +73,18 @@ fn too_long(limits: &Limits) -> String {
 /// # Errors
 /// [`FormatError::TooLarge`].
 pub fn check_size(bytes: &[u8], limits: &Limits) -> Result<(), FormatError> {
-    let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-    if size > limits.max_file_bytes {
+    check_length(u64::try_from(bytes.len()).unwrap_or(u64::MAX), limits)
+}
+
+/// Refuses a file of `size_bytes` larger than `limits` allows, before it is read (a host that
+/// knows the size first: a dropped file, a download, a path).
+///
+/// # Errors
+/// [`FormatError::TooLarge`].
+pub fn check_length(size_bytes: u64, limits: &Limits) -> Result<(), FormatError> {
+    if size_bytes > limits.max_file_bytes {
         return Err(FormatError::TooLarge {
-            size_bytes: size,
+            size_bytes,
             limit_bytes: limits.max_file_bytes,
         });
     }
@@ -239,6 +258,25 @@ mod tests {
     }
 
     #[test]
+    fn the_largest_file_is_a_load_option_under_which_the_file_is_refused() {
+        let file: &[u8] = include_bytes!("../../tests/fixtures/smartcomment/mem0_commented.json");
+        let size = file.len() as u64;
+        let load = |max: u64| {
+            crate::format::load(file, crate::format::LoadOptions::with_max_file_bytes(max))
+        };
+        assert_eq!(
+            load(size - 1).map(|_| ()).unwrap_err(),
+            FormatError::TooLarge {
+                size_bytes: size,
+                limit_bytes: size - 1
+            }
+        );
+        assert!(load(size).is_ok());
+        // Above the core's default too: nothing else caps it.
+        assert!(load(MAX_FILE_BYTES * 4).is_ok());
+    }
+
+    #[test]
     fn brackets_and_escaped_quotes_inside_strings_do_not_count() {
         let l = Limits {
             max_string_bytes: 100,
@@ -258,9 +296,11 @@ mod tests {
                 r#"{{"graph_id":"g","metadata":{{"k":"{meta}"}},"data":{{"nodes":[{{"filename":"f","lineno":1,"name":"x","value":"{value}"}}]}}}}"#
             )
         };
-        let load = |f: String| {
-            crate::format::load_with_limits(f.as_bytes(), crate::format::LoadOptions::default(), &l)
+        let opts = crate::format::LoadOptions {
+            limits: l,
+            ..Default::default()
         };
+        let load = |f: String| crate::format::load(f.as_bytes(), opts);
         assert!(load(file("1234567890", "a")).is_ok());
         for (f, want) in [
             (file("12345678901", "a"), "data.nodes[0].value"),
@@ -297,9 +337,10 @@ mod tests {
         let forced = crate::format::LoadOptions {
             format: Some(crate::format::Format::Smartcomment),
             lenient: false,
+            limits: loose,
             ..Default::default()
         };
-        let theirs = crate::format::load_with_limits(deep.as_bytes(), forced, &loose)
+        let theirs = crate::format::load(deep.as_bytes(), forced)
             .map(|_| ())
             .unwrap_err();
         assert!(

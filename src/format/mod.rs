@@ -21,6 +21,7 @@ pub mod otlp_value;
 mod parts;
 mod reshape;
 pub mod sidecar;
+mod size;
 pub mod smartcomment;
 mod span_graph;
 pub mod spans;
@@ -78,7 +79,7 @@ impl Format {
     }
 }
 
-/// How strictly to read, and how failures are found.
+/// How strictly to read, how large a file may be, and how failures are found.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LoadOptions {
     /// Use this format instead of detecting it.
@@ -88,6 +89,19 @@ pub struct LoadOptions {
     /// A graded judge score below this fails the question (`None`: 0.5); see
     /// `docs/failures.md`.
     pub judge_threshold: Option<f64>,
+    /// The largest file (the setting a user raises), the deepest nesting and the longest
+    /// string read; a file over them is refused before it is parsed.
+    pub limits: Limits,
+}
+
+impl LoadOptions {
+    /// The default options with the largest file set to `max_file_bytes`.
+    pub fn with_max_file_bytes(max_file_bytes: u64) -> Self {
+        LoadOptions {
+            limits: Limits::with_max_file_bytes(max_file_bytes),
+            ..LoadOptions::default()
+        }
+    }
 }
 
 /// A loaded trace with the format it was read as and, in lenient mode, what was dropped.
@@ -99,12 +113,16 @@ pub struct Loaded {
 }
 
 /// The file's bytes decompressed when it is gzip or zstd (a `.gz` or `.zst` trace, bundle or
-/// annotation file), else as they are; at most [`limits::MAX_FILE_BYTES`] once decompressed.
+/// annotation file), else as they are; at most `max_bytes` once decompressed (a host's
+/// [`Limits::max_file_bytes`]).
 ///
 /// # Errors
 /// A compressed body that does not decompress, or decompresses past the limit.
-pub fn decompressed(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, FormatError> {
-    body::decompressed(bytes, limits::MAX_FILE_BYTES)
+pub fn decompressed(
+    bytes: &[u8],
+    max_bytes: u64,
+) -> Result<std::borrow::Cow<'_, [u8]>, FormatError> {
+    body::decompressed(bytes, max_bytes)
 }
 
 /// The first `n` bytes of a file, decompressed when it is gzip or zstd (see [`body::head`]).
@@ -193,22 +211,11 @@ fn reshaped(bytes: &[u8]) -> Result<Option<Vec<u8>>, FormatError> {
 /// Reads a trace from bytes.
 ///
 /// # Errors
-/// The first problem found (strict mode), or one that leaves nothing to load (lenient mode).
+/// The first problem found (strict mode), or one that leaves nothing to load (lenient mode); a
+/// file over `opts.limits` gives [`FormatError::TooLarge`] or a located [`FormatError::Field`]
+/// before any parsing.
 pub fn load(bytes: &[u8], opts: LoadOptions) -> Result<Loaded, FormatError> {
-    load_with_limits(bytes, opts, &Limits::default())
-}
-
-/// [`load`] with explicit size [`Limits`] (file size, nesting depth, string length).
-///
-/// # Errors
-/// As [`load`]; a file over `limits` gives [`FormatError::TooLarge`] or a located
-/// [`FormatError::Field`] before any parsing.
-pub fn load_with_limits(
-    bytes: &[u8],
-    opts: LoadOptions,
-    limits: &Limits,
-) -> Result<Loaded, FormatError> {
-    Ok(load_indexed(bytes, opts, limits)?.find_cases())
+    Ok(load_indexed(bytes, opts)?.find_cases())
 }
 
 /// A trace read, checked and indexed whose failed questions are not looked for yet: what a
@@ -242,16 +249,13 @@ impl Indexed {
     }
 }
 
-/// [`load_with_limits`] up to the failure cases: the same checks and errors, a trace whose
-/// `cases` are not found yet.
+/// [`load`] up to the failure cases: the same checks and errors, a trace whose `cases` are not
+/// found yet.
 ///
 /// # Errors
-/// As [`load_with_limits`].
-pub fn load_indexed(
-    bytes: &[u8],
-    opts: LoadOptions,
-    limits: &Limits,
-) -> Result<Indexed, FormatError> {
+/// As [`load`].
+pub fn load_indexed(bytes: &[u8], opts: LoadOptions) -> Result<Indexed, FormatError> {
+    let limits = &opts.limits;
     limits::check_size(bytes, limits)?;
     let (body, _) = body::decode(bytes, limits.max_file_bytes)?;
     let bytes = &body[..];

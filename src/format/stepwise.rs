@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::limits::{self, Scan};
 use super::parts::Parts;
-use super::{detect, load_with_limits, validate, Format, FormatError, Limits, LoadOptions, Loaded};
+use super::{detect, load, validate, Format, FormatError, LoadOptions, Loaded};
 use crate::model::{DetectSteps, FlowSteps, Trace};
 use crate::util::json_read::{Cursor, Read};
 
@@ -24,7 +24,6 @@ use crate::util::json_read::{Cursor, Read};
 pub struct StepLoad<B> {
     bytes: B,
     opts: LoadOptions,
-    limits: Limits,
     phase: Phase,
 }
 
@@ -58,7 +57,6 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
         StepLoad {
             bytes,
             opts,
-            limits: Limits::default(),
             phase: Phase::Limits(Scan::default()),
         }
     }
@@ -109,11 +107,7 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
                 None
             }
             Next::Ready(l) => Some(Ok(*l)),
-            Next::Whole => Some(load_with_limits(
-                self.bytes.as_ref(),
-                self.opts,
-                &self.limits,
-            )),
+            Next::Whole => Some(load(self.bytes.as_ref(), self.opts)),
         }
     }
 
@@ -126,8 +120,8 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
             Phase::Limits(scan)
                 if scan.done() == 0
                     && !self.opts.lenient
-                    && limits::parser_enforces(&self.limits)
-                    && limits::check_size(all, &self.limits).is_ok()
+                    && limits::parser_enforces(&self.opts.limits)
+                    && limits::check_size(all, &self.opts.limits).is_ok()
                     && self.opts.format.map_or_else(|| detect(bytes), Ok).ok()
                         == Some(Format::Smartcomment) =>
             {
@@ -137,7 +131,7 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
                     ..Parser::default()
                 })))
             }
-            Phase::Limits(mut scan) => match scan.step(all, &self.limits, budget) {
+            Phase::Limits(mut scan) => match scan.step(all, &self.opts.limits, budget) {
                 Ok(false) => Next::More(Phase::Limits(scan)),
                 // Only a strict smartcomment load is split.
                 Ok(true) if self.opts.lenient => Next::Whole,
@@ -153,7 +147,7 @@ impl<B: AsRef<[u8]>> StepLoad<B> {
             Phase::Parse(mut p) => match p.step(all, budget) {
                 Ok(false) => Next::More(Phase::Parse(p)),
                 Ok(true) => p.finish().map_or(Next::Whole, |(parts, check_strings)| {
-                    if check_strings && limits::check_strings(&parts, &self.limits).is_err() {
+                    if check_strings && limits::check_strings(&parts, &self.opts.limits).is_err() {
                         return Next::Whole;
                     }
                     let steps = validate::Steps::new(&parts);

@@ -120,15 +120,18 @@ pub fn kind_of(bytes: &[u8]) -> FileKind {
 }
 
 /// A file made readable: `bytes` decompressed when gzip or zstd, and then named without its
-/// `.gz` / `.zst` ending (as it is shown and kept); a plain file as it is.
+/// `.gz` / `.zst` ending (as it is shown and kept); a plain file as it is. `options` gives the
+/// largest file ([`format::Limits::max_file_bytes`]).
 ///
 /// # Errors
-/// [`SessionError::Format`] for a compressed file that does not decompress.
+/// [`SessionError::Format`] for a compressed file that does not decompress, or decompresses
+/// past the largest file.
 pub fn readable<'a>(
     name: &str,
     bytes: &'a [u8],
+    options: &LoadOptions,
 ) -> Result<(String, std::borrow::Cow<'a, [u8]>), SessionError> {
-    match format::decompressed(bytes) {
+    match format::decompressed(bytes, options.limits.max_file_bytes) {
         Ok(plain @ std::borrow::Cow::Owned(_)) => Ok((format::plain_name(name).to_owned(), plain)),
         Ok(same) => Ok((name.to_owned(), same)),
         Err(error) => Err(SessionError::Format {
@@ -150,8 +153,10 @@ pub fn open(name: &str, bytes: &[u8], options: LoadOptions) -> Result<Opened, Se
         file: name.to_owned(),
         error,
     };
-    let bytes = format::decompressed(bytes).map_err(located)?;
+    let bytes = format::decompressed(bytes, options.limits.max_file_bytes).map_err(located)?;
     let bytes: &[u8] = &bytes;
+    // A bundle or annotation file too: no file over the limit is parsed.
+    format::limits::check_size(bytes, &options.limits).map_err(located)?;
     let kind = kind_of(bytes);
     if kind == FileKind::Bundle {
         let located = |error| SessionError::Bundle {

@@ -71,7 +71,7 @@ impl Opening {
     /// Starts opening file `name`: decompressed (gzip, zstd) and named without the ending, then
     /// sorted ([`kind_of`]); only a trace goes on in steps.
     pub fn new(name: &str, bytes: Arc<[u8]>, options: LoadOptions) -> Self {
-        let (name, bytes) = match readable(name, &bytes) {
+        let (name, bytes) = match readable(name, &bytes, &options) {
             Ok((plain, std::borrow::Cow::Owned(b))) => (plain, Arc::from(b)),
             Ok((plain, std::borrow::Cow::Borrowed(_))) => (plain, bytes),
             Err(e) => return Self::ready(name, bytes, Ready::Failed(e)),

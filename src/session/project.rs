@@ -146,7 +146,7 @@ impl Project {
     /// As [`open`]; [`SessionError::Unfitting`] for annotations no open trace fits; a
     /// [`SessionError::Format`] for annotations that name unknown ops or types.
     pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<Added, SessionError> {
-        let (name, bytes) = readable(name, bytes)?;
+        let (name, bytes) = readable(name, bytes, &self.options)?;
         match open(&name, &bytes, self.options)? {
             Opened::Trace(loaded) => {
                 let trace = Arc::new(loaded.trace);

@@ -306,12 +306,12 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn a_compressed_file_is_read_under_its_plain_name() {
     let packed = gzip(DEMO);
-    let (name, bytes) = readable("b.json.gz", &packed).unwrap();
+    let (name, bytes) = readable("b.json.gz", &packed, &LoadOptions::default()).unwrap();
     assert_eq!((name.as_str(), &*bytes), ("b.json", DEMO));
-    let (name, bytes) = readable("b.json", DEMO).unwrap();
+    let (name, bytes) = readable("b.json", DEMO, &LoadOptions::default()).unwrap();
     assert_eq!((name.as_str(), &*bytes), ("b.json", DEMO));
     // A gzip start that does not decompress: the file is named in the error.
-    let e = readable("c.json.gz", &[0x1f, 0x8b, 0, 1, 2]).unwrap_err();
+    let e = readable("c.json.gz", &[0x1f, 0x8b, 0, 1, 2], &LoadOptions::default()).unwrap_err();
     assert!(e.to_string().starts_with("c.json.gz: "), "{e}");
     // A host showing the name beside it gets the rest of the sentence.
     assert!(e.to_string().ends_with(&e.unnamed()) && !e.unnamed().contains("c.json"));
@@ -533,4 +533,39 @@ fn files_given_together_are_arranged_as_they_open() {
     assert!(out[0].1.len() > traces.len());
     let one = arrange(vec![file("a.annotations.json", ann)]);
     assert_eq!(one.len(), 1);
+}
+
+#[test]
+fn a_file_decompressed_past_the_largest_file_is_refused_and_opens_under_a_larger_one() {
+    let file = DEMO;
+    let size = file.len() as u64;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, file).unwrap();
+    let gz = gz.finish().unwrap();
+    let small = LoadOptions::with_max_file_bytes(size - 1);
+    let e = open("t.json.gz", &gz, small).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            SessionError::Format {
+                error: crate::format::FormatError::TooLarge { .. },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(readable("t.json.gz", &gz, &small).is_err());
+    let mut o = Opening::new("t.json.gz", gz.clone().into(), small);
+    let refused = loop {
+        if let Some(r) = o.step() {
+            break r;
+        }
+    };
+    assert!(matches!(refused, Ready::Failed(_)));
+    let fits = LoadOptions::with_max_file_bytes(size);
+    assert!(matches!(open("t.json.gz", &gz, fits), Ok(Opened::Trace(_))));
+    // A plain project bundle over the limit is refused before it is parsed too.
+    let b = bundle::export(&[("demo.json".to_owned(), file)], &serde_json::Value::Null);
+    let e = open("p.memtrace", &b, LoadOptions::with_max_file_bytes(size)).unwrap_err();
+    assert!(e.to_string().contains("the limit is"), "{e}");
 }

@@ -131,8 +131,7 @@ macro_rules! smartcomment_cases {
 
         #[$attr]
         fn a_trace_indexed_first_finds_the_cases_load_finds_and_refuses_what_load_refuses() {
-            let limits = memtrace::format::Limits::default();
-            let indexed = |b: &[u8]| memtrace::format::load_indexed(b, LoadOptions::default(), &limits);
+            let indexed = |b: &[u8]| memtrace::format::load_indexed(b, LoadOptions::default());
             for bytes in [FIXTURE_1, FIXTURE_2, DEMO] {
                 let later = indexed(bytes).unwrap();
                 assert!(later.problems().is_empty());

@@ -97,6 +97,22 @@ def test_errors_carry_the_js_kinds() -> None:
     assert set(memtrace.KINDS) >= {"json", "field", "unknown_format", "not_found", "provider"}
 
 
+def test_max_bytes_lowers_and_raises_the_largest_file() -> None:
+    size = SMART.stat().st_size
+    # Bytes are refused by the core; a path before it is read.
+    for source in (SMART.read_bytes(), SMART):
+        with pytest.raises(memtrace.MemtraceError) as e:
+            memtrace.load(source, max_bytes=size - 1)
+        assert e.value.kind == "too_large"
+        assert f"({size} bytes)" in e.value.message
+        assert "max_bytes=" in e.value.hint
+        assert memtrace.load(source, max_bytes=size).info().operations > 0
+    for bad in (0, -1, "2G", 1.5, True):
+        with pytest.raises(memtrace.MemtraceError) as e:
+            memtrace.load(SMART, max_bytes=bad)  # type: ignore[arg-type]
+        assert e.value.kind == "argument"
+
+
 def test_progress_is_called_after_each_case_from_the_released_thread() -> None:
     trace = memtrace.load(OTLP)
     seen: List[Tuple[int, int, int]] = []

@@ -34,7 +34,7 @@ pub struct Args {
 
 /// A run file as it is, or a trace as a run.
 fn read(path: &Path, read: ReadArgs) -> anyhow::Result<RunFile> {
-    let bytes = crate::input::bytes(path)?;
+    let bytes = crate::input::bytes(path, read.size.max_file_bytes())?;
     if let Ok(run) = RunFile::parse(&bytes) {
         return Ok(run);
     }

@@ -28,7 +28,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     let path = &args.file;
-    let bytes = crate::input::bytes(path)?;
+    let bytes = crate::input::bytes(path, args.read.size.max_file_bytes())?;
     let name = format!("{} is not a readable trace", path.display());
     let loaded = crate::input::load_reporting(&bytes, args.read, &name)?;
     let out = smartcomment::write(&loaded.trace).context("cannot serialize the trace")?;

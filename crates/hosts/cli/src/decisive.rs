@@ -65,13 +65,17 @@ pub fn print(set: &DecisiveSet) {
 ///
 /// # Errors
 /// An unreadable or invalid file, or a failed replay.
-pub fn eval(files: &[PathBuf], limit: Option<usize>, json: bool) -> anyhow::Result<ExitCode> {
+pub fn eval(
+    files: &[PathBuf],
+    limit: Option<usize>,
+    json: bool,
+    options: LoadOptions,
+) -> anyhow::Result<ExitCode> {
     let mut pairs = Vec::new();
     let mut sizes = std::collections::BTreeMap::<usize, usize>::new();
     'files: for path in files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let trace = load(&bytes, LoadOptions::default())
+        let bytes = crate::input::bytes(path, options.limits.max_file_bytes)?;
+        let trace = load(&bytes, options)
             .with_context(|| path.display().to_string())?
             .trace;
         let roles = Roles::infer(&trace, &RoleConfig::default());

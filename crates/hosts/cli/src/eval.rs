@@ -135,7 +135,7 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let bytes = crate::input::bytes(path)?;
+        let bytes = crate::input::bytes(path, args.rules.read.size.max_file_bytes())?;
         let mut trace =
             crate::input::load_reporting(&bytes, args.rules.read, &path.display().to_string())?
                 .trace;
@@ -233,7 +233,7 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let files = files_of(&args.dir)?;
     if crate::decisive::is_method(&args.method.method) {
-        return crate::decisive::eval(&files, args.limit, args.json);
+        return crate::decisive::eval(&files, args.limit, args.json, args.rules.read.options());
     }
     let methods: Vec<&str> = args
         .method

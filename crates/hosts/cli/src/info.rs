@@ -25,14 +25,18 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (mut failed, mut found) = (false, false);
+    let max_bytes = args.rules.read.size.max_file_bytes();
     for path in &args.files {
         match crate::input::read(path, &args.rules) {
             Ok(inputs) => {
-                // What the instrumentation wrote, from the file itself (not for bundles).
-                let conv = match std::fs::read(path) {
-                    Ok(b) if inputs.len() == 1 => Some(memtrace::format::conventions(&b)),
-                    _ => None,
-                };
+                // What the instrumentation wrote, from the file itself (not for bundles), for
+                // the formats that have conventions: a smartcomment file is not read again.
+                let spans =
+                    inputs.len() == 1 && inputs[0].format != memtrace::format::Format::Smartcomment;
+                let conv = spans
+                    .then(|| std::fs::read(path).ok())
+                    .flatten()
+                    .map(|b| memtrace::format::conventions(&b, max_bytes));
                 for input in &inputs {
                     print(input, conv.as_ref(), args.json)?;
                     found |= !input.trace.cases.is_empty();
@@ -40,7 +44,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 failed = true;
-                eprintln!("error: {e:#}");
+                crate::print_error(&e);
             }
         }
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use memtrace::attribution::roles::OpRole;
-use memtrace::format::{load, sidecar, Format, Loaded};
+use memtrace::format::{load, sidecar, Format, FormatError, Loaded};
 use memtrace::model::{AnnotationRecord, Detection};
 use memtrace::session::{self, Opened, Settings};
 use memtrace::Trace;
@@ -52,9 +52,11 @@ impl Input {
 /// An unreadable file, a trace or bundle that does not load, an annotation
 /// file given as the trace, or an annotation file that fits none of the traces.
 pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
-    let mut bytes = bytes(path)?;
+    let options = rules.read.options();
+    let max_bytes = options.limits.max_file_bytes;
+    let mut bytes = bytes(path, max_bytes)?;
     if let Some(logs) = &rules.logs {
-        bytes = with_logs(path, bytes, logs)?;
+        bytes = with_logs(path, bytes, logs, max_bytes)?;
     }
     let records = match &rules.annotations {
         Some(file) => Some((file.as_path(), annotation_file(file)?)),
@@ -65,7 +67,7 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
     } else {
         path.display().to_string()
     };
-    let (files, settings) = match session::open(&shown, &bytes, rules.read.options())? {
+    let (files, settings) = match session::open(&shown, &bytes, options)? {
         Opened::Trace(loaded) => (vec![(String::new(), Ok(*loaded))], Settings::default()),
         Opened::Bundle {
             traces, settings, ..
@@ -124,10 +126,10 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
 }
 
 /// The traces file's bytes with the log records of `logs` joined to the spans they name.
-fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path) -> anyhow::Result<Vec<u8>> {
+fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
     let files = vec![
         (path.display().to_string(), traces),
-        (logs.display().to_string(), bytes(logs)?),
+        (logs.display().to_string(), bytes(logs, max_bytes)?),
     ];
     let mut joined = memtrace::format::otlp_join::join_logs_to_traces(files);
     if joined.len() != 1 {
@@ -142,20 +144,40 @@ fn with_logs(path: &Path, traces: Vec<u8>, logs: &Path) -> anyhow::Result<Vec<u8
 }
 
 /// The bytes of `path`; `-` is standard input. A gzip or zstd file (a `.gz` trace or bundle) is
-/// decompressed.
+/// decompressed. A file over `max_bytes` is refused before it is read (standard input once that
+/// much is read).
 ///
 /// # Errors
-/// An unreadable file or standard input, or a compressed one that does not decompress.
-pub fn bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
+/// An unreadable file or standard input, one over `max_bytes` (as the core's
+/// [`FormatError::TooLarge`]), or a compressed one that does not decompress.
+pub fn bytes(path: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
+    let too_large = |size_bytes: u64| {
+        let e = FormatError::TooLarge {
+            size_bytes,
+            limit_bytes: max_bytes,
+        };
+        anyhow::Error::new(e).context(path.display().to_string())
+    };
     let raw = if path.as_os_str() == "-" {
         let mut out = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut out)
-            .context("cannot read standard input")?;
+        let stdin = std::io::stdin().lock();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(stdin, max_bytes.saturating_add(1)),
+            &mut out,
+        )
+        .context("cannot read standard input")?;
         out
     } else {
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        if size > max_bytes {
+            return Err(too_large(size));
+        }
         std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
     };
-    match memtrace::format::decompressed(&raw) {
+    if raw.len() as u64 > max_bytes {
+        return Err(too_large(raw.len() as u64));
+    }
+    match memtrace::format::decompressed(&raw, max_bytes) {
         Ok(Cow::Borrowed(_)) => Ok(raw),
         Ok(Cow::Owned(plain)) => Ok(plain),
         Err(e) => Err(anyhow::Error::new(e).context(path.display().to_string())),

@@ -128,9 +128,38 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            print_error(&e);
             ExitCode::from(memtrace_cli::EXIT_ERROR)
         }
+    }
+}
+
+/// Prints a command's error on stderr; a file over the size limit also says how to raise it
+/// (`--max-bytes`).
+fn print_error(e: &anyhow::Error) {
+    use memtrace::format::{FormatError, FormatErrorKind, LoadOption};
+    use memtrace::session::SessionError;
+    let format_error = e.chain().find_map(|cause| {
+        cause
+            .downcast_ref::<FormatError>()
+            .or_else(|| match cause.downcast_ref::<SessionError>() {
+                Some(SessionError::Format { error, .. } | SessionError::Bundle { error, .. }) => {
+                    Some(error)
+                }
+                _ => None,
+            })
+    });
+    match format_error.filter(|f| f.kind() == FormatErrorKind::TooLarge) {
+        Some(f) => {
+            let hint = f.hint(|option| match option {
+                LoadOption::Lenient => "--lenient".to_owned(),
+                LoadOption::Format => "--format smartcomment|otlp|langfuse".to_owned(),
+                LoadOption::MaxBytes(n) => format!("--max-bytes {}", memtrace_cli::size_flag(n)),
+            });
+            let (first, rest) = hint.split_at(hint.chars().next().map_or(0, char::len_utf8));
+            eprintln!("error: {e:#} {}{rest}.", first.to_uppercase());
+        }
+        None => eprintln!("error: {e:#}"),
     }
 }
 

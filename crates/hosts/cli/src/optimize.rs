@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use memtrace::attribution::InfoFlow;
-use memtrace::format::{load, LoadOptions};
+use memtrace::format::load;
 use memtrace::optimize::compare::RunFile;
 use memtrace::optimize::export::ExportFormat;
 use memtrace::optimize::gather::{versions, Gathered};
@@ -116,6 +116,8 @@ pub struct Args {
     /// Feedbacks folded per aggregation call.
     #[arg(long, default_value_t = 4)]
     batch_size: usize,
+    #[command(flatten)]
+    size: crate::rules::SizeArgs,
     #[command(flatten)]
     provider: ProviderArgs,
 }
@@ -395,9 +397,9 @@ fn run_once(
     let infoflow = InfoFlow::default();
     let mut gathered = Gathered::default();
     for path in &args.files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let trace = load(&bytes, LoadOptions::default())
+        let options = args.size.options();
+        let bytes = crate::input::bytes(path, options.limits.max_file_bytes)?;
+        let trace = load(&bytes, options)
             .with_context(|| path.display().to_string())?
             .trace;
         let verdicts: Vec<_> = trace

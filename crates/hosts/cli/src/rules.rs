@@ -1,14 +1,14 @@
 //! What makes a case, for every command that reads cases: `--failed-if RULE` (repeatable) user
 //! failure rules, and `--annotations FILE` ground truth; and how a trace is read (`--format`,
-//! `--lenient`).
+//! `--lenient`, `--max-bytes`).
 
 use std::path::PathBuf;
 
-use memtrace::format::{Format, LoadOptions};
+use memtrace::format::{limits, Format, LoadOptions};
 use memtrace::model::{Detection, FailRule, Mark, Trace};
 
-/// How every command reads a trace: the format (detected from content unless given) and
-/// whether to load what is valid and warn about the rest.
+/// How every command reads a trace: the format (detected from content unless given), whether
+/// to load what is valid and warn about the rest, and the largest file.
 #[derive(clap::Args, Clone, Copy, Default)]
 pub struct ReadArgs {
     /// Read as this format instead of detecting it (smartcomment, otlp, langfuse).
@@ -17,6 +17,8 @@ pub struct ReadArgs {
     /// Load what is valid; each problem is printed on stderr instead of failing.
     #[arg(long)]
     pub lenient: bool,
+    #[command(flatten)]
+    pub size: SizeArgs,
 }
 
 impl ReadArgs {
@@ -25,8 +27,31 @@ impl ReadArgs {
         LoadOptions {
             format: self.format,
             lenient: self.lenient,
-            ..LoadOptions::default()
+            ..self.size.options()
         }
+    }
+}
+
+/// The largest file a command reads (`--max-bytes`), for the commands that read traces without
+/// the other reading flags too.
+#[derive(clap::Args, Clone, Copy, Default)]
+pub struct SizeArgs {
+    /// The largest trace file to read, once decompressed: bytes or a size with K, M, G, T
+    /// (powers of 1024: 700M, 2G). Default: a quarter of this machine's memory, at least 512M.
+    #[arg(long, value_name = "SIZE", value_parser = limits::parse_size)]
+    pub max_bytes: Option<u64>,
+}
+
+impl SizeArgs {
+    /// The largest file: as given, else the machine's default.
+    pub fn max_file_bytes(self) -> u64 {
+        self.max_bytes
+            .unwrap_or_else(memtrace_native::memory::default_max_bytes)
+    }
+
+    /// The core's default load options with this largest file.
+    pub fn options(self) -> LoadOptions {
+        LoadOptions::with_max_file_bytes(self.max_file_bytes())
     }
 }
 

@@ -51,7 +51,19 @@ impl From<FormatError> for Error {
         Error(ErrorReport::format(&e, |option| match option {
             LoadOption::Lenient => "lenient=True".to_owned(),
             LoadOption::Format => "format=\"smartcomment\" | \"otlp\" | \"langfuse\"".to_owned(),
+            LoadOption::MaxBytes(n) => format!("max_bytes={}", bytes_expression(n)),
         }))
+    }
+}
+
+/// `n` bytes as a Python expression a reader takes in at a glance: `700 * 2**20`, `2 * 2**30`,
+/// else the number.
+fn bytes_expression(n: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    match n {
+        n if n >= 1 << 30 && n % (1 << 30) == 0 => format!("{} * 2**30", n >> 30),
+        n if n % MIB == 0 => format!("{} * 2**20", n / MIB),
+        n => n.to_string(),
     }
 }
 

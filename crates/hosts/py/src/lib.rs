@@ -50,6 +50,8 @@ struct LoadArgs<'a> {
     judge_threshold: Option<f64>,
     failed_if: &'a [String],
     roles: &'a [String],
+    /// The largest file, in bytes (`None`: the machine's default).
+    max_bytes: Option<u64>,
 }
 
 /// Reads a trace from bytes (what `memtrace info` and `memtrace attribute` read).
@@ -61,6 +63,7 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
         judge_threshold,
         failed_if,
         roles,
+        max_bytes,
     } = *a;
     let format = format
         .map(Format::parse)
@@ -69,7 +72,7 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
     let opts = memtrace::LoadOptions {
         format,
         lenient,
-        ..memtrace::LoadOptions::default()
+        ..memtrace::LoadOptions::with_max_file_bytes(max_file_bytes(max_bytes)?)
     };
     let loaded = memtrace::load(data, opts)?;
     let mut trace = loaded.trace;
@@ -87,8 +90,8 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
     for spec in roles {
         role_config.add_override(spec).map_err(Error::argument)?;
     }
-    let conventions =
-        (loaded.format != Format::Smartcomment).then(|| memtrace::format::conventions(data));
+    let conventions = (loaded.format != Format::Smartcomment)
+        .then(|| memtrace::format::conventions(data, opts.limits.max_file_bytes));
     Ok(NativeTrace {
         trace,
         format: loaded.format,
@@ -102,9 +105,38 @@ fn load_native(data: &[u8], name: String, a: &LoadArgs<'_>) -> Result<NativeTrac
     })
 }
 
-/// `load(data, *, annotations, name, format, lenient, judge_threshold, failed_if, roles)`.
+/// The largest file: `max_bytes` as given (at least 1), else the machine's default.
+fn max_file_bytes(max_bytes: Option<u64>) -> Result<u64, Error> {
+    match max_bytes {
+        Some(0) => Err(Error::argument(
+            "max_bytes must be at least 1 (bytes); leave it out for the default, a quarter of \
+             this machine's memory",
+        )),
+        Some(n) => Ok(n),
+        None => Ok(memtrace_native::memory::default_max_bytes()),
+    }
+}
+
+/// `check_size(size, max_bytes=None)`: raises `MemtraceError` (kind `too_large`) when a file of
+/// `size` bytes is over the largest file, before it is read.
 #[pyfunction]
-#[pyo3(signature = (data, *, annotations=None, name=None, format=None, lenient=false, judge_threshold=None, failed_if=Vec::new(), roles=Vec::new()))]
+#[pyo3(signature = (size, max_bytes=None))]
+fn check_size(size: u64, max_bytes: Option<u64>) -> PyResult<()> {
+    let limit_bytes = max_file_bytes(max_bytes)?;
+    if size > limit_bytes {
+        let e = memtrace::FormatError::TooLarge {
+            size_bytes: size,
+            limit_bytes,
+        };
+        return Err(Error::from(e).into());
+    }
+    Ok(())
+}
+
+/// `load(data, *, annotations, name, format, lenient, judge_threshold, failed_if, roles,
+/// max_bytes)`.
+#[pyfunction]
+#[pyo3(signature = (data, *, annotations=None, name=None, format=None, lenient=false, judge_threshold=None, failed_if=Vec::new(), roles=Vec::new(), max_bytes=None))]
 // PyO3 passes arguments owned; each keyword of `memtrace.load` is one argument.
 #[allow(clippy::needless_pass_by_value, clippy::too_many_arguments)]
 fn load(
@@ -117,6 +149,7 @@ fn load(
     judge_threshold: Option<f64>,
     failed_if: Vec<String>,
     roles: Vec<String>,
+    max_bytes: Option<u64>,
 ) -> PyResult<NativeTrace> {
     let name = name.unwrap_or_else(|| "trace.json".to_owned());
     Ok(py.allow_threads(|| {
@@ -127,6 +160,7 @@ fn load(
             judge_threshold,
             failed_if: &failed_if,
             roles: &roles,
+            max_bytes,
         };
         load_native(data, name, &args)
     })?)
@@ -332,6 +366,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeTrace>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(check_size, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -140,8 +140,7 @@ pub struct Trace {
 }
 
 fn load_inner(bytes: &[u8], opts: LoadOptions) -> Result<Inner, MemtraceError> {
-    let limits = memtrace::format::Limits::default();
-    let indexed = memtrace::format::load_indexed(bytes, core_options(&opts)?, &limits)?;
+    let indexed = memtrace::format::load_indexed(bytes, core_options(&opts)?)?;
     finish(indexed, opts)
 }
 
@@ -153,10 +152,20 @@ pub(crate) fn core_options(opts: &LoadOptions) -> Result<memtrace::LoadOptions, 
         .map(Format::parse)
         .transpose()
         .map_err(MemtraceError::argument)?;
+    let max_file_bytes = match opts.max_bytes {
+        Some(0) => {
+            return Err(MemtraceError::argument(
+                "maxBytes must be at least 1 (bytes); leave it out for the default of 512 MiB",
+            ))
+        }
+        Some(n) => n,
+        None => memtrace::format::limits::MAX_FILE_BYTES,
+    };
     Ok(memtrace::LoadOptions {
         format,
         lenient: opts.lenient,
         judge_threshold: opts.judge_threshold,
+        limits: memtrace::format::Limits::with_max_file_bytes(max_file_bytes),
     })
 }
 

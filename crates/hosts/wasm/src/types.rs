@@ -22,6 +22,9 @@ pub struct LoadOptions {
     pub roles: Vec<String>,
     /// A graded judge score below this fails the question (default 0.5).
     pub judge_threshold: Option<f64>,
+    /// The largest file read, in bytes once decompressed (default 512 MiB: a load takes about
+    /// three times the file in wasm32's 4 GiB); a larger one throws kind `too_large`.
+    pub max_bytes: Option<u64>,
 }
 
 /// `search` options.

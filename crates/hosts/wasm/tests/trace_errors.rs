@@ -108,3 +108,31 @@ fn summarize_and_version_still_work() {
     let e = thrown(memtrace_wasm::summarize(b"").err().unwrap());
     assert_eq!(e["kind"], "unknown_format");
 }
+
+/// `{maxBytes}` sets the largest file: under the file's size it refuses it, naming itself in
+/// the hint; over it the file loads; 0 is a bad argument.
+#[wasm_bindgen_test]
+fn max_bytes_lowers_and_raises_the_largest_file() {
+    let size = FIXTURE_1.len();
+    let e = thrown(
+        Trace::load(FIXTURE_1, opts(&json!({"maxBytes": size - 1})))
+            .err()
+            .unwrap(),
+    );
+    assert_eq!(e["kind"], "too_large", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("({size} bytes)")),
+        "{e}"
+    );
+    assert!(e["hint"].as_str().unwrap().contains("{maxBytes: "), "{e}");
+    assert!(Trace::load(FIXTURE_1, opts(&json!({"maxBytes": size}))).is_ok());
+    let zero = thrown(
+        Trace::load(FIXTURE_1, opts(&json!({"maxBytes": 0})))
+            .err()
+            .unwrap(),
+    );
+    assert_eq!(zero["kind"], "argument", "{zero}");
+}

@@ -107,30 +107,37 @@ pub fn app() -> Html {
         use_effect_with((), move |()| {
             wasm_bindgen_futures::spawn_local(async move {
                 let (stored, settings) = storage::restore().await.unwrap_or_default();
+                let settings: Option<crate::state::Settings> =
+                    settings.and_then(|s| serde_json::from_str(&s).ok());
+                // Files are read with the largest file the user set, from the first one on.
+                let options =
+                    crate::state::load_options(settings.as_ref().and_then(|s| s.max_bytes));
                 let first_visit = stored.is_empty();
                 let emit = |a| dispatch.dispatch(a);
                 // The stored files open as dropped ones do (in steps, traces first).
                 let stored = stored.into_iter().map(|(n, b)| (n, Arc::from(b))).collect();
-                files::show_all(stored, &emit).await;
+                files::show_all(stored, options, &emit).await;
                 // `?url=`: the file at that address, instead of the demo.
                 let by_url = crate::services::url::requested();
                 if first_visit && by_url.is_none() {
                     let name = crate::DEMO_NAME.to_owned();
                     match crate::services::url::demo().await {
-                        Ok(bytes) => files::show_all(vec![(name, Arc::from(bytes))], &emit).await,
+                        Ok(bytes) => {
+                            files::show_all(vec![(name, Arc::from(bytes))], options, &emit).await;
+                        }
                         Err(m) => emit(Action::ReadFailed {
                             name,
                             message: format!("the demo did not load: {m}"),
                         }),
                     }
                 }
-                if let Some(s) = settings.and_then(|s| serde_json::from_str(&s).ok()) {
+                if let Some(s) = settings {
                     dispatch.dispatch(Action::Restore(s));
                 }
                 restored.set(true);
                 if let Some(url) = by_url {
                     let dispatch = dispatch.clone();
-                    crate::services::url::open(url, move |a| dispatch.dispatch(a));
+                    crate::services::url::open(url, options, move |a| dispatch.dispatch(a));
                 }
             });
         });
@@ -217,10 +224,11 @@ pub fn app() -> Html {
 
     let on_files = {
         let dispatch = store.dispatcher();
+        let options = store.0.load_options();
         Callback::from(move |list: Vec<web_sys::File>| {
             dispatch.dispatch(Action::ClearErrors);
             let dispatch = dispatch.clone();
-            files::read_all(list, move |action| dispatch.dispatch(action));
+            files::read_all(list, options, move |action| dispatch.dispatch(action));
         })
     };
     let d: Callback<Action> = store.dispatcher().to_callback();
@@ -431,7 +439,9 @@ pub fn app() -> Html {
                 </div>
             }
             if state.help_open {
-                <Help on_close={d.reform(|()| Action::ToggleHelp)} />
+                <Help on_close={d.reform(|()| Action::ToggleHelp)}
+                      max_bytes={state.max_file_bytes()}
+                      on_max_bytes={d.reform(Action::SetMaxBytes)} />
             }
         </DropZone>
     }

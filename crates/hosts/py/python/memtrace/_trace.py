@@ -44,12 +44,14 @@ class Provider:
         return f"Provider(base_url={self.base_url!r}, model={self.model!r}, api_key={key}, kind={self.kind!r})"
 
 
-def _read(source: Source) -> "tuple[bytes, str]":
+def _read(source: Source, max_bytes: Optional[int] = None) -> "tuple[bytes, str]":
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), "trace.json"
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         try:
+            # A file over the largest file is refused before it is read.
+            _native.check_size(os.path.getsize(path), max_bytes)
             with open(path, "rb") as f:
                 return f.read(), path
         except OSError as e:
@@ -77,6 +79,7 @@ def load(
     failed_if: Sequence[str] = (),
     roles: Sequence[str] = (),
     name: Optional[str] = None,
+    max_bytes: Optional[int] = None,
 ) -> "Trace":
     """Reads a trace: smartcomment / MemTraceBench JSON, OTLP JSON, JSON Lines or protobuf,
     Langfuse; gzip or zstd compressed too.
@@ -92,10 +95,22 @@ def load(
     roles: ``"NAME=ROLE"`` overrides of op roles (extraction, update, deletion, retrieval,
     response, judge, other).
     name: how results name the trace (default: the path, or ``trace.json``).
+    max_bytes: the largest file, in bytes once decompressed (default: a quarter of this
+    machine's memory, at least 512 MiB); a larger one raises ``MemtraceError`` of kind
+    ``too_large`` (a path before it is read).
 
-    Raises ``MemtraceError`` (``kind`` json, field, unknown_format, …) when it does not load.
+    Raises ``MemtraceError`` (``kind`` json, field, unknown_format, too_large, …) when it does
+    not load.
     """
-    data, shown = _read(source)
+    if max_bytes is not None and (
+        isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1
+    ):
+        raise MemtraceError(
+            "argument",
+            f"max_bytes must be a whole number of bytes, at least 1 (got {max_bytes!r})",
+            "e.g. max_bytes=2 * 2**30 for 2 GiB; leave it out for the default",
+        )
+    data, shown = _read(source, max_bytes)
     native = _native.load(
         data,
         annotations=_read(annotations)[0] if annotations is not None else None,
@@ -105,6 +120,7 @@ def load(
         judge_threshold=judge_threshold,
         failed_if=list(failed_if),
         roles=list(roles),
+        max_bytes=max_bytes,
     )
     return Trace(native)
 

@@ -205,7 +205,7 @@ fn zeroed(len: usize) -> Arc<[u8]> {
 /// Several files are read before any is shown, so that they open together
 /// ([`session::arrange`]: OTLP log records joined to the traces file whose spans they name,
 /// traces before the annotation files dropped with them).
-pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
+pub fn read_all(files: Vec<web_sys::File>, options: LoadOptions, emit: impl Fn(Action) + 'static) {
     let started = cancels();
     wasm_bindgen_futures::spawn_local(async move {
         let mut progress = Progress {
@@ -219,7 +219,7 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
         for (k, file) in files.into_iter().enumerate() {
             let name = file.name();
             progress.file.clone_from(&name);
-            match read_checked(&file, &mut progress, &emit, started).await {
+            match read_checked(&file, &options, &mut progress, &emit, started).await {
                 Err(Cancelled) => {
                     emit(cancelled(count - k - 1, name));
                     emit(Action::Progress(None));
@@ -229,14 +229,18 @@ pub fn read_all(files: Vec<web_sys::File>, emit: impl Fn(Action) + 'static) {
                 Ok(Ok(bytes)) => read_ok.push((name, bytes)),
             }
         }
-        show_each(read_ok, &mut progress, &emit, started).await;
+        show_each(read_ok, options, &mut progress, &emit, started).await;
     });
 }
 
 /// Shows files already in memory (restored from storage, the demo) as a drop shows them once
 /// read: traces parsed in steps, traces before their annotation files, with progress; a
 /// [`cancel`] stops it.
-pub async fn show_all(files: Vec<(String, Arc<[u8]>)>, emit: &impl Fn(Action)) {
+pub async fn show_all(
+    files: Vec<(String, Arc<[u8]>)>,
+    options: LoadOptions,
+    emit: &impl Fn(Action),
+) {
     let bytes: u64 = files.iter().map(|f| f.1.len() as u64).sum();
     let mut progress = Progress {
         files_total: files.len(),
@@ -245,7 +249,7 @@ pub async fn show_all(files: Vec<(String, Arc<[u8]>)>, emit: &impl Fn(Action)) {
         ..Progress::default()
     };
     emit(Action::Progress(Some(progress.clone())));
-    show_each(files, &mut progress, emit, cancels()).await;
+    show_each(files, options, &mut progress, emit, cancels()).await;
 }
 
 /// Shows each file ([`show`]) as they open together ([`session::arrange`]: OTLP logs joined to
@@ -253,6 +257,7 @@ pub async fn show_all(files: Vec<(String, Arc<[u8]>)>, emit: &impl Fn(Action)) {
 /// bar goes.
 async fn show_each(
     files: Vec<(String, Arc<[u8]>)>,
+    options: LoadOptions,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
@@ -262,7 +267,7 @@ async fn show_each(
     for (k, (name, bytes)) in files.into_iter().enumerate() {
         progress.file.clone_from(&name);
         progress.parsed = None;
-        if show(name.clone(), bytes, progress, emit, started)
+        if show(name.clone(), bytes, options, progress, emit, started)
             .await
             .is_err()
         {
@@ -284,22 +289,17 @@ fn cancelled(more: usize, name: String) -> Action {
     Action::ReadFailed { name, message }
 }
 
-/// Reads one file's bytes, refusing one over the size limit before reading a byte of it (the
-/// tab would run out of memory).
+/// Reads one file's bytes, refusing one over the largest file (the page's setting) before
+/// reading a byte of it (the tab would run out of memory).
 async fn read_checked(
     file: &web_sys::File,
+    options: &LoadOptions,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
 ) -> Result<Result<Arc<[u8]>, String>, Cancelled> {
-    let size_bytes = whole(file.size());
-    let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
-    if size_bytes > limit_bytes {
-        let e = memtrace::format::FormatError::TooLarge {
-            size_bytes,
-            limit_bytes,
-        };
-        return Ok(Err(e.to_string()));
+    if let Err(e) = memtrace::format::limits::check_length(whole(file.size()), &options.limits) {
+        return Ok(Err(crate::state::error_text(&e)));
     }
     let _t = crate::timing::stage("read file");
     read(file, progress, emit, started).await
@@ -314,6 +314,7 @@ async fn read_checked(
 pub async fn show(
     name: String,
     bytes: Arc<[u8]>,
+    options: LoadOptions,
     progress: &mut Progress,
     emit: &impl Fn(Action),
     started: u64,
@@ -321,7 +322,7 @@ pub async fn show(
     let opening = if whole_wanted() {
         session::Opening::whole(&name, bytes)
     } else {
-        session::Opening::new(&name, bytes, LoadOptions::default())
+        session::Opening::new(&name, bytes, options)
     };
     let ready = open_in_steps(opening, progress, emit, started).await?;
     // The first render of the file is a task of its own.

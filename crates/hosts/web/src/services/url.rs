@@ -6,6 +6,8 @@
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use memtrace::format::LoadOptions;
+
 use crate::services::files;
 use crate::state::{Action, Progress};
 
@@ -62,8 +64,9 @@ fn js_text(e: &wasm_bindgen::JsValue) -> String {
     }
 }
 
-/// Fetches the file's bytes, or a sentence saying what failed and what to do.
-async fn fetch(url: &web_sys::Url) -> Result<Vec<u8>, String> {
+/// Fetches the file's bytes (at most `options`' largest file), or a sentence saying what
+/// failed and what to do.
+async fn fetch(url: &web_sys::Url, options: &LoadOptions) -> Result<Vec<u8>, String> {
     let href = url.href();
     let window = web_sys::window().ok_or("no browser window")?;
     let response = JsFuture::from(window.fetch_with_str(&href))
@@ -98,16 +101,11 @@ async fn fetch(url: &web_sys::Url) -> Result<Vec<u8>, String> {
             js_text(&e)
         )
     })?;
-    let bytes = js_sys::Uint8Array::new(&body).to_vec();
-    let limit_bytes = memtrace::format::limits::MAX_FILE_BYTES;
-    if bytes.len() as u64 > limit_bytes {
-        return Err(memtrace::format::FormatError::TooLarge {
-            size_bytes: bytes.len() as u64,
-            limit_bytes,
-        }
-        .to_string());
-    }
-    Ok(bytes)
+    let body = js_sys::Uint8Array::new(&body);
+    // Refused before the bytes are copied into the page's memory.
+    memtrace::format::limits::check_length(u64::from(body.length()), &options.limits)
+        .map_err(|e| crate::state::error_text(&e))?;
+    Ok(body.to_vec())
 }
 
 /// The demo trace: the address of the page's `<link id="memtrace-demo">` (index.html preloads
@@ -124,12 +122,12 @@ pub async fn demo() -> Result<Vec<u8>, String> {
         .and_then(|l| l.get_attribute("href"))
         .unwrap_or_else(|| "demo.json".to_owned());
     let url = web_sys::Url::new_with_base(&href, &base).map_err(|e| js_text(&e))?;
-    fetch(&url).await
+    fetch(&url, &LoadOptions::default()).await
 }
 
 /// Fetches `raw` (the `?url=` value) and loads it as a dropped file; emits progress, then the
 /// file's `Parsed`/`Load` or one `ReadFailed` named by the address.
-pub fn open(raw: String, emit: impl Fn(Action) + 'static) {
+pub fn open(raw: String, options: LoadOptions, emit: impl Fn(Action) + 'static) {
     let started = files::started();
     wasm_bindgen_futures::spawn_local(async move {
         let failed = |message: String| Action::ReadFailed {
@@ -153,14 +151,21 @@ pub fn open(raw: String, emit: impl Fn(Action) + 'static) {
             ..Progress::default()
         };
         emit(Action::Progress(Some(progress.clone())));
-        match fetch(&url).await {
+        match fetch(&url, &options).await {
             Ok(bytes) => {
                 progress.bytes_done = 1;
                 emit(Action::Progress(Some(progress.clone())));
                 let name = file_name(&url);
-                if files::show(name.clone(), bytes.into(), &mut progress, &emit, started)
-                    .await
-                    .is_err()
+                if files::show(
+                    name.clone(),
+                    bytes.into(),
+                    options,
+                    &mut progress,
+                    &emit,
+                    started,
+                )
+                .await
+                .is_err()
                 {
                     emit(Action::ReadFailed {
                         name,

@@ -77,6 +77,8 @@ pub enum Action {
         label: Option<Label>,
     },
     SetProvider(ProviderSettings),
+    /// The largest file the page reads, in bytes (`None`: the default, 512 MiB).
+    SetMaxBytes(Option<u64>),
     /// Highlights these node and op ids in the graph (empty: none).
     Highlight(Vec<String>),
     /// New failure rules (`span=NAME output~REGEX`); lines that do not parse are skipped.

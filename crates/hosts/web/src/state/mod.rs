@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use memtrace::format::FormatError;
+use memtrace::format::limits::MAX_FILE_BYTES;
+use memtrace::format::{FormatError, FormatErrorKind, LoadOption, LoadOptions};
 use memtrace::layout::NodeRef;
 use memtrace::model::VarIx;
 use memtrace::session::{self, Added, Project, Ready, SessionError, View};
@@ -63,6 +64,8 @@ pub struct Settings {
     pub case: Option<usize>,
     /// The LLM provider (no key).
     pub provider: ProviderSettings,
+    /// The largest file the page reads, in bytes (`None`: [`MAX_FILE_BYTES`]).
+    pub max_bytes: Option<u64>,
 }
 
 /// Everything the page shows.
@@ -98,6 +101,9 @@ pub struct PageState {
     /// Failure rules for every trace as typed, bad ones too (the project has those that parse:
     /// `crate::state::fail_rules`).
     pub rules: Vec<String>,
+    /// The largest file the page reads, as the user set it (`None`: [`MAX_FILE_BYTES`]); the
+    /// project's load options carry it.
+    pub max_bytes: Option<u64>,
 }
 
 impl PageState {
@@ -194,6 +200,7 @@ impl PageState {
                 }
             }
             Action::SetProvider(p) => self.provider = p,
+            Action::SetMaxBytes(n) => self.set_max_bytes(n),
             Action::Highlight(ids) => self.highlight = ids,
             Action::SetRules(rules) => fail_rules::set_rules(&mut self, rules),
             Action::SetMark {
@@ -246,6 +253,7 @@ impl PageState {
     fn restore(&mut self, s: Settings, from_bundle: bool) {
         self.list = s.list;
         self.provider = s.provider;
+        self.set_max_bytes(s.max_bytes);
         let current = s.project.current.clone();
         if from_bundle {
             for r in &s.project.rules {
@@ -284,8 +292,24 @@ impl PageState {
         self.errors.push(FileError {
             name,
             location: e.location(),
-            message: e.to_string(),
+            message: error_text(e),
         });
+    }
+
+    /// Sets the largest file (`None`, or 0: the default): what the next files are read with.
+    fn set_max_bytes(&mut self, n: Option<u64>) {
+        self.max_bytes = n.filter(|&n| n > 0 && n != MAX_FILE_BYTES);
+        self.project.options.limits = load_options(self.max_bytes).limits;
+    }
+
+    /// The largest file the page reads, in bytes.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.max_bytes.unwrap_or(MAX_FILE_BYTES)
+    }
+
+    /// How the page reads files: the project's load options (the largest file set).
+    pub fn load_options(&self) -> LoadOptions {
+        self.project.options
     }
 
     /// Puts trace `i` on screen with its first listed failure selected.
@@ -364,8 +388,43 @@ impl PageState {
             list: self.list.clone(),
             case: self.selection.case,
             provider: self.provider.clone(),
+            max_bytes: self.max_bytes,
         }
     }
+}
+
+/// How the page reads files with the largest file `max_bytes` (`None`: [`MAX_FILE_BYTES`]).
+pub fn load_options(max_bytes: Option<u64>) -> LoadOptions {
+    LoadOptions::with_max_file_bytes(max_bytes.filter(|&n| n > 0).unwrap_or(MAX_FILE_BYTES))
+}
+
+/// The largest file typed in the settings, in whole MiB: `None` (the default) when empty, and
+/// `now_bytes` kept when it is not a whole number of at least 1.
+pub fn typed_max_bytes(text: &str, now_bytes: u64) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mib = text.parse::<u64>().ok().filter(|&m| m >= 1);
+    Some(mib.map_or(now_bytes, |m| m.saturating_mul(1024 * 1024)))
+}
+
+/// A file's error as the page shows it: the core's sentence, and for a file over the largest
+/// file where to raise it (the settings in the `?` panel).
+pub fn error_text(e: &FormatError) -> String {
+    if e.kind() != FormatErrorKind::TooLarge {
+        return e.to_string();
+    }
+    let hint = e.hint(|option| match option {
+        LoadOption::Lenient | LoadOption::Format => String::new(),
+        LoadOption::MaxBytes(n) => format!(
+            "“Largest file” in the settings (press ?) at {} MiB or more",
+            n.div_ceil(1024 * 1024)
+        ),
+    });
+    let mut chars = hint.chars();
+    let first = chars.next().map(|c| c.to_uppercase().to_string());
+    format!("{e} {}{}.", first.unwrap_or_default(), chars.as_str())
 }
 
 #[cfg(test)]

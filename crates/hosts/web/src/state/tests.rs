@@ -238,6 +238,43 @@ fn provider_settings_persist_and_highlight_clears_on_a_new_case() {
 }
 
 #[test]
+fn the_largest_file_is_a_setting_that_persists_and_refuses_larger_files() {
+    let size = FIXTURE.len() as u64;
+    let s = PageState::default().reduce(Action::SetMaxBytes(Some(size - 1)));
+    assert_eq!(s.max_file_bytes(), size - 1);
+    assert_eq!(s.load_options().limits.max_file_bytes, size - 1);
+    let refused = s.clone().reduce(Action::whole("f.json", FIXTURE));
+    assert!(refused.project.traces.is_empty());
+    let message = &refused.errors[0].message;
+    assert!(message.contains(&format!("({size} bytes)")), "{message}");
+    assert!(
+        message.contains("“Largest file” in the settings"),
+        "{message}"
+    );
+    // Saved and restored with the other settings; the next file loads once it is raised.
+    let json = serde_json::to_string(&s.settings()).unwrap();
+    let back: Settings = serde_json::from_str(&json).unwrap();
+    let r = PageState::default().reduce(Action::Restore(back));
+    assert_eq!(r.max_file_bytes(), size - 1);
+    let raised = r
+        .reduce(Action::SetMaxBytes(Some(size)))
+        .reduce(Action::whole("f.json", FIXTURE));
+    assert_eq!(raised.project.traces.len(), 1);
+    // Empty field: back to the default.
+    let reset = raised.reduce(Action::SetMaxBytes(None));
+    assert_eq!(reset.max_file_bytes(), MAX_FILE_BYTES);
+    assert_eq!(reset.settings().max_bytes, None);
+}
+
+#[test]
+fn the_largest_file_field_reads_whole_mib() {
+    assert_eq!(typed_max_bytes(" 700 ", 5), Some(700 * 1024 * 1024));
+    assert_eq!(typed_max_bytes("", 5), None);
+    assert_eq!(typed_max_bytes("0", 5), Some(5));
+    assert_eq!(typed_max_bytes("1.5", 5), Some(5));
+}
+
+#[test]
 fn r_toggles_the_report_view() {
     let s = loaded("f.json", FIXTURE);
     assert!(!s.report_open);
