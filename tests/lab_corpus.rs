@@ -40,8 +40,8 @@ const HELD_OUT_FLOOR: [(&str, usize, usize); 5] = [
 /// in the prompts and state spans ([`memtrace::attribution::InfoFlow::case_turns`]).
 /// Agno and mem0ai 1.0.x: update and deletion faults read from the edits their model wrote.
 const HELD_OUT_FLOOR_WITHOUT_IDS: [(&str, usize, usize); 7] = [
-    ("agno/openinference", 13, 18),
-    ("mem0v1/openinference", 13, 16),
+    ("agno/openinference", 14, 18),
+    ("mem0v1/openinference", 14, 16),
     ("mem0ai/openinference", 14, 18),
     ("mem0ai/genai", 14, 18),
     ("mem0ai/openllmetry", 14, 18),

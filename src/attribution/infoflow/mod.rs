@@ -210,8 +210,17 @@ impl InfoFlow {
             .flatten()
             .collect();
         let losses = findings.iter().filter(|(_, f)| f.role != OpRole::Response);
+        // Findings from named evidence: the earliest loss decided. From turns found for the
+        // question, the best-ranked turn's: a turn ranked lower may be about something else,
+        // and its "loss" was never the answer's.
+        let rank = |x: &(Option<BTreeSet<String>>, Finding)| {
+            findings.iter().position(|y| std::ptr::eq(x, y))
+        };
         let earliest = |a: &&(Option<BTreeSet<String>>, Finding),
                         b: &&(Option<BTreeSet<String>>, Finding)| {
+            if from_start_points {
+                return rank(a).cmp(&rank(b));
+            }
             t.op(a.1.op)
                 .created_at
                 .cmp(&t.op(b.1.op).created_at)
