@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use memtrace::format::{load, sidecar, LoadOptions};
 use memtrace::model::Trace;
 
+#[path = "common/textless.rs"]
+mod textless;
+
 const TUNING: [&str; 3] = ["26", "30", "41"];
 const HELD_OUT: [&str; 4] = ["42", "43", "47", "49"];
 /// Every library the lab runs (`lab/libs/`), each with the seven conversations.
@@ -288,6 +291,9 @@ fn infoflow_by_split(with_evidence: bool) -> BTreeMap<String, Counts> {
             let sure = got
                 .as_ref()
                 .is_some_and(memtrace::attribution::Attribution::is_confident);
+            if let Some(g) = &got {
+                textless::not_blamed(&t, g, &format!("{group} {conv}"));
+            }
             e.1 += usize::from(op);
             e.2 += usize::from(ty);
             e.3 += usize::from(sure);
