@@ -18,7 +18,8 @@ const { Trace } = createRequire(import.meta.url)(pkg);
 /** Each `library/tracer` folder of the corpus with its traces. */
 function corpus() {
   const dirs = [];
-  for (const lib of readdirSync(lab, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+  // voices/ is the lab's voices corpus, with a test of its own (tests/lab_voices.rs).
+  for (const lib of readdirSync(lab, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'voices')) {
     for (const fmt of readdirSync(join(lab, lib.name), { withFileTypes: true }).filter((d) => d.isDirectory())) {
       const dir = join(lab, lib.name, fmt.name);
       const traces = readdirSync(dir).filter((f) => f.endsWith('.jsonl.gz')).sort();
