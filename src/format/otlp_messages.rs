@@ -90,12 +90,9 @@ fn with_tool_calls(content: String, calls: &BTreeMap<usize, Map<String, Value>>)
         .into_iter()
         .collect();
     for call in calls.values() {
-        let get = |k: &str| call.get(&format!("tool_call.function.{k}")).map(text_of);
+        let get = |k: &str| call.get(&format!("tool_call.function.{k}"));
         if let Some(name) = get("name") {
-            out.push(spans::tool_call_text(
-                &Value::String(name),
-                get("arguments").as_ref(),
-            ));
+            out.push(spans::tool_call_text(name, get("arguments")));
         }
     }
     if out.is_empty() {

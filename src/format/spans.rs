@@ -297,12 +297,8 @@ pub fn message_text(content: &Value) -> String {
 fn tool_part(o: &Map<String, Value>) -> Option<String> {
     match o.get("type").and_then(Value::as_str) {
         Some("tool_call") => {
-            let args = o.get("arguments").map(|a| match a {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            });
             let name = o.get("name").cloned().unwrap_or(Value::Null);
-            Some(tool_call_text(&name, args.as_ref()))
+            Some(tool_call_text(&name, o.get("arguments")))
         }
         Some("tool_call_response") => o.get("response").or_else(|| o.get("result")).map(text_of),
         _ => None,
@@ -312,10 +308,12 @@ fn tool_part(o: &Map<String, Value>) -> Option<String> {
 /// One tool call as a value: `{"tool_call": name, "arguments": {...}}`, the arguments parsed
 /// when they are JSON. A model's call and the tool span that ran it (its input made the same
 /// way, [`tool_input_text`]) give the same text: one variable, the call's.
-pub fn tool_call_text(name: &Value, args: Option<&String>) -> String {
-    let args = args.map_or(Value::Null, |a| {
-        json_in(a).unwrap_or(Value::String(a.clone()))
-    });
+pub fn tool_call_text(name: &Value, args: Option<&Value>) -> String {
+    let args = match args {
+        Some(Value::String(a)) => json_in(a).unwrap_or_else(|| Value::String(a.clone())),
+        Some(other) => other.clone(),
+        None => Value::Null,
+    };
     serde_json::json!({"tool_call": name, "arguments": args}).to_string()
 }
 
@@ -323,9 +321,12 @@ pub fn tool_call_text(name: &Value, args: Option<&String>) -> String {
 /// JSON object of arguments.
 #[must_use]
 pub fn tool_input_text(name: &str, input: &str) -> Option<String> {
-    json_in(input)
-        .filter(Value::is_object)
-        .map(|_| tool_call_text(&Value::String(name.to_owned()), Some(&input.to_owned())))
+    json_in(input).filter(Value::is_object).map(|_| {
+        tool_call_text(
+            &Value::String(name.to_owned()),
+            Some(&Value::String(input.to_owned())),
+        )
+    })
 }
 
 /// Metadata key of a tool span's result when it was read as retrieved records.
@@ -388,12 +389,8 @@ pub fn messages_in(v: &Value) -> Option<Vec<(String, String)>> {
         out.extend(part_calls.into_iter().map(|c| (role.clone(), c)));
         for c in calls.into_iter().flatten() {
             let f = c.get("function").unwrap_or(c);
-            let args = f.get("arguments").map(|a| match a {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            });
             let name = f.get("name").cloned().unwrap_or(Value::Null);
-            out.push((role.clone(), tool_call_text(&name, args.as_ref())));
+            out.push((role.clone(), tool_call_text(&name, f.get("arguments"))));
         }
         Some(out)
     };

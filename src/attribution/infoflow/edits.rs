@@ -12,6 +12,7 @@ use crate::attribution::roles::OpRole;
 use crate::attribution::text::{var_text, var_texts};
 use crate::model::{pyrepr, OpIx, Trace, VarIx};
 use crate::text::lexicon::{edit_verb, name_verb, EditVerb};
+use crate::text::one_line;
 
 /// One edit: its verb, the id it names, the texts it carries.
 #[derive(Debug, PartialEq)]
@@ -19,6 +20,25 @@ struct Edit {
     verb: Option<EditVerb>,
     id: Option<String>,
     texts: Vec<String>,
+}
+
+impl Edit {
+    /// The edit a call's arguments or a record's fields make: the id field's value, the texts
+    /// of the others.
+    fn of(verb: Option<EditVerb>, fields: &serde_json::Map<String, Value>) -> Edit {
+        Edit {
+            verb,
+            id: fields
+                .iter()
+                .find(|(k, _)| is_id_key(k))
+                .and_then(|(_, v)| scalar(v)),
+            texts: fields
+                .iter()
+                .filter(|(k, _)| !is_id_key(k))
+                .filter_map(|(_, v)| v.as_str().filter(|s| is_text(s)).map(str::to_owned))
+                .collect(),
+        }
+    }
 }
 
 /// A field naming an id: `id`, `memory_id`, `docId`.
@@ -52,38 +72,16 @@ fn edits_in(v: &Value, out: &mut Vec<Edit>, depth: usize) {
                 o.get("tool_call").and_then(Value::as_str),
                 o.get("arguments"),
             ) {
-                out.push(Edit {
-                    verb: name_verb(name),
-                    id: args
-                        .iter()
-                        .find(|(k, _)| is_id_key(k))
-                        .and_then(|(_, v)| scalar(v)),
-                    texts: args
-                        .iter()
-                        .filter(|(k, _)| !is_id_key(k))
-                        .filter_map(|(_, v)| v.as_str().filter(|s| is_text(s)).map(str::to_owned))
-                        .collect(),
-                });
+                out.push(Edit::of(name_verb(name), args));
                 return;
             }
             let verb = o
                 .values()
                 .filter_map(Value::as_str)
                 .find_map(|s| edit_verb(s.trim()));
-            let id = o
-                .iter()
-                .find(|(k, _)| is_id_key(k))
-                .and_then(|(_, v)| scalar(v));
-            if verb.is_some() && id.is_some() {
-                out.push(Edit {
-                    verb,
-                    id,
-                    texts: o
-                        .iter()
-                        .filter(|(k, _)| !is_id_key(k))
-                        .filter_map(|(_, v)| v.as_str().filter(|s| is_text(s)).map(str::to_owned))
-                        .collect(),
-                });
+            let record = Edit::of(verb, o);
+            if record.verb.is_some() && record.id.is_some() {
+                out.push(record);
                 return;
             }
             o.values().for_each(|x| edits_in(x, out, depth + 1));
@@ -92,13 +90,9 @@ fn edits_in(v: &Value, out: &mut Vec<Edit>, depth: usize) {
     }
 }
 
-fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The same text, give or take spacing and a few characters around it.
 fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (squash(a), squash(b));
+    let (a, b) = (one_line(a), one_line(b));
     let (short, long) = if a.len() <= b.len() {
         (&a, &b)
     } else {
