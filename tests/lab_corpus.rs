@@ -45,7 +45,7 @@ const HELD_OUT_FLOOR: [(&str, usize, usize); 7] = [
 /// in the prompts and state spans ([`memtrace::attribution::InfoFlow::case_turns`]).
 /// Agno and mem0ai 1.0.x: update and deletion faults read from the edits their model wrote.
 const HELD_OUT_FLOOR_WITHOUT_IDS: [(&str, usize, usize); 7] = [
-    ("agno/openinference", 14, 18),
+    ("agno/openinference", 15, 18),
     ("mem0v1/openinference", 14, 16),
     ("mem0ai/openinference", 14, 18),
     ("mem0ai/genai", 14, 18),

@@ -116,6 +116,9 @@ struct Stage {
     cutoff: String,
     /// The question's own ops ([`question_pipeline`]).
     pipeline: Vec<OpIx>,
+    /// The ops that answer a question of the trace, this one's and the others' (sorted): what
+    /// they read is a question's context, not a turn, and what they drop is not memory's loss.
+    answers: Vec<OpIx>,
 }
 
 impl InfoFlow {
@@ -144,7 +147,7 @@ impl InfoFlow {
         roles: &Roles,
         case: &FailureCase,
     ) -> Result<Attribution, AttributionError> {
-        let stage = Self::stage(t, case)?;
+        let stage = Self::stage(t, roles, case)?;
         if let Some(f) = pipeline::judge_erred(t, roles, &stage, case) {
             return Ok(Self::verdict(t, roles, case, &f, Vec::new(), f.confidence));
         }
@@ -287,7 +290,7 @@ impl InfoFlow {
         roles: &Roles,
         case: &FailureCase,
     ) -> Result<Vec<turns::Turn>, AttributionError> {
-        let stage = Self::stage(t, case)?;
+        let stage = Self::stage(t, roles, case)?;
         Ok(turns::ranked(t, roles, &stage, case))
     }
 

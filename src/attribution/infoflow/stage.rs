@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::graph::{self, find_retrieval, memory_kinds_near, question_pipeline};
 use super::{pipeline, turns, InfoFlow, Stage};
-use crate::attribution::roles::{normalized, Roles};
+use crate::attribution::roles::{normalized, OpRole, Roles};
 use crate::attribution::text::{content_tokens, parts, var_text, var_texts, Key};
 use crate::attribution::AttributionError;
 use crate::model::{answer_op_of, FailureCase, OpIx, Trace, VarIx};
@@ -30,9 +30,41 @@ fn blind_step(t: &Trace, query: VarIx, answer_op: OpIx) -> Option<OpIx> {
         .max_by(|&a, &b| t.op(a).created_at.cmp(&t.op(b).created_at).then(a.cmp(&b)))
 }
 
+/// The ops that answer a question: `own`, the failed cases' answer ops, and each judge's: the
+/// writer of what a judge reads that read what the judge read unwritten (the question).
+fn answer_ops(t: &Trace, roles: &Roles, own: OpIx) -> Vec<OpIx> {
+    let mut out = vec![own];
+    out.extend(
+        t.cases
+            .iter()
+            .filter_map(|c| c.answer_op.as_deref().and_then(|a| t.op_by_id(a))),
+    );
+    for j in (0..t.ops.len() as u32).map(OpIx) {
+        if roles.role(j) != OpRole::Judge {
+            continue;
+        }
+        let read = &t.flow.op_inputs[j.get()];
+        let asked = |v: &VarIx| t.flow.producers[v.get()].is_empty();
+        for &v in read {
+            out.extend(t.flow.producers[v.get()].iter().filter(|&&p| {
+                t.flow.op_inputs[p.get()]
+                    .iter()
+                    .any(|w| asked(w) && read.contains(w))
+            }));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 impl InfoFlow {
     /// Finds the query, the answer op, the retrieval op and the memory kinds of a case.
-    pub(super) fn stage(t: &Trace, case: &FailureCase) -> Result<Stage, AttributionError> {
+    pub(super) fn stage(
+        t: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+    ) -> Result<Stage, AttributionError> {
         let unresolvable = |reason: &str| AttributionError::Unresolvable {
             case_id: case.query_id.clone(),
             reason: reason.to_owned(),
@@ -77,6 +109,7 @@ impl InfoFlow {
             memory_kinds,
             cutoff: t.op(cutoff_op).created_at.clone(),
             pipeline: question_pipeline(t, query, answer_op),
+            answers: answer_ops(t, roles, answer_op),
         })
     }
 

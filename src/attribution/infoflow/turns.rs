@@ -136,7 +136,7 @@ fn entering(t: &Trace, roles: &Roles, stage: &Stage) -> Vec<Turn> {
         }
     }
     let reads_text = |o| {
-        o != stage.answer_op
+        stage.answers.binary_search(&o).is_err()
             && !matches!(roles.role(o), OpRole::Judge | OpRole::Retrieval)
             && !hands_no_text(t, o)
     };
