@@ -77,7 +77,7 @@ impl InfoFlow {
         let readers: BTreeSet<OpIx> = evidence
             .iter()
             .flat_map(|&e| t.flow.consumers[e.get()].iter().copied())
-            .filter(|&o| stage.answers.binary_search(&o).is_err() && Some(o) != stage.retrieval_op)
+            .filter(|&o| !stage.is_answer(o) && Some(o) != stage.retrieval_op)
             .filter(|&o| roles.role(o) != OpRole::Judge)
             // An embedding call hands on no words: it cannot lose them.
             .filter(|&o| !hands_no_text(t, o))

@@ -121,6 +121,13 @@ struct Stage {
     answers: Vec<OpIx>,
 }
 
+impl Stage {
+    /// True when `op` answers a question of the trace ([`Stage::answers`]).
+    fn is_answer(&self, op: OpIx) -> bool {
+        self.answers.binary_search(&op).is_ok()
+    }
+}
+
 impl InfoFlow {
     /// Attributes one failed case with the roles inferred from the default [`RoleConfig`]
     /// (no overrides). Computes the roles each call: use [`InfoFlow::attribute_with`] for many

@@ -39,12 +39,12 @@ fn answer_ops(t: &Trace, roles: &Roles, own: OpIx) -> Vec<OpIx> {
             .iter()
             .filter_map(|c| c.answer_op.as_deref().and_then(|a| t.op_by_id(a))),
     );
+    let asked = |v: &VarIx| t.flow.producers[v.get()].is_empty();
     for j in (0..t.ops.len() as u32).map(OpIx) {
         if roles.role(j) != OpRole::Judge {
             continue;
         }
         let read = &t.flow.op_inputs[j.get()];
-        let asked = |v: &VarIx| t.flow.producers[v.get()].is_empty();
         for &v in read {
             out.extend(t.flow.producers[v.get()].iter().filter(|&&p| {
                 t.flow.op_inputs[p.get()]

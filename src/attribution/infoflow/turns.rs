@@ -136,7 +136,7 @@ fn entering(t: &Trace, roles: &Roles, stage: &Stage) -> Vec<Turn> {
         }
     }
     let reads_text = |o| {
-        stage.answers.binary_search(&o).is_err()
+        !stage.is_answer(o)
             && !matches!(roles.role(o), OpRole::Judge | OpRole::Retrieval)
             && !hands_no_text(t, o)
     };
