@@ -29,18 +29,30 @@
 //! - [`tally()`]`(trace, verdicts, labels, source) -> Tally` for one trace's report.
 //! - [`Setup::check`]: the optimize split (train / held-out overlap, missing conversations).
 //! - [`retry_case`], [`with_retries`], [`with_retries_async`], [`CASE_ATTEMPTS`]: the one retry policy per case.
+//! - [`MethodOptions::plan`]`(roles) -> Plan`: the one method-settings builder (a host's
+//!   flags, keywords or options in, the method and its settings out); [`Plan::attribute`] one
+//!   case with the retry policy, [`attribute_cases`] a [`Job`]'s cases, bounded and in order;
+//!   [`NoLlm`] for a host run with no provider.
+//! - [`ProviderOptions::config`]: the one provider configuration, with its defaults
+//!   ([`DEFAULT_MODELS`], 60 s per attempt, 6 retries); the host brings the transport.
+//! - [`Row`]: one verdict row for every host (`attribute --json`, the module's objects,
+//!   Python's `to_dict()`); [`info()`]` -> Info`: one trace's counts and how failures were found.
 //!
 //! Every error is a [`SessionError`] (or [`SetupError`]): typed, with a sentence saying what to do.
 //! [`ErrorReport`] is how the JS module and the Python package raise errors: kind, where, hint.
 
+mod attribute;
 mod cases;
 mod export;
+mod info;
 mod open;
 mod opening;
 mod project;
+mod provider;
 mod report;
 mod retry;
 mod roles;
+mod row;
 mod setup;
 mod tally;
 mod verdict;
@@ -48,21 +60,25 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
+pub use attribute::{attribute_cases, Job, MethodOptions, NoLlm, Plan};
 pub use cases::{
     annotation_target, arrange, find_cases, opening_order, pending, questions, Question,
 };
 pub use export::{labels_json, verdicts_csv, verdicts_json};
+pub use info::{info, Info, LookedFor};
 pub use open::{
     kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,
     Settings,
 };
 pub use opening::{Opening, ReadTrace, Ready};
 pub use project::{Added, Entry, Project, View};
+pub use provider::{api_name, ProviderOptions, DEFAULT_MODELS};
 pub use report::ErrorReport;
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use roles::{
     infoflow_verdict, op_role, reattribute, role_config, role_rows, set_override, RoleRow, INFOFLOW,
 };
+pub use row::{Row, RowVerdict};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};
 pub use verdict::{cost_usd, Label, Verdict, VerdictCost};
@@ -96,6 +112,16 @@ pub enum SessionError {
     Detect { trace: String, error: GraphError },
     #[error("{file}: these annotations name questions (e.g. {first:?}) that no open trace has; open the trace they were exported from with them")]
     Unfitting { file: String, first: String },
+    /// An option a host's caller gave that does not read (a method, a role override, a
+    /// provider kind); the sentence says what is accepted.
+    #[error("{0}")]
+    Argument(String),
+    /// An LLM method asked for with no provider given.
+    #[error("{0} needs an LLM")]
+    NeedsLlm(String),
+    /// Provider settings that cannot be used (a base URL, a model).
+    #[error("provider settings: {0}")]
+    Provider(String),
 }
 
 impl SessionError {
@@ -110,6 +136,7 @@ impl SessionError {
             | Self::NoQuestion { trace, .. }
             | Self::Detect { trace, .. } => trace,
             Self::NoTrace(name) => name,
+            Self::Argument(_) | Self::NeedsLlm(_) | Self::Provider(_) => "",
         }
     }
 
@@ -117,7 +144,7 @@ impl SessionError {
     /// name beside it (the page's list of file errors).
     pub fn unnamed(&self) -> String {
         let text = self.to_string();
-        if let Self::NoTrace(_) = self {
+        if self.file().is_empty() || matches!(self, Self::NoTrace(_)) {
             return text;
         }
         text.strip_prefix(self.file())
