@@ -51,17 +51,16 @@ pub fn info(
     max_bytes: u64,
 ) -> Result<Info, SessionError> {
     let found;
-    let d = match detection {
-        Some(d) => d,
-        None => {
-            found = trace
-                .detect(&[], &[])
-                .map_err(|error| SessionError::Detect {
-                    trace: file.to_owned(),
-                    error,
-                })?;
-            &found
-        }
+    let d = if let Some(d) = detection {
+        d
+    } else {
+        found = trace
+            .detect(&[], &[])
+            .map_err(|error| SessionError::Detect {
+                trace: file.to_owned(),
+                error,
+            })?;
+        &found
     };
     let looked_for = d.cases.is_empty().then(|| LookedFor {
         rules: d.rules.clone(),

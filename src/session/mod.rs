@@ -37,6 +37,11 @@
 //!   ([`DEFAULT_MODELS`], 60 s per attempt, 6 retries); the host brings the transport.
 //! - [`Row`]: one verdict row for every host (`attribute --json`, the module's objects,
 //!   Python's `to_dict()`); [`info()`]` -> Info`: one trace's counts and how failures were found.
+//! - [`read`] / [`read_one`]`(name, bytes, ReadOptions)`: a file (a trace or a saved bundle)
+//!   into [`Input`]s, annotations merged, cases found with the caller's and the saved rules,
+//!   for a host that works on one file at a time; [`Handle`] is one such trace handed out as
+//!   an object (the module's and the Python package's `Trace`): cases found on first use,
+//!   roles once, verdict rows kept for its [`EXPORTS`].
 //!
 //! Every error is a [`SessionError`] (or [`SetupError`]): typed, with a sentence saying what to do.
 //! [`ErrorReport`] is how the JS module and the Python package raise errors: kind, where, hint.
@@ -44,11 +49,13 @@
 mod attribute;
 mod cases;
 mod export;
+mod handle;
 mod info;
 mod open;
 mod opening;
 mod project;
 mod provider;
+mod read;
 mod report;
 mod retry;
 mod roles;
@@ -65,6 +72,7 @@ pub use cases::{
     annotation_target, arrange, find_cases, opening_order, pending, questions, Question,
 };
 pub use export::{labels_json, verdicts_csv, verdicts_json};
+pub use handle::{Handle, EXPORTS};
 pub use info::{info, Info, LookedFor};
 pub use open::{
     kind_of, open, parse_rules, readable, BundleAnnotations, BundleTrace, FileKind, Opened,
@@ -73,7 +81,8 @@ pub use open::{
 pub use opening::{Opening, ReadTrace, Ready};
 pub use project::{Added, Entry, Project, View};
 pub use provider::{api_name, ProviderOptions, DEFAULT_MODELS};
-pub use report::ErrorReport;
+pub use read::{read, read_one, Input, ReadOptions};
+pub use report::{ErrorReport, Spelling};
 pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use roles::{
     infoflow_verdict, op_role, reattribute, role_config, role_rows, set_override, RoleRow, INFOFLOW,
@@ -108,6 +117,8 @@ pub enum SessionError {
     NoOp { trace: String, op_name: String },
     #[error("{trace}: {query_id:?} is not a question of this trace")]
     NoQuestion { trace: String, query_id: String },
+    #[error("no failed case {case_id:?} in {trace}; a case's id is its query_id, and the trace's cases list them")]
+    NoCase { trace: String, case_id: String },
     #[error("{trace}: finding the failure cases: {error}")]
     Detect { trace: String, error: GraphError },
     #[error("{file}: these annotations name questions (e.g. {first:?}) that no open trace has; open the trace they were exported from with them")]
@@ -134,6 +145,7 @@ impl SessionError {
             | Self::Unfitting { file, .. } => file,
             Self::NoOp { trace, .. }
             | Self::NoQuestion { trace, .. }
+            | Self::NoCase { trace, .. }
             | Self::Detect { trace, .. } => trace,
             Self::NoTrace(name) => name,
             Self::Argument(_) | Self::NeedsLlm(_) | Self::Provider(_) => "",

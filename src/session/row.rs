@@ -62,7 +62,10 @@ impl Row {
         }
     }
 
-    /// The verdict, or why there is none.
+    /// The verdict.
+    ///
+    /// # Errors
+    /// Why the case has none.
     pub fn result(&self) -> Result<&Attribution, &str> {
         match &self.outcome {
             RowVerdict::Verdict(a) => Ok(a),
