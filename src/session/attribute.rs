@@ -129,8 +129,26 @@ impl Plan {
         roles: &Roles,
         case: &FailureCase,
     ) -> Result<(Attribution, AgentRun), AttributionError> {
-        with_retries_async(|_| {
-            attribute_case_with(self.method, &self.settings, roles, llm, trace, case)
+        self.attribute_fresh(|_| llm, trace, roles, case).await
+    }
+
+    /// As [`Plan::attribute`], with the LLM of each attempt made by `fresh` (given the 1-based
+    /// attempt): a host that reports each call sees every attempt from its first turn.
+    ///
+    /// # Errors
+    /// The last attempt's error.
+    pub async fn attribute_fresh<L: Llm>(
+        &self,
+        fresh: impl Fn(u32) -> L,
+        trace: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+    ) -> Result<(Attribution, AgentRun), AttributionError> {
+        with_retries_async(|attempt| {
+            let llm = fresh(attempt);
+            async move {
+                attribute_case_with(self.method, &self.settings, roles, &llm, trace, case).await
+            }
         })
         .await
     }

@@ -10,7 +10,7 @@ use super::attribute::{MethodOptions, Plan};
 use super::info::{info, Info};
 use super::open::{kind_of, FileKind};
 use super::read::{read_one, Input, ReadOptions};
-use super::row::Row;
+use super::row::VerdictRow;
 use super::SessionError;
 use crate::algo::GraphIndex;
 use crate::attribution::results::{self, Labels, Verdicts};
@@ -57,7 +57,7 @@ impl Handle {
         options: &ReadOptions,
         with_conventions: bool,
     ) -> Result<Self, SessionError> {
-        let conventions = with_conventions.then(|| conventions(bytes, options.max_bytes));
+        let conventions = with_conventions.then(|| conventions(bytes, options.max_file_bytes()));
         let plain = options.annotations.is_none() && kind_of(bytes) == FileKind::Trace;
         let mut handle = if plain {
             Self::indexed(name, bytes, options)?
@@ -76,12 +76,7 @@ impl Handle {
     /// A plain trace, its cases found on first use.
     fn indexed(name: &str, bytes: &[u8], options: &ReadOptions) -> Result<Self, SessionError> {
         let rules = options.rules()?;
-        let mut role_config = RoleConfig::default();
-        for spec in &options.roles {
-            role_config
-                .add_override(spec)
-                .map_err(SessionError::Argument)?;
-        }
+        let role_config = options.role_config()?;
         let indexed =
             load_indexed(bytes, options.load_options()?).map_err(|error| SessionError::Format {
                 file: name.to_owned(),
@@ -104,6 +99,38 @@ impl Handle {
             graph: OnceLock::new(),
             kept: Mutex::default(),
         })
+    }
+
+    /// A trace a host loaded itself (in steps, `Trace.loadAsync`), its cases found again with
+    /// the rules, role overrides and judge threshold of `options`.
+    ///
+    /// # Errors
+    /// A rule or role override that does not parse; annotations that fit no question.
+    pub fn loaded(
+        name: &str,
+        loaded: crate::format::Loaded,
+        options: &ReadOptions,
+    ) -> Result<Self, SessionError> {
+        let role_config = options.role_config()?;
+        let mut trace = loaded.trace;
+        let rules = options.rules()?;
+        super::find_cases(&mut trace, &rules, &[], options.judge_threshold).map_err(|error| {
+            SessionError::Detect {
+                trace: name.to_owned(),
+                error,
+            }
+        })?;
+        Ok(Self::of(Input {
+            name: name.to_owned(),
+            trace,
+            format: loaded.format,
+            problems: loaded.problems,
+            rules,
+            marks: Vec::new(),
+            detection: None,
+            roles: role_config,
+            current: true,
+        }))
     }
 
     /// A trace read already (its cases found).
@@ -187,22 +214,20 @@ impl Handle {
         options.plan(&self.role_config)
     }
 
-    /// Info-flow's rows for `cases` (no LLM, at once), kept.
-    pub fn infoflow(&self, cases: &[FailureCase]) -> Vec<Row> {
+    /// Info-flow's rows for `cases` (no LLM, at once; not kept: see [`Handle::keep`]).
+    pub fn infoflow(&self, cases: &[FailureCase]) -> Vec<VerdictRow> {
         let (trace, roles) = (self.trace(), self.roles());
-        let rows: Vec<Row> = cases
+        cases
             .iter()
             .map(|c| {
                 let r = InfoFlow::default().attribute_with(trace, roles, c);
-                Row::new(trace, c, r.map_err(|e| e.to_string()), None)
+                VerdictRow::new(trace, c, r.map_err(|e| e.to_string()), None)
             })
-            .collect();
-        self.keep(&rows);
-        rows
+            .collect()
     }
 
     /// Keeps `rows` as the verdicts of their cases (the latest per case).
-    pub fn keep(&self, rows: &[Row]) {
+    pub fn keep(&self, rows: &[VerdictRow]) {
         if let Ok(mut kept) = self.kept.lock() {
             for r in rows {
                 let v = r.result().cloned().map_err(str::to_owned);

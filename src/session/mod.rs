@@ -35,7 +35,7 @@
 //!   [`NoLlm`] for a host run with no provider.
 //! - [`ProviderOptions::config`]: the one provider configuration, with its defaults
 //!   ([`DEFAULT_MODELS`], 60 s per attempt, 6 retries); the host brings the transport.
-//! - [`Row`]: one verdict row for every host (`attribute --json`, the module's objects,
+//! - [`VerdictRow`]: one verdict row for every host (`attribute --json`, the module's objects,
 //!   Python's `to_dict()`); [`info()`]` -> Info`: one trace's counts and how failures were found.
 //! - [`read`] / [`read_one`]`(name, bytes, ReadOptions)`: a file (a trace or a saved bundle)
 //!   into [`Input`]s, annotations merged, cases found with the caller's and the saved rules,
@@ -87,7 +87,7 @@ pub use retry::{retry_case, with_retries, with_retries_async, CASE_ATTEMPTS};
 pub use roles::{
     infoflow_verdict, op_role, reattribute, role_config, role_rows, set_override, RoleRow, INFOFLOW,
 };
-pub use row::{Row, RowVerdict};
+pub use row::{RowVerdict, VerdictRow};
 pub use setup::{Setup, SetupError};
 pub use tally::{tally, Bar, Source, Tally};
 pub use verdict::{cost_usd, Label, Verdict, VerdictCost};

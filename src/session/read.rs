@@ -8,6 +8,7 @@ use super::open::{open, parse_rules, Opened, Settings};
 use super::roles::role_config;
 use super::SessionError;
 use crate::attribution::RoleConfig;
+use crate::format::limits::MAX_FILE_BYTES;
 use crate::format::{sidecar, Format, FormatError, LoadOptions};
 use crate::model::{Detection, FailRule, Mark, Trace};
 
@@ -19,8 +20,9 @@ pub struct ReadOptions {
     pub format: Option<String>,
     /// Keep what is valid; the rest is listed in [`Input::problems`].
     pub lenient: bool,
-    /// The largest file, in bytes once decompressed (each host has its default).
-    pub max_bytes: u64,
+    /// The largest file, in bytes once decompressed (`None`: the core's default, 512 MiB,
+    /// what the page and the JavaScript module keep; the native hosts give their own).
+    pub max_bytes: Option<u64>,
     /// A graded judge score below this fails the question (`None`: 0.5).
     pub judge_threshold: Option<f64>,
     /// Failure rules (`span=NAME output~REGEX`), after a bundle's saved ones.
@@ -32,6 +34,11 @@ pub struct ReadOptions {
 }
 
 impl ReadOptions {
+    /// The largest file, in bytes.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.max_bytes.unwrap_or(MAX_FILE_BYTES)
+    }
+
     /// The core's load options.
     ///
     /// # Errors
@@ -47,8 +54,20 @@ impl ReadOptions {
             format,
             lenient: self.lenient,
             judge_threshold: self.judge_threshold,
-            ..LoadOptions::with_max_file_bytes(self.max_bytes)
+            ..LoadOptions::with_max_file_bytes(self.max_file_bytes())
         })
+    }
+
+    /// The role overrides given.
+    ///
+    /// # Errors
+    /// [`SessionError::Argument`] for one that does not read.
+    pub fn role_config(&self) -> Result<RoleConfig, SessionError> {
+        let mut config = RoleConfig::default();
+        for spec in &self.roles {
+            config.add_override(spec).map_err(SessionError::Argument)?;
+        }
+        Ok(config)
     }
 
     /// The failure rules given.
@@ -94,12 +113,7 @@ pub fn read(
     options: &ReadOptions,
 ) -> Result<(Vec<Input>, Vec<SessionError>), SessionError> {
     let given_rules = options.rules()?;
-    let mut overrides = RoleConfig::default();
-    for spec in &options.roles {
-        overrides
-            .add_override(spec)
-            .map_err(SessionError::Argument)?;
-    }
+    let overrides = options.role_config()?;
     let (files, settings) = match open(name, bytes, options.load_options()?)? {
         Opened::Trace(loaded) => (vec![(String::new(), Ok(*loaded))], Settings::default()),
         Opened::Bundle {
@@ -202,7 +216,7 @@ mod tests {
     #[test]
     fn a_trace_reads_with_its_rules_and_roles() {
         let options = ReadOptions {
-            max_bytes: 1 << 30,
+            max_bytes: Some(1 << 30),
             roles: vec!["memory_system.add=extraction".into()],
             judge_threshold: Some(0.5),
             ..ReadOptions::default()
@@ -220,7 +234,7 @@ mod tests {
     #[test]
     fn bad_options_and_annotation_files_say_what_to_do() {
         let bad_rule = ReadOptions {
-            max_bytes: 1 << 30,
+            max_bytes: Some(1 << 30),
             failed_if: vec!["span=".into()],
             ..ReadOptions::default()
         };
@@ -229,7 +243,7 @@ mod tests {
             Err(SessionError::Rule { .. })
         ));
         let bad_format = ReadOptions {
-            max_bytes: 1 << 30,
+            max_bytes: Some(1 << 30),
             format: Some("xml".into()),
             ..ReadOptions::default()
         };
@@ -239,7 +253,7 @@ mod tests {
         ));
         let records = br#"[{"query_id": "nope", "final_error_type": "UpdateError"}]"#;
         let annotations = ReadOptions {
-            max_bytes: 1 << 30,
+            max_bytes: Some(1 << 30),
             ..ReadOptions::default()
         };
         let e = read("a.json", records, &annotations).unwrap_err();

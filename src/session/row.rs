@@ -11,7 +11,7 @@ use crate::model::{question_ref, FailureCase, QuestionRef, Trace};
 /// One case's outcome as every host gives it.
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
+pub struct VerdictRow {
     /// The verdict's fields, or `case_id` and `error`.
     #[serde(flatten)]
     pub outcome: RowVerdict,
@@ -32,7 +32,7 @@ pub enum RowVerdict {
     Failed { case_id: String, error: String },
 }
 
-impl Row {
+impl VerdictRow {
     /// The row of `case` of `trace`: its verdict or why none, and its check if one ran.
     pub fn new(
         trace: &Trace,
@@ -47,7 +47,7 @@ impl Row {
                 error,
             },
         };
-        Row {
+        VerdictRow {
             outcome,
             question: question_ref(trace, case),
             counterfactual,
@@ -92,13 +92,13 @@ mod tests {
         let a = crate::attribution::InfoFlow::default()
             .attribute(&trace, case)
             .unwrap();
-        let row = Row::new(&trace, case, Ok(a.clone()), None);
+        let row = VerdictRow::new(&trace, case, Ok(a.clone()), None);
         let v: serde_json::Value = serde_json::from_str(&row.to_json()).unwrap();
         let mut want = serde_json::to_value(&a).unwrap();
         want["question"] = serde_json::to_value(question_ref(&trace, case)).unwrap();
         assert_eq!(v, want);
         assert_eq!(row.case_id(), case.query_id);
-        let failed = Row::new(&trace, case, Err("no answer".into()), None);
+        let failed = VerdictRow::new(&trace, case, Err("no answer".into()), None);
         let v: serde_json::Value = serde_json::from_str(&failed.to_json()).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["case_id", "error", "question"]);

@@ -45,8 +45,8 @@ function byModule(file) {
   const trace = Trace.load(fs.readFileSync(file), { name: path.basename(file) });
   const verdicts = {};
   for (const o of trace.attribute()) {
-    assert.ok(o.attribution, `module: ${o.case_id}: ${o.error}`);
-    verdicts[o.case_id] = key(o.attribution.op_id, o.attribution.error_type);
+    assert.ok(!o.error, `module: ${o.case_id}: ${o.error}`);
+    verdicts[o.case_id] = key(o.op_id, o.error_type);
   }
   trace.free();
   return verdicts;

@@ -29,7 +29,7 @@ test('a LoCoMo smartcomment fixture attributes to its annotations', () => {
       assert.equal(o.case_id, cases[i].query_id);
       if (!ann) continue;
       annotated += 1;
-      if (o.attribution?.op_id === ann.op_id && o.attribution?.error_type === ann.error_type) agree += 1;
+      if (o.op_id === ann.op_id && o.error_type === ann.error_type) agree += 1;
     }
     const run = JSON.parse(trace.resultsJson());
     assert.deepEqual(run.sampled_graph_paths, [name]);

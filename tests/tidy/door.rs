@@ -30,30 +30,18 @@ const HOST_IMPORTS: &[(&str, &[&str])] = &[
             "text",
         ],
     ),
-    (
-        "crates/hosts/py/src",
-        &[
-            "algo",
-            "attribution",
-            "format",
-            "model",
-            "provider",
-            "report",
-            "story",
-        ],
-    ),
+    // The Python package goes through the door alone: `session::Handle` (load, info, roles,
+    // story, exports), `session::VerdictRow`, the session's method and provider options.
+    ("crates/hosts/py/src", &[]),
     (
         "crates/hosts/wasm/src",
         &[
-            "(root)",
             "algo",
             "attribution",
-            "error",
             "format",
             "model",
             "optimize",
             "provider",
-            "report",
         ],
     ),
     (
@@ -188,4 +176,26 @@ fn a_host_importing_past_the_door_is_reported() {
             "{FIXTURES}/bad_host/src: memtrace::attribution ({FIXTURES}/bad_host/src/lib.rs)"
         )]
     );
+}
+
+#[test]
+fn a_door_that_re_exports_a_room_is_no_door() {
+    let file = |path: &str, module: &str, code: &str| {
+        (PathBuf::from(path), module.to_owned(), code.to_owned())
+    };
+    let core = Crate::new(vec![
+        file("src/lib.rs", "", "pub mod model;\npub mod session;\n"),
+        file("src/model.rs", "model", "pub struct Trace;\n"),
+        file(
+            "src/session.rs",
+            "session",
+            "pub use crate::model::Trace;\npub struct Project;\n",
+        ),
+    ]);
+    let host = vec![(
+        PathBuf::from("host/src/lib.rs"),
+        "use memtrace::session::{Project, Trace};\n".to_owned(),
+    )];
+    let found: Vec<String> = core_modules(&host, &core).into_keys().collect();
+    assert_eq!(found, ["model", "session"]);
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use memtrace::attribution::{RoleConfig, Roles};
 use memtrace::model::FailureCase;
-use memtrace::session::{attribute_cases, Job, MethodOptions, Row, SessionError};
+use memtrace::session::{attribute_cases, Job, MethodOptions, SessionError, VerdictRow};
 use memtrace::Trace;
 use memtrace_native::llm::{CliLlm, ProviderArgs};
 
@@ -124,7 +124,7 @@ impl Runner {
         saved: &RoleConfig,
         cases: &[FailureCase],
         verify: bool,
-    ) -> anyhow::Result<Vec<Row>> {
+    ) -> anyhow::Result<Vec<VerdictRow>> {
         let plan = self.options.plan(saved)?;
         let roles = plan.roles(trace);
         let started = Instant::now();
@@ -145,7 +145,7 @@ impl Runner {
                 _ => None,
             };
             self.progress.tick();
-            Row::new(trace, case, result, checked)
+            VerdictRow::new(trace, case, result, checked)
         });
         Ok(futures_executor::block_on(work))
     }
@@ -245,7 +245,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(crate::failures_code(args.fail_on_failures && found))
 }
 
-fn print_rows(args: &Args, cases: &[FailureCase], rows: &[Row]) {
+fn print_rows(args: &Args, cases: &[FailureCase], rows: &[VerdictRow]) {
     for (case, row) in cases.iter().zip(rows) {
         if args.cases.json {
             println!("{}", row.to_json());

@@ -47,7 +47,7 @@ pub fn read_with(
     let options = ReadOptions {
         format: rules.read.format.map(|f| f.as_str().to_owned()),
         lenient: rules.read.lenient,
-        max_bytes,
+        max_bytes: Some(max_bytes),
         judge_threshold: rules.judge_threshold,
         failed_if: rules.failed_if.iter().map(ToString::to_string).collect(),
         roles: overrides.to_vec(),

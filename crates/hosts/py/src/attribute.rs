@@ -1,10 +1,10 @@
 //! `Trace.attribute`: the keywords become the session's method and provider options (what
 //! `memtrace attribute` builds from its flags), the provider is the CLI's (its native HTTP
 //! transport, `memtrace_native::llm`), and the cases run through `session::attribute_cases`
-//! (bounded, with the one retry policy per case), each given as a `session::Row`.
+//! (bounded, with the one retry policy per case), each given as a `session::VerdictRow`.
 
 use memtrace::session::{
-    attribute_cases, Handle, Job, MethodOptions, Plan, ProviderOptions, Row, SessionError,
+    attribute_cases, Handle, Job, MethodOptions, Plan, ProviderOptions, SessionError, VerdictRow,
 };
 use memtrace_native::llm::CliLlm;
 use pyo3::FromPyObject;
@@ -94,14 +94,14 @@ impl Runner {
         handle: &Handle,
         case: Option<&str>,
         tick: impl Fn(usize, usize),
-    ) -> Result<Vec<Row>, SessionError> {
+    ) -> Result<Vec<VerdictRow>, SessionError> {
         let (trace, cases) = (handle.trace(), handle.cases(case)?);
         let llm = match CliLlm::of(self.provider.as_ref(), self.api_key.as_deref()) {
             Ok(l) => l,
             Err(e) => {
                 return Ok(cases
                     .iter()
-                    .map(|c| Row::new(trace, c, Err(e.clone()), None))
+                    .map(|c| VerdictRow::new(trace, c, Err(e.clone()), None))
                     .collect())
             }
         };
@@ -125,7 +125,7 @@ impl Runner {
             };
             done.set(done.get() + 1);
             tick(done.get(), total);
-            Row::new(trace, case, result, checked)
+            VerdictRow::new(trace, case, result, checked)
         });
         Ok(futures_executor::block_on(work))
     }

@@ -72,7 +72,7 @@ fn load(
     let options = ReadOptions {
         format,
         lenient,
-        max_bytes: max_file_bytes(max_bytes)?,
+        max_bytes: Some(max_file_bytes(max_bytes)?),
         judge_threshold,
         failed_if,
         roles,
@@ -143,7 +143,10 @@ impl NativeTrace {
         }
         let rows = rows.map_err(Error::session)?;
         self.handle.keep(&rows);
-        Ok(rows.iter().map(memtrace::session::Row::to_json).collect())
+        Ok(rows
+            .iter()
+            .map(memtrace::session::VerdictRow::to_json)
+            .collect())
     }
 
     /// `memtrace story --json` for one case: its decisive path, from the info-flow verdict.

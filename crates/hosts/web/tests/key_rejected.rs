@@ -8,8 +8,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use memtrace::attribution::{Method, RoleConfig};
+use memtrace::attribution::RoleConfig;
 use memtrace::provider::ApiKey;
+use memtrace::session::MethodOptions;
 use memtrace::{load, LoadOptions};
 use memtrace_web::runs::llm_run::ProviderSettings;
 use memtrace_web::services::runner::{run_cases, RunEvent, Stopper};
@@ -48,7 +49,7 @@ async fn a_rejected_key_ends_the_case_at_once() {
     let sink = events.clone();
     run_cases(
         trace,
-        Method::GraphTrace,
+        graphtrace(),
         vec![0],
         settings,
         RoleConfig::default(),
@@ -72,4 +73,12 @@ async fn a_rejected_key_ends_the_case_at_once() {
         1,
         "one request, then the case ends"
     );
+}
+
+/// The session's options for graphtrace, the rest the defaults.
+fn graphtrace() -> MethodOptions {
+    MethodOptions {
+        method: "graphtrace".into(),
+        ..MethodOptions::default()
+    }
 }

@@ -9,8 +9,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use memtrace::attribution::{Method, RoleConfig};
+use memtrace::attribution::RoleConfig;
 use memtrace::provider::ApiKey;
+use memtrace::session::MethodOptions;
 use memtrace::{load, LoadOptions};
 use memtrace_web::runs::llm_run::ProviderSettings;
 use memtrace_web::services::runner::{run_cases, RunEvent, Stopper};
@@ -52,7 +53,7 @@ async fn the_scripted_case_finishes_with_transcript_and_cost() {
     let (events, report) = recorder();
     run_cases(
         trace,
-        Method::GraphTrace,
+        graphtrace(),
         vec![0],
         settings(&model),
         RoleConfig::default(),
@@ -115,7 +116,7 @@ async fn cancel_stops_the_batch() {
     let model = format!("auto@cancel-{:.0}", js_sys::Date::now());
     run_cases(
         trace,
-        Method::GraphTrace,
+        graphtrace(),
         all,
         settings(&model),
         RoleConfig::default(),
@@ -129,4 +130,12 @@ async fn cancel_stops_the_batch() {
         .iter()
         .any(|e| matches!(e, RunEvent::Finished { .. } | RunEvent::Failed { .. })));
     assert_eq!(events.last(), Some(&RunEvent::Ended { cancelled: true }));
+}
+
+/// The session's options for graphtrace, the rest the defaults.
+fn graphtrace() -> MethodOptions {
+    MethodOptions {
+        method: "graphtrace".into(),
+        ..MethodOptions::default()
+    }
 }
