@@ -25,7 +25,8 @@
 //! - [`Verdict`] (the core `Attribution` + [`VerdictCost`] + transcript + counterfactual
 //!   outcome), [`cost_usd`]`(price, usage)`.
 //! - [`verdicts_json`], [`verdicts_csv`], [`labels_json`]: a trace's verdicts as a MemTrace run
-//!   file or CSV, its labels as annotation records.
+//!   file or CSV, its labels as annotation records; [`verdict_rows`] / [`verdict_rows_jsonl`]:
+//!   its verdicts as the rows every host gives.
 //! - [`tally()`]`(trace, verdicts, labels, source) -> Tally` for one trace's report.
 //! - [`Setup::check`]: the optimize split (train / held-out overlap, missing conversations).
 //! - [`retry_case`], [`with_retries`], [`with_retries_async`], [`CASE_ATTEMPTS`]: the one retry policy per case.
@@ -71,7 +72,7 @@ pub use attribute::{attribute_cases, Job, MethodOptions, NoLlm, Plan};
 pub use cases::{
     annotation_target, arrange, find_cases, opening_order, pending, questions, Question,
 };
-pub use export::{labels_json, verdicts_csv, verdicts_json};
+pub use export::{labels_json, verdict_rows, verdict_rows_jsonl, verdicts_csv, verdicts_json};
 pub use handle::{Handle, EXPORTS};
 pub use info::{info, Info, LookedFor};
 pub use open::{

@@ -8,8 +8,8 @@ use crate::attribution::counterfactual::Check;
 use crate::attribution::Attribution;
 use crate::model::{question_ref, FailureCase, QuestionRef, Trace};
 
-/// One case's outcome as every host gives it.
-#[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
+/// One case's outcome as every host gives it. (Its TypeScript type is written by the
+/// JavaScript module: a flattened union is an intersection there.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VerdictRow {
     /// The verdict's fields, or `case_id` and `error`.
@@ -19,7 +19,6 @@ pub struct VerdictRow {
     pub question: QuestionRef,
     /// The counterfactual check, when one ran.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", tsify(optional))]
     pub counterfactual: Option<Check>,
 }
 

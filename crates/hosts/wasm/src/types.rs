@@ -58,6 +58,14 @@ pub struct LogWindow {
     pub total_chars: usize,
 }
 
+// The row of `memtrace attribute --json` (the session's `VerdictRow`): the verdict's fields, or
+// the case and why it has none, with where its question is and its counterfactual check.
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const VERDICT_ROW: &str = r#"
+/** One case's outcome: a line of `memtrace attribute --json`, Python's `Verdict.to_dict()`. */
+export type VerdictRow = RowVerdict & { question: QuestionRef; counterfactual?: Check };
+"#;
+
 /// `attribute` options.
 #[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]

@@ -138,6 +138,7 @@ fn bundle_restores_traces_and_settings() {
                 reason: "deleted".into(),
                 confidence: 0.5,
                 method: "infoflow".into(),
+                evidence_path: Vec::new(),
                 cost: None,
                 transcript: Vec::new(),
                 counterfactual: None,
