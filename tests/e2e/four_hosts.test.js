@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const path = require('node:path');
-const { launch } = require('./browser');
+const { browserFor } = require('./browser');
 const { byCli, byModule, byPython, byPage, root } = require('./hosts');
 
 const FIXTURES = [
@@ -33,13 +33,8 @@ const LAB = [
 ].map((d) => `tests/data/lab/${d}/26.jsonl.gz`);
 const FILES = [...FIXTURES, ...LAB].map((f) => path.join(root, f));
 
-let browser;
 let python;
-test.before(async () => {
-  browser = await launch();
-  python = byPython(FILES);
-});
-test.after(async () => { if (browser) await browser.close(); });
+const held = browserFor(test, () => { python = byPython(FILES); });
 
 for (const file of FILES) {
   test(`${path.relative(root, file)}: CLI rows = module rows = Python rows = page rows`, async () => {
@@ -48,6 +43,6 @@ for (const file of FILES) {
     assert.ok(cli.every((r) => !r.error), `the CLI attributes every case: ${JSON.stringify(cli)}`);
     assert.deepStrictEqual(byModule(file), cli, 'module = CLI');
     assert.deepStrictEqual(python[file], cli, 'Python = CLI');
-    assert.deepStrictEqual(await byPage(browser, file, cli.length), cli, 'page = CLI');
+    assert.deepStrictEqual(await byPage(held.browser, file, cli.length), cli, 'page = CLI');
   });
 }
