@@ -124,10 +124,9 @@ impl Plan {
     /// The last attempt's error.
     pub async fn attribute<L: Llm>(
         &self,
-        llm: &L,
-        trace: &Trace,
-        roles: &Roles,
         case: &FailureCase,
+        (trace, roles): (&Trace, &Roles),
+        llm: &L,
     ) -> Result<(Attribution, AgentRun), AttributionError> {
         self.attribute_fresh(|_| llm, trace, roles, case).await
     }
@@ -185,7 +184,7 @@ where
         let started = job.clock_ms.map(|now| now());
         let result = job
             .plan
-            .attribute(job.llm, job.trace, job.roles, case)
+            .attribute(case, (job.trace, job.roles), job.llm)
             .await
             .map(|(mut a, _)| {
                 if let (Some(now), Some(t0)) = (job.clock_ms, started) {

@@ -85,7 +85,12 @@ pub fn verdict_rows(t: &Trace, verdicts: &BTreeMap<String, Verdict>) -> Vec<Verd
         .iter()
         .filter_map(|c| {
             let v = verdicts.get(&c.query_id)?;
-            Some(VerdictRow::new(t, c, Ok(attribution(t, &c.query_id, v)), None))
+            Some(VerdictRow::new(
+                t,
+                c,
+                Ok(attribution(t, &c.query_id, v)),
+                None,
+            ))
         })
         .collect()
 }

@@ -6,25 +6,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::cell::RefCell;
+mod common;
+
 use std::rc::Rc;
 
 use memtrace::attribution::RoleConfig;
 use memtrace::provider::ApiKey;
-use memtrace::session::MethodOptions;
 use memtrace::{load, LoadOptions};
 use memtrace_web::runs::llm_run::ProviderSettings;
 use memtrace_web::services::runner::{run_cases, RunEvent, Stopper};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
-wasm_bindgen_test_configure!(run_in_browser);
+use common::{graphtrace, recorder, BASE, FIXTURE};
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
-const FIXTURE: &[u8] =
-    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
+wasm_bindgen_test_configure!(run_in_browser);
 
 fn settings(model: &str) -> ProviderSettings {
     ProviderSettings {
@@ -35,14 +30,6 @@ fn settings(model: &str) -> ProviderSettings {
         timeout_ms: 20_000,
         ..ProviderSettings::default()
     }
-}
-
-type Events = Rc<RefCell<Vec<RunEvent>>>;
-
-fn recorder() -> (Events, Rc<dyn Fn(RunEvent)>) {
-    let events: Events = Rc::default();
-    let sink = events.clone();
-    (events, Rc::new(move |e| sink.borrow_mut().push(e)))
 }
 
 #[wasm_bindgen_test]
@@ -130,12 +117,4 @@ async fn cancel_stops_the_batch() {
         .iter()
         .any(|e| matches!(e, RunEvent::Finished { .. } | RunEvent::Failed { .. })));
     assert_eq!(events.last(), Some(&RunEvent::Ended { cancelled: true }));
-}
-
-/// The session's options for graphtrace, the rest the defaults.
-fn graphtrace() -> MethodOptions {
-    MethodOptions {
-        method: "graphtrace".into(),
-        ..MethodOptions::default()
-    }
 }
