@@ -67,3 +67,23 @@ class Mem0Library:
                                         "distance_strategy": "cosine"}},
             "history_db_path": os.path.join(path, "history.db"),
         })
+
+
+def mem0_faulty_span(spans, fault, applied, view, question_span):
+    """The span of the call whose reply the server corrupted in a mem0 run, either version
+    (`view`: lab/tracers.View): the search's query embedding, or the LLM call that got the reply."""
+    if fault["kind"] == "embedding":
+        for s in spans:
+            if view.kind(s) != "EMBEDDING":
+                continue
+            if view.tracer == "openinference":
+                if fault["question"] in (view(s, "embedding.embeddings.0.embedding.text") or ""):
+                    return s
+            elif view.under(s, question_span):  # the search's query embedding
+                return s
+        return None
+    reply = next((a["reply"] for a in applied if a["spec"] == fault), None)
+    for s in spans:
+        if view.kind(s) == "LLM" and reply and view.reply(s) == reply:
+            return s
+    return None

@@ -2,7 +2,7 @@
 OpenAI client traced by the tracer of `lab/run.py --tracer` (lab/tracers.py)."""
 
 import tracers
-from libs.common import Mem0Library, answer_and_judge, batches
+from libs.common import Mem0Library, answer_and_judge, batches, mem0_faulty_span as faulty_span  # noqa: F401 (lab/writer.py calls it)
 from voices import label_of
 
 NAME = "mem0ai"
@@ -42,25 +42,6 @@ class Library(Mem0Library):
             label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
             out.set(ans, label)
         return label
-
-
-def faulty_span(spans, fault, applied, view, question_span):
-    """The span of the call whose reply the server corrupted (`view`: lab/tracers.View)."""
-    if fault["kind"] == "embedding":
-        for s in spans:
-            if view.kind(s) != "EMBEDDING":
-                continue
-            if view.tracer == "openinference":
-                if fault["question"] in (view(s, "embedding.embeddings.0.embedding.text") or ""):
-                    return s
-            elif view.under(s, question_span):  # the search's query embedding
-                return s
-        return None
-    reply = next((a["reply"] for a in applied if a["spec"] == fault), None)
-    for s in spans:
-        if view.kind(s) == "LLM" and reply and view.reply(s) == reply:
-            return s
-    return None
 
 
 def evidence_prompts(spans, texts, view):
