@@ -354,3 +354,15 @@ fn opened_in_steps(name: &str, bytes: &[u8]) -> session::Ready {
         }
     }
 }
+
+#[test]
+fn the_first_verdict_the_story_shows_is_stored_in_the_project() {
+    let s = PageState::default().reduce(Action::whole("f.json", FIXTURE));
+    let t = s.current_trace().unwrap();
+    let shown = &t.trace.cases[s.selection.case.unwrap()];
+    assert_eq!(t.verdicts[&shown.query_id].method, "infoflow");
+    assert_eq!(t.verdicts.len(), 1, "only the case on screen");
+    let s = s.reduce(Action::MoveCase(1));
+    let t = s.current_trace().unwrap();
+    assert_eq!(t.verdicts.len(), 2, "the next one once it is shown");
+}
