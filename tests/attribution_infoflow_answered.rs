@@ -8,15 +8,9 @@
 
 mod common;
 
-use common::{extracted, failed, TraceBuilder};
-use memtrace::attribution::InfoFlow;
+use common::{assert_blames, blame, chat_answer, extracted, failed, TraceBuilder};
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
-
-fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
-    let a = InfoFlow::default().attribute(t, c).unwrap();
-    (a.op_id, a.error_type, a.reason)
-}
 
 /// The question's session: a search (its store not traced: it reads only the query) hands on
 /// `also` and `results` as a list; the answer op reads the list and says `said`. Returns the
@@ -42,27 +36,19 @@ fn asked(
     let mut handed: Vec<&str> = also.to_vec();
     handed.push(&found);
     b.op("op-search-1", "search", "search", &[&query], &[], &handed);
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", said);
-    b.op(
+    chat_answer(
+        b,
         "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &found],
-        &[],
-        &[&answer],
+        &format!("Question: {question}"),
+        &[&found],
+        said,
     );
     query
 }
 
 /// The answer op is blamed for a response error.
 fn blames_the_answer(t: &Trace, c: &FailureCase) {
-    let (op, kind, reason) = verdict(t, c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer-1", ErrorType::ResponseError),
-        "{reason}"
-    );
+    assert_blames(&blame(t, c), "op-answer-1", ErrorType::ResponseError);
 }
 
 #[test]
@@ -103,15 +89,12 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         &[],
         &[&other, &found],
     );
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", "The memories do not say.");
-    b.op(
+    chat_answer(
+        &mut b,
         "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &found],
-        &[],
-        &[&answer],
+        &format!("Question: {question}"),
+        &[&found],
+        "The memories do not say.",
     );
     let t = b.build();
     let c = failed(
@@ -121,12 +104,7 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         "The memories do not say.",
         &m,
     );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer-1", ErrorType::ResponseError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-answer-1", ErrorType::ResponseError);
 }
 
 #[test]
@@ -219,24 +197,16 @@ fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_sw
         &[],
         &[&reply, &lost],
     );
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", swapped);
-    b.op(
+    chat_answer(
+        &mut b,
         "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &reply, &lost],
-        &[],
-        &[&answer],
+        &format!("Question: {question}"),
+        &[&reply, &lost],
+        swapped,
     );
     let t = b.build();
     let c = failed(&query, question, "December 2022", swapped, &m);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract-2", ErrorType::ExtractionError),
-        "{reason}"
-    );
+    let reason = assert_blames(&blame(&t, &c), "op-extract-2", ErrorType::ExtractionError);
     assert!(reason.contains("film camera maria"), "{reason}");
 }
 
@@ -281,12 +251,7 @@ fn an_answer_linked_to_a_whole_reply_read_only_the_items_its_prompt_quotes() {
     );
     let t = b.build();
     let c = failed(&query, question, "education and infrastructure", said, &m);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-embed-1", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-embed-1", ErrorType::RetrievalError);
 }
 
 /// A message holding the gold answer, its fact stored in memory units, a search that hands on
@@ -338,7 +303,7 @@ fn prompted(
         &[&answer],
     );
     let c = common::case(question, gold, "The memories do not say.", &m);
-    verdict(&b.build(), &c)
+    blame(&b.build(), &c)
 }
 
 #[test]
@@ -356,16 +321,15 @@ fn a_prompt_s_memory_lines_each_holding_half_the_gold_answer_were_enough_to_answ
     ];
     let question = "What did Gina want her customers to feel in her store?";
     let said = "I want my customers to feel cozy and comfortable in the store.";
-    let (op, kind, reason) = prompted(
-        (said, "2023-02-01T10:00:00"),
-        &facts,
-        &listed,
-        (question, "cozy and comfortable"),
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &prompted(
+            (said, "2023-02-01T10:00:00"),
+            &facts,
+            &listed,
+            (question, "cozy and comfortable"),
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }
 
@@ -376,15 +340,14 @@ fn a_prompt_s_memory_dated_like_the_gold_answer_does_not_answer_when_it_is_anoth
     let listed = [filler; 9];
     let question = "When did Maria go to the beach?";
     let said = "I took it at the beach last month.";
-    let (op, kind, reason) = prompted(
-        (said, "2023-01-01T10:00:00"),
-        &facts,
-        &listed,
-        (question, "December 2022"),
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-search", ErrorType::RetrievalError),
-        "{reason}"
+    assert_blames(
+        &prompted(
+            (said, "2023-01-01T10:00:00"),
+            &facts,
+            &listed,
+            (question, "December 2022"),
+        ),
+        "op-search",
+        ErrorType::RetrievalError,
     );
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{ask, case, message, TraceBuilder};
+use common::{ask, assert_blames, case, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 use memtrace::Trace;
@@ -72,11 +72,10 @@ fn a_timestamp_field_does_not_hold_a_when_answer() {
         "Gina's store opened and customers love it.",
         "2023-03-16T14:35:00",
     );
-    let (op, kind, reason) = verdict(&t, "When did Jon start to go to the gym?", "March, 2023");
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    assert_blames(
+        &verdict(&t, "When did Jon start to go to the gym?", "March, 2023"),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
 }
 
@@ -89,15 +88,14 @@ fn a_date_of_another_event_in_the_same_week_does_not_hold_the_answer() {
         "Yesterday (5 July 2023) Melanie took the kids to the museum.",
         "2023-07-06T10:00:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline have a picnic?",
-        "The week before 6 July 2023",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &t,
+            "When did Caroline have a picnic?",
+            "The week before 6 July 2023",
+        ),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
 }
 
@@ -110,15 +108,14 @@ fn a_dated_episode_of_the_asked_event_still_holds_the_answer() {
         "Melanie took the kids to the museum.",
         "2023-07-06T10:00:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline have a picnic?",
-        "The week before 6 July 2023",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &t,
+            "When did Caroline have a picnic?",
+            "The week before 6 July 2023",
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }
 
@@ -133,15 +130,14 @@ fn the_asked_event_is_read_in_the_evidence_s_words_not_the_question_s() {
         "Melanie took the kids to the museum.",
         "2023-08-17T13:50:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline and Melanie go to a pride fesetival together?",
-        "2022",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &t,
+            "When did Caroline and Melanie go to a pride fesetival together?",
+            "2022",
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }
 
@@ -157,15 +153,14 @@ fn a_date_the_evidence_states_in_words_still_belongs_to_the_asked_event() {
         "Melanie bought figurines on 20 October 2023; they remind her of family.",
         "2023-10-22T10:00:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline pass the adoption interview?",
-        "The Friday before 22 October 2023",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &t,
+            "When did Caroline pass the adoption interview?",
+            "The Friday before 22 October 2023",
+        ),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
 }
 

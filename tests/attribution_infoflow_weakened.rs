@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{ask, case, message, TraceBuilder};
+use common::{ask, assert_blames, case, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 
@@ -69,17 +69,16 @@ fn verdict(versions: &[&[&str]], prediction: &str) -> (String, ErrorType, String
 #[test]
 fn an_update_that_kept_only_a_vaguer_item_is_blamed() {
     let stated = format!("Rosa mentioned: {STATED}");
-    let (op, kind, reason) = verdict(
-        &[
-            &["Rosa loves hiking.", &stated, VAGUE],
-            &["Rosa loves hiking.", VAGUE],
-        ],
-        "Rosa loves hiking.",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-update-1", ErrorType::UpdateError),
-        "{reason}"
+    let reason = assert_blames(
+        &verdict(
+            &[
+                &["Rosa loves hiking.", &stated, VAGUE],
+                &["Rosa loves hiking.", VAGUE],
+            ],
+            "Rosa loves hiking.",
+        ),
+        "op-update-1",
+        ErrorType::UpdateError,
     );
     assert!(reason.contains("keeps only a vaguer part"), "{reason}");
 }
@@ -87,16 +86,15 @@ fn an_update_that_kept_only_a_vaguer_item_is_blamed() {
 #[test]
 fn the_answer_op_is_blamed_when_the_item_stating_the_answer_was_kept() {
     let stated = format!("Rosa mentioned: {STATED}");
-    let (op, kind, reason) = verdict(
-        &[
-            &["Rosa loves hiking.", &stated, VAGUE],
-            &["Rosa loves hiking.", &stated, VAGUE],
-        ],
-        "Rosa loves hiking.",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &[
+                &["Rosa loves hiking.", &stated, VAGUE],
+                &["Rosa loves hiking.", &stated, VAGUE],
+            ],
+            "Rosa loves hiking.",
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }

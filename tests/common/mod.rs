@@ -293,3 +293,33 @@ pub fn extracted(
     b.op(op, "chat", "llm", &[&m], &[], &[&reply]);
     (m, reply)
 }
+
+/// Info-flow's verdict on case `c` of `t`: the op it blames, the error type, why.
+pub fn blame(t: &Trace, c: &FailureCase) -> (String, memtrace::model::ErrorType, String) {
+    let a = memtrace::attribution::InfoFlow::default()
+        .attribute(t, c)
+        .unwrap();
+    (a.op_id, a.error_type, a.reason)
+}
+
+/// Asserts `verdict` (the op blamed, the error type, why) blames `op` with `kind`, saying why
+/// when it does not; returns why.
+pub fn assert_blames(
+    verdict: &(String, memtrace::model::ErrorType, String),
+    op: &str,
+    kind: memtrace::model::ErrorType,
+) -> String {
+    let (blamed, blamed_kind, reason) = verdict;
+    assert_eq!((blamed.as_str(), *blamed_kind), (op, kind), "{reason}");
+    reason.clone()
+}
+
+/// An LLM op `op_id` (`chat`) that read a prompt (variable `prompt-1`, the text `prompt`) and
+/// the variables `read`, and answered `said` (variable `answer`, version 1).
+pub fn chat_answer(b: &mut TraceBuilder, op_id: &str, prompt: &str, read: &[&str], said: &str) {
+    let prompt = b.var("prompt-1", 1, "llm_input", prompt);
+    let answer = b.var("answer", 1, "llm_output", said);
+    let mut inputs = vec![prompt.as_str()];
+    inputs.extend_from_slice(read);
+    b.op(op_id, "chat", "llm", &inputs, &[], &[&answer]);
+}
