@@ -7,18 +7,13 @@
 
 use memtrace::provider::{Script, ScriptedLlm};
 use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::locomo::parse_conversations;
 use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_memsys::{Conversation, Prompts};
-use serde_json::{json, Value};
+use serde_json::json;
 
 pub fn conversations() -> Vec<Conversation> {
-    let v: Value = serde_json::from_str(include_str!("optimize_data/conversations.json")).unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Conversation::from_json(c, i + 1).unwrap())
-        .collect()
+    parse_conversations(include_bytes!("optimize_data/conversations.json")).unwrap()
 }
 
 /// Feedback and aggregation replies for any target; the update of the extraction prompt adds the

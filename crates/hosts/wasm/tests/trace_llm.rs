@@ -6,18 +6,13 @@
 
 mod common;
 
-use common::{json, load, opts, thrown, DEMO};
+use common::{json, load, opts, thrown, BASE, DEMO};
 use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
 
 fn run_id() -> String {
     format!(

@@ -72,34 +72,31 @@ async fn every_method_completes_its_conversation_over_fetch() {
         ..AgentLimits::default()
     };
     let run_id = format!("{:.0}", js_sys::Date::now());
+    let roles = Roles::infer(&trace, &RoleConfig::default());
     for (method, script) in SCRIPTS {
         let model = format!("script:agent_{}@web-{run_id}", method.replace('-', "_"));
         let llm = llm(&model);
         let (a, r): (Attribution, AgentRun) = match method {
-            "graphtrace" => GraphTrace {
-                limits,
-                ..GraphTrace::default()
+            "graphtrace" => {
+                let agent = GraphTrace {
+                    limits,
+                    ..GraphTrace::default()
+                };
+                agent
+                    .attribute_with(&llm, &trace, &roles, case)
+                    .await
+                    .unwrap()
             }
-            .attribute_with(
-                &llm,
-                &trace,
-                &Roles::infer(&trace, &RoleConfig::default()),
-                case,
-            )
-            .await
-            .unwrap(),
-            "obstrace" => ObsTrace {
-                limits,
-                ..ObsTrace::default()
+            "obstrace" => {
+                let agent = ObsTrace {
+                    limits,
+                    ..ObsTrace::default()
+                };
+                agent
+                    .attribute_with(&llm, &trace, &roles, case)
+                    .await
+                    .unwrap()
             }
-            .attribute_with(
-                &llm,
-                &trace,
-                &Roles::infer(&trace, &RoleConfig::default()),
-                case,
-            )
-            .await
-            .unwrap(),
             b => attribute_baseline(Baseline::parse(b).unwrap(), &llm, &trace, case)
                 .await
                 .unwrap(),

@@ -22,16 +22,8 @@ use common::BASE;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn conversations() -> Vec<Conversation> {
-    let v: Value = serde_json::from_str(include_str!(
-        "../../../../tests/optimize_data/conversations.json"
-    ))
-    .unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Conversation::from_json(c, i + 1).unwrap())
-        .collect()
+    let text = include_bytes!("../../../../tests/optimize_data/conversations.json");
+    memtrace_memsys::locomo::parse_conversations(text).unwrap()
 }
 
 #[wasm_bindgen_test]

@@ -228,7 +228,7 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
     let role = op_role(t, &props.roles.0, &v.op_id);
     html! {
         <div id="verdict" class="verdict" data-type={v.error_type.as_str()} data-op={v.op_id.clone()}
-             data-role={role.map(|(r, _)| r.as_str())}>
+             data-method={v.method.clone()} data-role={role.map(|(r, _)| r.as_str())}>
             <div>
                 <strong class="verdict-type">{ v.error_type.as_str() }</strong>
                 {" at "}<code class="verdict-op">{ v.op_id.clone() }</code>

@@ -205,9 +205,11 @@ pub fn run_panel(props: &Props) -> Html {
     let case = props.case.and_then(|i| t.cases.get(i));
     let verdict = case.and_then(|c| props.verdicts.get(&c.query_id));
     let live = case.is_some_and(|c| state.current.as_deref() == Some(c.query_id.as_str()));
+    // The live run's steps, else those of the verdict's run, else (info-flow's verdict has no
+    // steps) those of a run that ended without one.
     let steps = if live {
         state.live.clone()
-    } else if let Some(v) = verdict {
+    } else if let Some(v) = verdict.filter(|v| !v.transcript.is_empty()) {
         v.transcript.clone()
     } else {
         case.and_then(|c| state.failed_steps.get(&c.query_id))
