@@ -68,6 +68,13 @@ class Mem0Library:
             "history_db_path": os.path.join(path, "history.db"),
         })
 
+    def answer(self, found, q):
+        """The answer and judge calls over the memories `Memory.search` found, each with its
+        session date: (answer, the judge's reply)."""
+        lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
+                          for m in found)
+        return answer_and_judge(self.client, lines, q)
+
 
 def mem0_faulty_span(spans, fault, applied, view, question_span):
     """The span of the call whose reply the server corrupted in a mem0 run, either version

@@ -2,7 +2,7 @@
 OpenAI client traced by the tracer of `lab/run.py --tracer` (lab/tracers.py)."""
 
 import tracers
-from libs.common import Mem0Library, answer_and_judge, batches, mem0_faulty_span as faulty_span  # noqa: F401 (lab/writer.py calls it)
+from libs.common import Mem0Library, batches, mem0_faulty_span as faulty_span  # noqa: F401 (lab/writer.py calls it)
 from voices import label_of
 
 NAME = "mem0ai"
@@ -36,9 +36,7 @@ class Library(Mem0Library):
     def ask(self, mem, user, q):
         with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
             found = mem.search(q["question"], filters={"user_id": user}, top_k=5)["results"]
-            lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
-                              for m in found)
-            ans, verdict = answer_and_judge(self.client, lines, q)
+            ans, verdict = self.answer(found, q)
             label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
             out.set(ans, label)
         return label

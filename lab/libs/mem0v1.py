@@ -9,7 +9,7 @@ session date go in a system message of each batch (its extraction prompt puts to
 import json
 
 import tracers
-from libs.common import Mem0Library, answer_and_judge, batches, mem0_faulty_span as faulty_span  # noqa: F401 (lab/writer.py calls it)
+from libs.common import Mem0Library, batches, mem0_faulty_span as faulty_span  # noqa: F401 (lab/writer.py calls it)
 
 NAME = "mem0v1"
 TRACERS = ["openinference"]
@@ -42,9 +42,7 @@ class Library(Mem0Library):
     def ask(self, mem, user, q):
         with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
             found = mem.search(q["question"], user_id=user, limit=5)["results"]
-            lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
-                              for m in found)
-            ans, verdict = answer_and_judge(self.client, lines, q)
+            ans, verdict = self.answer(found, q)
             label = json.loads(verdict).get("label", "WRONG")
             out.set(ans, label)
         return label
