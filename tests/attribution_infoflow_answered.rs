@@ -8,7 +8,10 @@
 
 mod common;
 
-use common::{assert_blames, blame, chat_answer, extracted, failed, TraceBuilder};
+use common::{
+    assert_blames, blame, chat_answer, cozy_case, cozy_store, extracted, failed, jon_dances,
+    search_op, TraceBuilder,
+};
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
 
@@ -54,22 +57,8 @@ fn blames_the_answer(t: &Trace, c: &FailureCase) {
 #[test]
 fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
     let mut b = TraceBuilder::new();
-    let said = "I wanted my customers to feel cozy and comfortable in the store.";
-    let (m, _) = extracted(
-        &mut b,
-        ("op-extract", 1),
-        ("U1:D3:6", said, "2023-05-01T10:00:00"),
-        &[
-            "Gina wanted the store to make customers feel cozy.",
-            "Gina made the store comfortable for customers.",
-        ],
-    );
-    let (_, other) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
-        &["Jon is practicing dance."],
-    );
+    let m = cozy_store(&mut b, &[]);
+    let other = jon_dances(&mut b);
     // The search (its store not traced: it reads only the query) hands on another fact, and
     // both of the case's as a list of results: "cozy" in one, "comfortable" in the other. The
     // answer read the list and refused all the same.
@@ -81,14 +70,7 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         {"key": "b", "value": {"content": "Gina wanted the store to make customers feel cozy."}},
     ]);
     let found = b.var("results-1", 1, "llm_output", &results.to_string());
-    b.op(
-        "op-search-1",
-        "search",
-        "search",
-        &[&query],
-        &[],
-        &[&other, &found],
-    );
+    search_op(&mut b, &query, &[&other, &found]);
     chat_answer(
         &mut b,
         "op-answer-1",
@@ -97,13 +79,7 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         "The memories do not say.",
     );
     let t = b.build();
-    let c = failed(
-        &query,
-        question,
-        "cozy and comfortable",
-        "The memories do not say.",
-        &m,
-    );
+    let c = cozy_case(&query, question, &m);
     assert_blames(&blame(&t, &c), "op-answer-1", ErrorType::ResponseError);
 }
 
@@ -189,14 +165,7 @@ fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_sw
     b.session("q1");
     let question = "When did Maria go to the beach?";
     let query = b.var("question-1", 1, "input", question);
-    b.op(
-        "op-search-1",
-        "search",
-        "search",
-        &[&query],
-        &[],
-        &[&reply, &lost],
-    );
+    search_op(&mut b, &query, &[&reply, &lost]);
     chat_answer(
         &mut b,
         "op-answer-1",

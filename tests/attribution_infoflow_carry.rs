@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{ask, assert_blames, blame, case, message, unit, TraceBuilder};
+use common::{ask, assert_blames, blame, case, extract_op, message, unit, TraceBuilder};
 use memtrace::model::ErrorType;
 
 /// Mem0's retrieval op.
@@ -31,14 +31,7 @@ fn an_extraction_that_changed_a_date_is_blamed_on_the_extraction() {
         "llm_response",
         &serde_json::json!([wrong]).to_string(),
     );
-    b.op(
-        "op-extract",
-        "memory.extract_facts",
-        "extraction",
-        &[&m, &p],
-        &[],
-        &[&facts],
-    );
+    extract_op(&mut b, "memory.extract_facts", &[&m, &p], &[&facts]);
     let a = unit(&mut b, "memory-unit-a", 1, Some(wrong));
     b.op(
         "op-update",

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{ask, assert_blames, blame, case, message, unit, TraceBuilder};
+use common::{ask, assert_blames, blame, case, extract_op, message, unit, TraceBuilder};
 use memtrace::model::ErrorType;
 
 const SEARCH: (&str, &str) = ("op-search", "memory.search");
@@ -49,14 +49,7 @@ fn a_when_answered_by_the_time_of_saying_is_not_held_by_an_undated_restatement()
         "Maria has been volunteering at a homeless shelter.",
         at,
     );
-    b.op(
-        "op-extract",
-        "memory_system.extract_memory",
-        "extraction",
-        &[&m, &p],
-        &[],
-        &[&wrong],
-    );
+    extract_op(&mut b, "memory_system.extract_memory", &[&m, &p], &[&wrong]);
     let items = ["Maria took a creative writing class recently, and it was super enlightening!"];
     let prof = profile(&mut b, "Maria", 1, &items);
     b.op(
@@ -141,14 +134,7 @@ fn the_gold_source_said_nearest_the_evidence_is_followed_not_an_older_profile_it
     let garbled =
         "Jon won't jazz, no matter what. Gina's help means a lot to Jon. Jon is not giving up.";
     let wrong = unit(&mut b, "memory-unit-j", 1, Some(garbled));
-    b.op(
-        "op-extract",
-        "memory.extract_facts",
-        "extraction",
-        &[&buffer],
-        &[],
-        &[&wrong],
-    );
+    extract_op(&mut b, "memory.extract_facts", &[&buffer], &[&wrong]);
     let p3 = profile(
         &mut b,
         "Jon",

@@ -12,7 +12,10 @@
 
 mod common;
 
-use common::{assert_blames, blame, chat_answer, extracted, failed, message, unit, TraceBuilder};
+use common::{
+    assert_blames, blame, chat_answer, cozy_case, cozy_store, extracted, failed, jon_dances,
+    message, unit, TraceBuilder,
+};
 use memtrace::attribution::roles::Basis;
 use memtrace::attribution::{OpRole, RoleConfig, Roles};
 use memtrace::model::{ErrorType, FailureCase};
@@ -193,34 +196,13 @@ fn a_relative_date_memory_resolved_needs_no_message_holding_the_gold_words() {
 fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
     let mut b = TraceBuilder::new();
     // One reply of facts: "cozy" in one, "comfortable" in the next (a paraphrase split it).
-    let said = "I wanted my customers to feel cozy and comfortable in the store.";
-    let (m, _) = extracted(
-        &mut b,
-        ("op-extract", 1),
-        ("U1:D3:6", said, "2023-05-01T10:00:00"),
-        &[
-            "Gina wanted the store to make customers feel cozy.",
-            "Gina made the store comfortable for customers.",
-            "Gina found a new supplier.",
-        ],
-    );
+    let m = cozy_store(&mut b, &["Gina found a new supplier."]);
     // The replies are the memory: the answer reads the ones the search returned.
-    let (_, other) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
-        &["Jon is practicing dance."],
-    );
+    let other = jon_dances(&mut b);
     let question = "What did Gina want her customers to feel in her store?";
     let query = ask(&mut b, 1, question, &other, 1);
     let t = b.build();
-    let c = failed(
-        &query,
-        question,
-        "cozy and comfortable",
-        "The memories do not say.",
-        &m,
-    );
+    let c = cozy_case(&query, question, &m);
     assert_blames(&blame(&t, &c), "op-search-1", ErrorType::RetrievalError);
 }
 

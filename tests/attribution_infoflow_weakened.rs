@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{ask, assert_blames, case, message, TraceBuilder};
+use common::{ask, assert_blames, case, extract_op, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 
@@ -31,14 +31,7 @@ fn verdict(versions: &[&[&str]], prediction: &str) -> (String, ErrorType, String
         "llm_response",
         &serde_json::json!([format!("Rosa mentioned: {STATED}")]).to_string(),
     );
-    b.op(
-        "op-extract",
-        "memory.extract_facts",
-        "extraction",
-        &[&m, &p],
-        &[],
-        &[&facts],
-    );
+    extract_op(&mut b, "memory.extract_facts", &[&m, &p], &[&facts]);
     let mut last = profile(&mut b, 1, &["Rosa loves hiking."]);
     for (i, items) in versions.iter().enumerate() {
         let next = profile(&mut b, i as u32 + 2, items);

@@ -294,6 +294,44 @@ pub fn extracted(
     (m, reply)
 }
 
+/// Gina's words ("cozy and comfortable"), extracted (op `op-extract`, reply 1) as two facts,
+/// "cozy" in one and "comfortable" in the other (a paraphrase split them), then `more`. The
+/// message's id.
+pub fn cozy_store(b: &mut TraceBuilder, more: &[&str]) -> String {
+    let said = "I wanted my customers to feel cozy and comfortable in the store.";
+    let mut facts = vec![
+        "Gina wanted the store to make customers feel cozy.",
+        "Gina made the store comfortable for customers.",
+    ];
+    facts.extend_from_slice(more);
+    let at = ("U1:D3:6", said, "2023-05-01T10:00:00");
+    extracted(b, ("op-extract", 1), at, &facts).0
+}
+
+/// The case of `question` asked as `query`: its gold answer "cozy and comfortable" (from
+/// message `m`, [`cozy_store`]), not given.
+pub fn cozy_case(query: &str, question: &str, m: &str) -> FailureCase {
+    let refused = "The memories do not say.";
+    failed(query, question, "cozy and comfortable", refused, m)
+}
+
+/// The extraction op `op-extract` (named `name`), which read `read` and wrote `wrote`.
+pub fn extract_op(b: &mut TraceBuilder, name: &str, read: &[&str], wrote: &[&str]) {
+    b.op("op-extract", name, "extraction", read, &[], wrote);
+}
+
+/// The search op `op-search-1` (`search`) of `query`, handing on `found`.
+pub fn search_op(b: &mut TraceBuilder, query: &str, found: &[&str]) {
+    b.op("op-search-1", "search", "search", &[query], &[], found);
+}
+
+/// Jon's unrelated words, extracted (op `op-extract-2`, reply 2) as one fact: what a search
+/// hands on instead. The reply's id.
+pub fn jon_dances(b: &mut TraceBuilder) -> String {
+    let at = ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00");
+    extracted(b, ("op-extract-2", 2), at, &["Jon is practicing dance."]).1
+}
+
 /// Info-flow's verdict on case `c` of `t`: the op it blames, the error type, why.
 pub fn blame(t: &Trace, c: &FailureCase) -> (String, memtrace::model::ErrorType, String) {
     let a = memtrace::attribution::InfoFlow::default()
