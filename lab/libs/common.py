@@ -6,6 +6,7 @@ import random
 import shutil
 import uuid
 
+import tracers
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
 
 MODEL = "gpt-4.1-mini"
@@ -68,12 +69,18 @@ class Mem0Library:
             "history_db_path": os.path.join(path, "history.db"),
         })
 
-    def answer(self, found, q):
-        """The answer and judge calls over the memories `Memory.search` found, each with its
-        session date: (answer, the judge's reply)."""
-        lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
-                          for m in found)
-        return answer_and_judge(self.client, lines, q)
+    def ask(self, mem, user, q):
+        """Question `q` asked inside the tracer's question span: the memories found (`search`,
+        each version's call), the answer and judge calls over them, each memory with its
+        session date; the judge's label (`label`, each version's reading)."""
+        with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
+            found = self.search(mem, user, q["question"])
+            lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
+                              for m in found)
+            ans, verdict = answer_and_judge(self.client, lines, q)
+            label = self.label(verdict)
+            out.set(ans, label)
+        return label
 
 
 def mem0_faulty_span(spans, fault, applied, view, question_span):

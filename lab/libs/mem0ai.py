@@ -33,13 +33,13 @@ class Library(Mem0Library):
         mem.close()
         return labels
 
-    def ask(self, mem, user, q):
-        with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
-            found = mem.search(q["question"], filters={"user_id": user}, top_k=5)["results"]
-            ans, verdict = self.answer(found, q)
-            label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
-            out.set(ans, label)
-        return label
+    @staticmethod
+    def search(mem, user, question):
+        return mem.search(question, filters={"user_id": user}, top_k=5)["results"]
+
+    @staticmethod
+    def label(verdict):
+        return label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
 
 
 def evidence_prompts(spans, texts, view):

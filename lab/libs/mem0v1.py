@@ -39,13 +39,13 @@ class Library(Mem0Library):
         mem.close()
         return labels
 
-    def ask(self, mem, user, q):
-        with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
-            found = mem.search(q["question"], user_id=user, limit=5)["results"]
-            ans, verdict = self.answer(found, q)
-            label = json.loads(verdict).get("label", "WRONG")
-            out.set(ans, label)
-        return label
+    @staticmethod
+    def search(mem, user, question):
+        return mem.search(question, user_id=user, limit=5)["results"]
+
+    @staticmethod
+    def label(verdict):
+        return json.loads(verdict).get("label", "WRONG")
 
 
 def evidence_prompts(spans, texts, view):
