@@ -355,6 +355,35 @@ record! {
     }
 }
 
+impl NodeRecord {
+    /// A record with every field at its default: no name or value, version 1 (builders of
+    /// traces set what they know over it, `NodeRecord { name, value, ..NodeRecord::blank() }`).
+    pub fn blank() -> Self {
+        NodeRecord {
+            created_at: String::new(),
+            filename: String::new(),
+            lineno: 0,
+            name: String::new(),
+            version: 1,
+            value: String::new(),
+            comment: String::new(),
+            category: "variable".to_owned(),
+            graph_id: String::new(),
+            user_id: Value::Null,
+            class_name: None,
+            project_id: Value::Null,
+            session_id: String::new(),
+            metadata: empty_object(),
+            trigger_point: String::new(),
+            full_name: String::new(),
+            node_id: String::new(),
+            full_node_id: String::new(),
+            extra: Map::new(),
+            unset: Unset::default(),
+        }
+    }
+}
+
 record! {
     /// An operation: the edges carrying its `op_id` make its subgraph.
     pub struct OpRecord {

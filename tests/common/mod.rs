@@ -1,9 +1,8 @@
 //! Builders for hand-made traces in tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test helpers
 
-use memtrace::model::{EdgeRecord, FailureCase, NodeRecord, OpRecord, SessionRecord, Unset};
+use memtrace::model::{EdgeRecord, FailureCase, NodeRecord, OpRecord, SessionRecord};
 use memtrace::Trace;
-use serde_json::{Map, Value};
 
 /// Builds a trace record by record; every record gets the next tick of a fake clock, unless a
 /// time is given.
@@ -69,20 +68,10 @@ impl TraceBuilder {
             name: name.into(),
             version,
             value: value.into(),
-            comment: String::new(),
             category: category.into(),
             graph_id: "graph-test".into(),
-            user_id: Value::Null,
-            class_name: None,
-            project_id: Value::Null,
             session_id: self.session.clone(),
-            metadata: Value::Object(Map::new()),
-            trigger_point: String::new(),
-            full_name: String::new(),
-            node_id: String::new(),
-            full_node_id: String::new(),
-            extra: Map::new(),
-            unset: Unset::default(),
+            ..NodeRecord::blank()
         };
         rec.fill_computed();
         let id = rec.full_node_id.clone();
