@@ -97,22 +97,27 @@ impl TraceBuilder {
     /// Adds an op with exactly these (source, target) edges.
     pub fn op_pairs(&mut self, op_id: &str, name: &str, category: &str, pairs: &[(&str, &str)]) {
         let created_at = self.next_time();
-        let rec: OpRecord = serde_json::from_value(serde_json::json!({
+        let record = serde_json::json!({
             "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
             "op_name": name, "category": category, "session_id": self.session,
-        }))
-        .unwrap();
-        self.trace.ops.push(rec);
+        });
+        self.push_op(record, pairs);
+    }
+
+    /// Adds op `record` and an edge per (source, target) pair, at the op's time.
+    fn push_op(&mut self, record: serde_json::Value, pairs: &[(&str, &str)]) {
+        let rec: OpRecord = serde_json::from_value(record).unwrap();
         for (s, t) in pairs {
             self.edges += 1;
-            let rec: EdgeRecord = serde_json::from_value(serde_json::json!({
-                "created_at": created_at, "filename": "t.py", "lineno": 1,
-                "edge_id": format!("edge-{}", self.edges), "op_id": op_id,
+            let edge: EdgeRecord = serde_json::from_value(serde_json::json!({
+                "created_at": rec.created_at, "filename": "t.py", "lineno": 1,
+                "edge_id": format!("edge-{}", self.edges), "op_id": rec.op_id,
                 "source_full_node_id": s, "target_full_node_id": t, "session_id": self.session,
             }))
             .unwrap();
-            self.trace.edges.push(rec);
+            self.trace.edges.push(edge);
         }
+        self.trace.ops.push(rec);
     }
 
     /// As [`TraceBuilder::op`] with an explicit time.
@@ -127,13 +132,11 @@ impl TraceBuilder {
         outputs: &[&str],
         created_at: &str,
     ) {
-        let rec: OpRecord = serde_json::from_value(serde_json::json!({
+        let record = serde_json::json!({
             "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
             "op_name": name, "category": category, "session_id": self.session,
             "comment": format!("does {name}"),
-        }))
-        .unwrap();
-        self.trace.ops.push(rec);
+        });
         let first: &[&str] = if mids.is_empty() { outputs } else { mids };
         let mut pairs: Vec<(&str, &str)> = Vec::new();
         for &i in inputs {
@@ -148,16 +151,7 @@ impl TraceBuilder {
                 }
             }
         }
-        for (s, t) in pairs {
-            self.edges += 1;
-            let rec: EdgeRecord = serde_json::from_value(serde_json::json!({
-                "created_at": created_at, "filename": "t.py", "lineno": 1,
-                "edge_id": format!("edge-{}", self.edges), "op_id": op_id,
-                "source_full_node_id": s, "target_full_node_id": t, "session_id": self.session,
-            }))
-            .unwrap();
-            self.trace.edges.push(rec);
-        }
+        self.push_op(record, &pairs);
     }
 
     /// Indexes and returns the trace.
