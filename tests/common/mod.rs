@@ -10,6 +10,8 @@ use memtrace::Trace;
 pub struct TraceBuilder {
     trace: Trace,
     tick: u32,
+    /// The time of the next op, when [`TraceBuilder::at`] set one.
+    pinned: Option<String>,
     edges: u32,
     pub session: String,
 }
@@ -79,6 +81,12 @@ impl TraceBuilder {
         id
     }
 
+    /// Stamps the next op with `created_at` instead of the clock's next tick.
+    pub fn at(&mut self, created_at: &str) -> &mut Self {
+        self.pinned = Some(created_at.to_owned());
+        self
+    }
+
     /// Adds an op whose edges run from each input to each intermediate (or to each output when
     /// there are no intermediates) and from each intermediate to each output.
     pub fn op(
@@ -90,8 +98,30 @@ impl TraceBuilder {
         mids: &[&str],
         outputs: &[&str],
     ) {
-        let created_at = self.next_time();
-        self.op_at(op_id, name, category, inputs, mids, outputs, &created_at);
+        let created_at = match self.pinned.take() {
+            Some(t) => t,
+            None => self.next_time(),
+        };
+        let record = serde_json::json!({
+            "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
+            "op_name": name, "category": category, "session_id": self.session,
+            "comment": format!("does {name}"),
+        });
+        let first: &[&str] = if mids.is_empty() { outputs } else { mids };
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for &i in inputs {
+            for &t in first {
+                pairs.push((i, t));
+            }
+        }
+        if !mids.is_empty() {
+            for &m in mids {
+                for &t in outputs {
+                    pairs.push((m, t));
+                }
+            }
+        }
+        self.push_op(record, &pairs);
     }
 
     /// Adds an op with exactly these (source, target) edges.
@@ -118,40 +148,6 @@ impl TraceBuilder {
             self.trace.edges.push(edge);
         }
         self.trace.ops.push(rec);
-    }
-
-    /// As [`TraceBuilder::op`] with an explicit time.
-    #[allow(clippy::too_many_arguments)]
-    pub fn op_at(
-        &mut self,
-        op_id: &str,
-        name: &str,
-        category: &str,
-        inputs: &[&str],
-        mids: &[&str],
-        outputs: &[&str],
-        created_at: &str,
-    ) {
-        let record = serde_json::json!({
-            "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
-            "op_name": name, "category": category, "session_id": self.session,
-            "comment": format!("does {name}"),
-        });
-        let first: &[&str] = if mids.is_empty() { outputs } else { mids };
-        let mut pairs: Vec<(&str, &str)> = Vec::new();
-        for &i in inputs {
-            for &t in first {
-                pairs.push((i, t));
-            }
-        }
-        if !mids.is_empty() {
-            for &m in mids {
-                for &t in outputs {
-                    pairs.push((m, t));
-                }
-            }
-        }
-        self.push_op(record, &pairs);
     }
 
     /// Indexes and returns the trace.
