@@ -13,7 +13,9 @@
 //!   Operations: [`Project::open`], [`Project::add`] (a trace a host read in steps),
 //!   [`Project::close`], [`Project::set_role`], [`Project::set_rules`] / [`Project::use_rules`],
 //!   [`Project::mark`] / [`Project::unmark`], [`Project::set_verdict`], [`Project::set_label`],
-//!   [`Project::pending`], [`Project::tally`], [`Project::settings`] / [`Project::restore`].
+//!   [`Project::pending`], [`Project::tally`], [`Project::settings`] / [`Project::restore`],
+//!   [`Project::roles_in_force`] and [`Project::first_verdict`] (the verdict a host shows
+//!   first, stored like any other).
 //! - [`find_cases`] (the user's rules, marks and judge threshold), [`pending`] (cases still to
 //!   attribute, by method), [`annotation_target`] (the open trace an
 //!   annotation file belongs to), [`opening_order`] (traces before their annotation files),
