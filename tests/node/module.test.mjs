@@ -91,3 +91,21 @@ test('the package is npm-ready and its types have no any', () => {
   const anys = dts.split('\n').filter((l) => /\bany\b/.test(l) && !/^\s*(\*|\/\/)/.test(l));
   assert.deepEqual(anys, [], 'no `any` in the public declarations');
 });
+
+test('a project bundle the page saved opens: the trace it had on screen, rows as the CLI prints', () => {
+  const content = (name) => readFileSync(join(fixtures, name), 'utf8');
+  const bundle = {
+    memtrace_bundle: 1,
+    traces: [{ name: 'a.json', content: content('locomo_locomo-1.json') },
+      { name: 'b.json', content: content('locomo_locomo-2.json') }],
+    settings: { current: 'b.json' },
+  };
+  const trace = Trace.load(Buffer.from(JSON.stringify(bundle)), { name: 'project.memtrace.json' });
+  const alone = Trace.load(readFileSync(join(fixtures, 'locomo_locomo-2.json')));
+  const rows = trace.attribute();
+  assert.ok(rows.length > 0 && rows.every((r) => !r.error && r.question.id === r.case_id));
+  assert.deepEqual(rows, alone.attribute(), 'the bundle\'s trace gives the rows of the file itself');
+  assert.match(trace.resultsJson(), /project\.memtrace\.json:b\.json/);
+  trace.free();
+  alone.free();
+});
