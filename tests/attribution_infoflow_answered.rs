@@ -8,15 +8,12 @@
 
 mod common;
 
-use common::{extracted, failed, TraceBuilder};
-use memtrace::attribution::InfoFlow;
+use common::{
+    assert_blames, blame, chat_answer, cozy_case, cozy_store, extracted, failed, jon_dances,
+    search_op, TraceBuilder,
+};
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
-
-fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
-    let a = InfoFlow::default().attribute(t, c).unwrap();
-    (a.op_id, a.error_type, a.reason)
-}
 
 /// The question's session: a search (its store not traced: it reads only the query) hands on
 /// `also` and `results` as a list; the answer op reads the list and says `said`. Returns the
@@ -42,48 +39,26 @@ fn asked(
     let mut handed: Vec<&str> = also.to_vec();
     handed.push(&found);
     b.op("op-search-1", "search", "search", &[&query], &[], &handed);
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", said);
-    b.op(
+    chat_answer(
+        b,
         "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &found],
-        &[],
-        &[&answer],
+        &format!("Question: {question}"),
+        &[&found],
+        said,
     );
     query
 }
 
 /// The answer op is blamed for a response error.
 fn blames_the_answer(t: &Trace, c: &FailureCase) {
-    let (op, kind, reason) = verdict(t, c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer-1", ErrorType::ResponseError),
-        "{reason}"
-    );
+    assert_blames(&blame(t, c), "op-answer-1", ErrorType::ResponseError);
 }
 
 #[test]
 fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
     let mut b = TraceBuilder::new();
-    let said = "I wanted my customers to feel cozy and comfortable in the store.";
-    let (m, _) = extracted(
-        &mut b,
-        ("op-extract", 1),
-        ("U1:D3:6", said, "2023-05-01T10:00:00"),
-        &[
-            "Gina wanted the store to make customers feel cozy.",
-            "Gina made the store comfortable for customers.",
-        ],
-    );
-    let (_, other) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
-        &["Jon is practicing dance."],
-    );
+    let m = cozy_store(&mut b, &[]);
+    let other = jon_dances(&mut b);
     // The search (its store not traced: it reads only the query) hands on another fact, and
     // both of the case's as a list of results: "cozy" in one, "comfortable" in the other. The
     // answer read the list and refused all the same.
@@ -95,38 +70,17 @@ fn search_results_that_together_hold_the_gold_answer_were_enough_to_answer() {
         {"key": "b", "value": {"content": "Gina wanted the store to make customers feel cozy."}},
     ]);
     let found = b.var("results-1", 1, "llm_output", &results.to_string());
-    b.op(
-        "op-search-1",
-        "search",
-        "search",
-        &[&query],
-        &[],
-        &[&other, &found],
-    );
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", "The memories do not say.");
-    b.op(
+    search_op(&mut b, &query, &[&other, &found]);
+    chat_answer(
+        &mut b,
         "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &found],
-        &[],
-        &[&answer],
+        &format!("Question: {question}"),
+        &[&found],
+        "The memories do not say.",
     );
     let t = b.build();
-    let c = failed(
-        &query,
-        question,
-        "cozy and comfortable",
-        "The memories do not say.",
-        &m,
-    );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer-1", ErrorType::ResponseError),
-        "{reason}"
-    );
+    let c = cozy_case(&query, question, &m);
+    assert_blames(&blame(&t, &c), "op-answer-1", ErrorType::ResponseError);
 }
 
 #[test]
@@ -211,32 +165,17 @@ fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_sw
     b.session("q1");
     let question = "When did Maria go to the beach?";
     let query = b.var("question-1", 1, "input", question);
-    b.op(
-        "op-search-1",
-        "search",
-        "search",
-        &[&query],
-        &[],
-        &[&reply, &lost],
-    );
-    let prompt = b.var("prompt-1", 1, "llm_input", &format!("Question: {question}"));
-    let answer = b.var("answer", 1, "llm_output", swapped);
-    b.op(
+    search_op(&mut b, &query, &[&reply, &lost]);
+    chat_answer(
+        &mut b,
         "op-answer-1",
-        "chat",
-        "llm",
-        &[&prompt, &reply, &lost],
-        &[],
-        &[&answer],
+        &format!("Question: {question}"),
+        &[&reply, &lost],
+        swapped,
     );
     let t = b.build();
     let c = failed(&query, question, "December 2022", swapped, &m);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract-2", ErrorType::ExtractionError),
-        "{reason}"
-    );
+    let reason = assert_blames(&blame(&t, &c), "op-extract-2", ErrorType::ExtractionError);
     assert!(reason.contains("film camera maria"), "{reason}");
 }
 
@@ -281,12 +220,7 @@ fn an_answer_linked_to_a_whole_reply_read_only_the_items_its_prompt_quotes() {
     );
     let t = b.build();
     let c = failed(&query, question, "education and infrastructure", said, &m);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-embed-1", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-embed-1", ErrorType::RetrievalError);
 }
 
 /// A message holding the gold answer, its fact stored in memory units, a search that hands on
@@ -338,7 +272,7 @@ fn prompted(
         &[&answer],
     );
     let c = common::case(question, gold, "The memories do not say.", &m);
-    verdict(&b.build(), &c)
+    blame(&b.build(), &c)
 }
 
 #[test]
@@ -356,16 +290,15 @@ fn a_prompt_s_memory_lines_each_holding_half_the_gold_answer_were_enough_to_answ
     ];
     let question = "What did Gina want her customers to feel in her store?";
     let said = "I want my customers to feel cozy and comfortable in the store.";
-    let (op, kind, reason) = prompted(
-        (said, "2023-02-01T10:00:00"),
-        &facts,
-        &listed,
-        (question, "cozy and comfortable"),
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &prompted(
+            (said, "2023-02-01T10:00:00"),
+            &facts,
+            &listed,
+            (question, "cozy and comfortable"),
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }
 
@@ -376,15 +309,14 @@ fn a_prompt_s_memory_dated_like_the_gold_answer_does_not_answer_when_it_is_anoth
     let listed = [filler; 9];
     let question = "When did Maria go to the beach?";
     let said = "I took it at the beach last month.";
-    let (op, kind, reason) = prompted(
-        (said, "2023-01-01T10:00:00"),
-        &facts,
-        &listed,
-        (question, "December 2022"),
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-search", ErrorType::RetrievalError),
-        "{reason}"
+    assert_blames(
+        &prompted(
+            (said, "2023-01-01T10:00:00"),
+            &facts,
+            &listed,
+            (question, "December 2022"),
+        ),
+        "op-search",
+        ErrorType::RetrievalError,
     );
 }

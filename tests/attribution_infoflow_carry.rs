@@ -7,19 +7,12 @@
 
 mod common;
 
-use common::{ask, case, message, unit, TraceBuilder};
-use memtrace::attribution::InfoFlow;
-use memtrace::model::{ErrorType, FailureCase};
-use memtrace::Trace;
+use common::{ask, assert_blames, blame, case, extract_op, message, unit, TraceBuilder};
+use memtrace::model::ErrorType;
 
 /// Mem0's retrieval op.
 const SEARCH: (&str, &str) = ("op-search", "memory.search");
 const SAID: &str = "2023-04-02T10:00:00";
-
-fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
-    let a = InfoFlow::default().attribute(t, c).unwrap();
-    (a.op_id, a.error_type, a.reason)
-}
 
 #[test]
 fn an_extraction_that_changed_a_date_is_blamed_on_the_extraction() {
@@ -38,14 +31,7 @@ fn an_extraction_that_changed_a_date_is_blamed_on_the_extraction() {
         "llm_response",
         &serde_json::json!([wrong]).to_string(),
     );
-    b.op(
-        "op-extract",
-        "memory.extract_facts",
-        "extraction",
-        &[&m, &p],
-        &[],
-        &[&facts],
-    );
+    extract_op(&mut b, "memory.extract_facts", &[&m, &p], &[&facts]);
     let a = unit(&mut b, "memory-unit-a", 1, Some(wrong));
     b.op(
         "op-update",
@@ -58,11 +44,10 @@ fn an_extraction_that_changed_a_date_is_blamed_on_the_extraction() {
     let question = "When did Caroline move to Denver?";
     ask(&mut b, SEARCH, question, &[&a], "20 March 2023", true);
     let t = b.build();
-    let (op, kind, reason) = verdict(&t, &case(question, "27 March 2023", "20 March 2023", &m));
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    let reason = assert_blames(
+        &blame(&t, &case(question, "27 March 2023", "20 March 2023", &m)),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
     assert!(reason.contains("27 March 2023 → 20 March 2023"), "{reason}");
 }
@@ -137,10 +122,5 @@ fn a_deleted_unit_with_a_look_alike_left_is_a_deletion_error() {
     ask(&mut b, SEARCH, question, &[&b1], "Yosemite", true);
     let t = b.build();
     let c = case(question, "a camping trip to Banff", "Yosemite", &m1);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-decide", ErrorType::DeletionError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-decide", ErrorType::DeletionError);
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{ask, case, message, TraceBuilder};
+use common::{ask, assert_blames, case, extract_op, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 use memtrace::Trace;
@@ -37,12 +37,10 @@ fn trace(evidence: &str, day: &str, episode: &str, other: &str, other_day: &str)
     };
     let a = unit(&mut b, "memory-unit-a", episode, day);
     let o = unit(&mut b, "memory-unit-b", other, other_day);
-    b.op(
-        "op-extract",
+    extract_op(
+        &mut b,
         "memory_system.extract_memory",
-        "extraction",
         &[&m, &p],
-        &[],
         &[&raw, &a, &o],
     );
     let rerank = ("op-rerank", "memory_system.agentic_final_rerank");
@@ -72,54 +70,39 @@ fn a_timestamp_field_does_not_hold_a_when_answer() {
         "Gina's store opened and customers love it.",
         "2023-03-16T14:35:00",
     );
-    let (op, kind, reason) = verdict(&t, "When did Jon start to go to the gym?", "March, 2023");
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    assert_blames(
+        &verdict(&t, "When did Jon start to go to the gym?", "March, 2023"),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
+}
+
+/// Info-flow's verdict on Caroline's picnic "last week", told on 6 July 2023: the episode
+/// extracted from it and another one, both stored that day.
+fn picnic(episode: &str, other: &str) -> (String, ErrorType, String) {
+    let said = "My friends make all the difference. We even had a picnic last week!";
+    let day = "2023-07-06T10:00:00";
+    let t = trace(said, day, episode, other, day);
+    let question = "When did Caroline have a picnic?";
+    verdict(&t, question, "The week before 6 July 2023")
 }
 
 #[test]
 fn a_date_of_another_event_in_the_same_week_does_not_hold_the_answer() {
-    let t = trace(
-        "My friends make all the difference. We even had a picnic last week!",
-        "2023-07-06T10:00:00",
+    let v = picnic(
         "Caroline's friends make all the difference.",
         "Yesterday (5 July 2023) Melanie took the kids to the museum.",
-        "2023-07-06T10:00:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline have a picnic?",
-        "The week before 6 July 2023",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
-    );
+    assert_blames(&v, "op-extract", ErrorType::ExtractionError);
 }
 
 #[test]
 fn a_dated_episode_of_the_asked_event_still_holds_the_answer() {
-    let t = trace(
-        "My friends make all the difference. We even had a picnic last week!",
-        "2023-07-06T10:00:00",
+    let v = picnic(
         "Caroline had a picnic with her friends last week (the week before 6 July 2023).",
         "Melanie took the kids to the museum.",
-        "2023-07-06T10:00:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline have a picnic?",
-        "The week before 6 July 2023",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
-    );
+    assert_blames(&v, "op-answer", ErrorType::ResponseError);
 }
 
 #[test]
@@ -133,15 +116,14 @@ fn the_asked_event_is_read_in_the_evidence_s_words_not_the_question_s() {
         "Melanie took the kids to the museum.",
         "2023-08-17T13:50:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline and Melanie go to a pride fesetival together?",
-        "2022",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &t,
+            "When did Caroline and Melanie go to a pride fesetival together?",
+            "2022",
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }
 
@@ -157,15 +139,14 @@ fn a_date_the_evidence_states_in_words_still_belongs_to_the_asked_event() {
         "Melanie bought figurines on 20 October 2023; they remind her of family.",
         "2023-10-22T10:00:00",
     );
-    let (op, kind, reason) = verdict(
-        &t,
-        "When did Caroline pass the adoption interview?",
-        "The Friday before 22 October 2023",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &t,
+            "When did Caroline pass the adoption interview?",
+            "The Friday before 22 October 2023",
+        ),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
 }
 

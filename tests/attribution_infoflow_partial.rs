@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{ask, case, message, unit, TraceBuilder};
+use common::{ask, assert_blames, case, message, unit, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 
@@ -49,20 +49,18 @@ fn verdict(prediction: &str) -> (String, ErrorType, String) {
 
 #[test]
 fn an_answer_with_the_retrieved_part_blames_the_retrieval() {
-    let (op, kind, reason) = verdict("John does kickboxing.");
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-search", ErrorType::RetrievalError),
-        "{reason}"
+    assert_blames(
+        &verdict("John does kickboxing."),
+        "op-search",
+        ErrorType::RetrievalError,
     );
 }
 
 #[test]
 fn an_answer_that_ignored_the_retrieved_part_is_a_response_error() {
-    let (op, kind, reason) = verdict("Any specific areas you want to tackle?");
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &verdict("Any specific areas you want to tackle?"),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }

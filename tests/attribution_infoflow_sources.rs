@@ -8,17 +8,10 @@
 
 mod common;
 
-use common::{ask, case, message, unit, TraceBuilder};
-use memtrace::attribution::InfoFlow;
-use memtrace::model::{ErrorType, FailureCase};
-use memtrace::Trace;
+use common::{ask, assert_blames, blame, case, extract_op, message, unit, TraceBuilder};
+use memtrace::model::ErrorType;
 
 const SEARCH: (&str, &str) = ("op-search", "memory.search");
-
-fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
-    let a = InfoFlow::default().attribute(t, c).unwrap();
-    (a.op_id, a.error_type, a.reason)
-}
 
 /// An episode unit stamped with the day it was said.
 fn episode(b: &mut TraceBuilder, name: &str, version: u32, text: &str, at: &str) -> String {
@@ -56,14 +49,7 @@ fn a_when_answered_by_the_time_of_saying_is_not_held_by_an_undated_restatement()
         "Maria has been volunteering at a homeless shelter.",
         at,
     );
-    b.op(
-        "op-extract",
-        "memory_system.extract_memory",
-        "extraction",
-        &[&m, &p],
-        &[],
-        &[&wrong],
-    );
+    extract_op(&mut b, "memory_system.extract_memory", &[&m, &p], &[&wrong]);
     let items = ["Maria took a creative writing class recently, and it was super enlightening!"];
     let prof = profile(&mut b, "Maria", 1, &items);
     b.op(
@@ -85,12 +71,7 @@ fn a_when_answered_by_the_time_of_saying_is_not_held_by_an_undated_restatement()
     );
     let t = b.build();
     let c = case(question, "24 February 2023", "I don't know.", &m);
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-extract", ErrorType::ExtractionError);
 }
 
 #[test]
@@ -153,14 +134,7 @@ fn the_gold_source_said_nearest_the_evidence_is_followed_not_an_older_profile_it
     let garbled =
         "Jon won't jazz, no matter what. Gina's help means a lot to Jon. Jon is not giving up.";
     let wrong = unit(&mut b, "memory-unit-j", 1, Some(garbled));
-    b.op(
-        "op-extract",
-        "memory.extract_facts",
-        "extraction",
-        &[&buffer],
-        &[],
-        &[&wrong],
-    );
+    extract_op(&mut b, "memory.extract_facts", &[&buffer], &[&wrong]);
     let p3 = profile(
         &mut b,
         "Jon",
@@ -178,10 +152,9 @@ fn the_gold_source_said_nearest_the_evidence_is_followed_not_an_older_profile_it
     let question = "What does Jon tell Gina he won't do?";
     ask(&mut b, SEARCH, question, &[&wrong, &p3], "Jazz.", true);
     let t = b.build();
-    let (op, kind, reason) = verdict(&t, &case(question, "quit", "Jazz.", &evidence));
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
+    assert_blames(
+        &blame(&t, &case(question, "quit", "Jazz.", &evidence)),
+        "op-extract",
+        ErrorType::ExtractionError,
     );
 }

@@ -12,16 +12,14 @@
 
 mod common;
 
-use common::{extracted, failed, message, unit, TraceBuilder};
+use common::{
+    assert_blames, blame, chat_answer, cozy_case, cozy_store, extracted, failed, jon_dances,
+    message, unit, TraceBuilder,
+};
 use memtrace::attribution::roles::Basis;
-use memtrace::attribution::{InfoFlow, OpRole, RoleConfig, Roles};
+use memtrace::attribution::{OpRole, RoleConfig, Roles};
 use memtrace::model::{ErrorType, FailureCase};
 use memtrace::Trace;
-
-fn verdict(t: &Trace, c: &FailureCase) -> (String, ErrorType, String) {
-    let a = InfoFlow::default().attribute(t, c).unwrap();
-    (a.op_id, a.error_type, a.reason)
-}
 
 /// A question asked in a session of its own: its search (reading the query, returning
 /// `found`), and an answer op reading a prompt that quotes the question and `found`.
@@ -96,12 +94,7 @@ fn an_answer_shared_by_two_questions_is_found_by_the_question_it_followed() {
         "The memories do not say.",
         &m2,
     );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-search-2", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-search-2", ErrorType::RetrievalError);
 }
 
 #[test]
@@ -137,15 +130,12 @@ fn a_search_traced_without_content_is_where_the_memory_was_not_passed_on() {
         &[&status],
     );
     let prompt = format!("Memories: Caroline likes painting.\nQuestion: {question}");
-    let prompt = b.var("prompt-1", 1, "llm_input", &prompt);
-    let answer = b.var("answer", 1, "llm_output", "She likes painting.");
-    b.op(
+    chat_answer(
+        &mut b,
         "op-answer",
-        "chat",
-        "llm",
-        &[&prompt, &other],
-        &[],
-        &[&answer],
+        &prompt,
+        &[&other],
+        "She likes painting.",
     );
     let t = b.build();
     let c = failed(
@@ -155,12 +145,7 @@ fn a_search_traced_without_content_is_where_the_memory_was_not_passed_on() {
         "She likes painting.",
         &m,
     );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-embed", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-embed", ErrorType::RetrievalError);
 }
 
 #[test]
@@ -204,52 +189,21 @@ fn a_relative_date_memory_resolved_needs_no_message_holding_the_gold_words() {
         "The memories do not say.",
         &said,
     );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-search-1", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    assert_blames(&blame(&t, &c), "op-search-1", ErrorType::RetrievalError);
 }
 
 #[test]
 fn a_gold_answer_split_over_two_extracted_facts_is_still_held() {
     let mut b = TraceBuilder::new();
     // One reply of facts: "cozy" in one, "comfortable" in the next (a paraphrase split it).
-    let said = "I wanted my customers to feel cozy and comfortable in the store.";
-    let (m, _) = extracted(
-        &mut b,
-        ("op-extract", 1),
-        ("U1:D3:6", said, "2023-05-01T10:00:00"),
-        &[
-            "Gina wanted the store to make customers feel cozy.",
-            "Gina made the store comfortable for customers.",
-            "Gina found a new supplier.",
-        ],
-    );
+    let m = cozy_store(&mut b, &["Gina found a new supplier."]);
     // The replies are the memory: the answer reads the ones the search returned.
-    let (_, other) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00"),
-        &["Jon is practicing dance."],
-    );
+    let other = jon_dances(&mut b);
     let question = "What did Gina want her customers to feel in her store?";
     let query = ask(&mut b, 1, question, &other, 1);
     let t = b.build();
-    let c = failed(
-        &query,
-        question,
-        "cozy and comfortable",
-        "The memories do not say.",
-        &m,
-    );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-search-1", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    let c = cozy_case(&query, question, &m);
+    assert_blames(&blame(&t, &c), "op-search-1", ErrorType::RetrievalError);
 }
 
 #[test]
@@ -280,12 +234,7 @@ fn a_fact_told_of_another_speaker_does_not_hold_the_answer() {
         "A lake painting.",
         &m,
     );
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-extract", ErrorType::ExtractionError),
-        "{reason}"
-    );
+    let reason = assert_blames(&blame(&t, &c), "op-extract", ErrorType::ExtractionError);
     assert!(reason.contains("Melanie"), "{reason}");
 }
 
@@ -444,11 +393,6 @@ fn one_model_client_s_prompts_are_no_questions_and_another_question_s_answer_is_
 #[test]
 fn a_fact_another_question_was_answered_from_was_there_to_be_found() {
     let (t, c) = genai_shaped();
-    let (op, kind, reason) = verdict(&t, &c);
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-embed-2", ErrorType::RetrievalError),
-        "{reason}"
-    );
+    let reason = assert_blames(&blame(&t, &c), "op-embed-2", ErrorType::RetrievalError);
     assert!(reason.contains("another question"), "{reason}");
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{ask, case, message, TraceBuilder};
+use common::{ask, assert_blames, case, extract_op, message, TraceBuilder};
 use memtrace::attribution::InfoFlow;
 use memtrace::model::ErrorType;
 
@@ -31,14 +31,7 @@ fn verdict(versions: &[&[&str]], prediction: &str) -> (String, ErrorType, String
         "llm_response",
         &serde_json::json!([format!("Rosa mentioned: {STATED}")]).to_string(),
     );
-    b.op(
-        "op-extract",
-        "memory.extract_facts",
-        "extraction",
-        &[&m, &p],
-        &[],
-        &[&facts],
-    );
+    extract_op(&mut b, "memory.extract_facts", &[&m, &p], &[&facts]);
     let mut last = profile(&mut b, 1, &["Rosa loves hiking."]);
     for (i, items) in versions.iter().enumerate() {
         let next = profile(&mut b, i as u32 + 2, items);
@@ -69,17 +62,16 @@ fn verdict(versions: &[&[&str]], prediction: &str) -> (String, ErrorType, String
 #[test]
 fn an_update_that_kept_only_a_vaguer_item_is_blamed() {
     let stated = format!("Rosa mentioned: {STATED}");
-    let (op, kind, reason) = verdict(
-        &[
-            &["Rosa loves hiking.", &stated, VAGUE],
-            &["Rosa loves hiking.", VAGUE],
-        ],
-        "Rosa loves hiking.",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-update-1", ErrorType::UpdateError),
-        "{reason}"
+    let reason = assert_blames(
+        &verdict(
+            &[
+                &["Rosa loves hiking.", &stated, VAGUE],
+                &["Rosa loves hiking.", VAGUE],
+            ],
+            "Rosa loves hiking.",
+        ),
+        "op-update-1",
+        ErrorType::UpdateError,
     );
     assert!(reason.contains("keeps only a vaguer part"), "{reason}");
 }
@@ -87,16 +79,15 @@ fn an_update_that_kept_only_a_vaguer_item_is_blamed() {
 #[test]
 fn the_answer_op_is_blamed_when_the_item_stating_the_answer_was_kept() {
     let stated = format!("Rosa mentioned: {STATED}");
-    let (op, kind, reason) = verdict(
-        &[
-            &["Rosa loves hiking.", &stated, VAGUE],
-            &["Rosa loves hiking.", &stated, VAGUE],
-        ],
-        "Rosa loves hiking.",
-    );
-    assert_eq!(
-        (op.as_str(), kind),
-        ("op-answer", ErrorType::ResponseError),
-        "{reason}"
+    assert_blames(
+        &verdict(
+            &[
+                &["Rosa loves hiking.", &stated, VAGUE],
+                &["Rosa loves hiking.", &stated, VAGUE],
+            ],
+            "Rosa loves hiking.",
+        ),
+        "op-answer",
+        ErrorType::ResponseError,
     );
 }

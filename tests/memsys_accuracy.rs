@@ -6,8 +6,7 @@ mod common {
     include!("common/locomo.rs");
 }
 
-use memtrace_memsys::simulated::SimulatedLlm;
-use memtrace_memsys::{self as memsys, Config, Prompts};
+use memtrace_memsys::Config;
 
 #[test]
 fn clean_run_answers_most_single_hop_questions() {
@@ -16,25 +15,7 @@ fn clean_run_answers_most_single_hop_questions() {
     assert_eq!(convs.len(), 7);
     let (mut right, mut total) = (0u32, 0u32);
     for conv in &convs {
-        let qs: Vec<usize> = conv
-            .questions
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| q.category == 4)
-            .map(|(i, _)| i)
-            .collect();
-        let cfg = Config::default();
-        let rec = memsys::recorder_for(conv, &cfg, false);
-        let run = futures_executor::block_on(memsys::run(
-            &SimulatedLlm,
-            conv,
-            &Prompts::default(),
-            &cfg,
-            &[],
-            &qs,
-            &rec,
-        ))
-        .expect("run");
+        let run = common::clean_run(conv, &Config::default(), &common::single_hop(conv));
         let (r, t) = run.accuracy(|_| true);
         println!(
             "{}: {r}/{t} category-4 questions right ({} live units)",

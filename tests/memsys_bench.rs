@@ -31,12 +31,7 @@ fn twenty_verified_cases_of_each_type() {
         let loaded =
             load(&f.bytes, LoadOptions::default()).expect("a generated file loads in strict mode");
         let t = loaded.trace;
-        assert_eq!(
-            t.cases.len(),
-            t.annotations.as_ref().map_or(0, Vec::len),
-            "{}: every failure is annotated",
-            f.name
-        );
+        common::assert_every_failure_annotated(&t, &f.name);
         for c in &t.cases {
             let a = c.annotation.as_ref().expect("annotated");
             *by_type.entry(a.error_type).or_insert(0) += 1;

@@ -18,7 +18,7 @@ use memtrace::format::{load, sidecar, Format, LoadOptions};
 use memtrace::model::{ErrorType, Trace};
 use memtrace_memsys::bench::{generate, BenchFile, BenchFormat, BenchOptions, BenchReport};
 use memtrace_memsys::simulated::SimulatedLlm;
-use memtrace_memsys::{self as memsys, Config, Conversation, Prompts, System};
+use memtrace_memsys::{Config, Conversation, System};
 
 const OTHERS: [System; 3] = [System::NaiveRag, System::EverMemOs, System::AMem];
 
@@ -63,28 +63,11 @@ fn each_system_answers_most_questions_clean() {
     for system in OTHERS {
         let (mut right, mut total) = (0usize, 0usize);
         for conv in &convs {
-            let qs: Vec<usize> = conv
-                .questions
-                .iter()
-                .enumerate()
-                .filter(|(_, q)| q.category == 4)
-                .map(|(i, _)| i)
-                .collect();
             let cfg = Config {
                 system,
                 ..Config::default()
             };
-            let rec = memsys::recorder_for(conv, &cfg, false);
-            let run = futures_executor::block_on(memsys::run(
-                &SimulatedLlm,
-                conv,
-                &Prompts::default(),
-                &cfg,
-                &[],
-                &qs,
-                &rec,
-            ))
-            .expect("run");
+            let run = common::clean_run(conv, &cfg, &common::single_hop(conv));
             let (r, t) = run.accuracy(|_| true);
             right += r;
             total += t;
@@ -112,12 +95,7 @@ fn every_error_type_a_system_can_have_is_injected_and_verified() {
         for f in &report.files {
             let t = trace_of(f);
             assert_eq!(t.meta.project_id, serde_json::json!(system.layer_type()));
-            assert_eq!(
-                t.cases.len(),
-                t.annotations.as_ref().map_or(0, Vec::len),
-                "{}: every failure is annotated",
-                f.name
-            );
+            common::assert_every_failure_annotated(&t, &f.name);
             for c in &t.cases {
                 let a = c.annotation.as_ref().expect("annotated");
                 assert!(

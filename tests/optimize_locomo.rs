@@ -10,7 +10,7 @@ mod common {
 }
 
 use memtrace::provider::{Script, ScriptedLlm};
-use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::closed_loop::{run_to_end, LoopConfig, LoopState};
 use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_memsys::Prompts;
 
@@ -28,16 +28,7 @@ fn one_round_lifts_temporal_accuracy_on_locomo() {
         ..LoopConfig::default()
     };
     let mut state = LoopState::new(cfg, Prompts::default()).unwrap();
-    while state.phase != Phase::Done {
-        futures_executor::block_on(advance(
-            &mut state,
-            &convs,
-            &SimulatedLlm,
-            &optimizer,
-            &mut |_| {},
-        ))
-        .unwrap();
-    }
+    futures_executor::block_on(run_to_end(&mut state, &convs, &SimulatedLlm, &optimizer)).unwrap();
     println!("{}", state.chart_text());
     println!("series {}", state.series_json());
     let r0 = &state.rounds[0];

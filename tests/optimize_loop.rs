@@ -6,19 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failed expectation should panic
 
 use memtrace::provider::{Script, ScriptedLlm};
-use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::closed_loop::{advance, run_to_end, LoopConfig, LoopState, Phase};
+use memtrace_memsys::locomo::parse_conversations;
 use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_memsys::{Conversation, Prompts};
-use serde_json::{json, Value};
+use serde_json::json;
 
 pub fn conversations() -> Vec<Conversation> {
-    let v: Value = serde_json::from_str(include_str!("optimize_data/conversations.json")).unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Conversation::from_json(c, i + 1).unwrap())
-        .collect()
+    parse_conversations(include_bytes!("optimize_data/conversations.json")).unwrap()
 }
 
 /// Feedback and aggregation replies for any target; the update of the extraction prompt adds the
@@ -141,16 +136,7 @@ fn the_loop_page_charts_each_round_and_shows_the_edit_lineage() {
         ..LoopConfig::default()
     };
     let mut state = LoopState::new(cfg, base).unwrap();
-    while state.phase != Phase::Done {
-        futures_executor::block_on(advance(
-            &mut state,
-            &convs,
-            &SimulatedLlm,
-            &optimizer,
-            &mut |_| {},
-        ))
-        .unwrap();
-    }
+    futures_executor::block_on(run_to_end(&mut state, &convs, &SimulatedLlm, &optimizer)).unwrap();
     let page = memtrace_memsys::closed_loop::page::loop_html(&state);
     assert_eq!(page.matches("<rect class=\"train\"").count(), 2);
     assert_eq!(page.matches("<rect class=\"heldout\"").count(), 2);

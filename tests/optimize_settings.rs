@@ -17,18 +17,13 @@ use memtrace::optimize::settings::TOP_K;
 use memtrace::provider::{Script, ScriptedLlm};
 use memtrace_memsys::closed_loop::keep::settings_text;
 use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
+use memtrace_memsys::locomo::parse_conversations;
 use memtrace_memsys::simulated::SimulatedLlm;
 use memtrace_memsys::{demo, Conversation, Prompts};
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn parse(text: &str) -> Vec<Conversation> {
-    let v: Value = serde_json::from_str(text).unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Conversation::from_json(c, i + 1).unwrap())
-        .collect()
+    parse_conversations(text.as_bytes()).unwrap()
 }
 
 fn page_script() -> ScriptedLlm {

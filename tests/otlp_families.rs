@@ -58,13 +58,8 @@ fn run(system: System) -> (usize, usize, usize) {
     for seed in HELD_OUT {
         for f in files(&convs, system, seed) {
             let mut t = load(&f.bytes, LoadOptions::default()).unwrap().trace;
-            let found: BTreeSet<String> = t
-                .detect(&[], &[])
-                .unwrap()
-                .cases
-                .iter()
-                .map(|c| c.query_id.clone())
-                .collect();
+            // Loading found the cases by the ordered rules alone, no user rule.
+            let found: BTreeSet<String> = t.cases.iter().map(|c| c.query_id.clone()).collect();
             assert_eq!(
                 found,
                 annotated(&f),

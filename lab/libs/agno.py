@@ -12,6 +12,7 @@ import os
 import random
 import uuid
 
+import tracers
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
 
 NAME = "agno"
@@ -63,9 +64,7 @@ class Library:
 
     def ask(self, manager, user, q):
         from agno.models.message import Message
-        with self.lab.tracer.start_as_current_span("locomo-question") as span:
-            span.set_attribute("openinference.span.kind", "CHAIN")
-            span.set_attribute("input.value", q["question"])
+        with tracers.question("openinference", self.lab.tracer, q["question"]) as out:
             found = manager.search_user_memories(query=q["question"], limit=5,
                                                  retrieval_method="agentic", user_id=user)
             lines = "\n".join(f"- {m.memory}" for m in found)
@@ -75,8 +74,7 @@ class Library:
                 question=q["question"], gold=q["answer"], answer=ans))],
                 response_format={"type": "json_object"}).content
             label = json.loads(verdict).get("label", "WRONG")
-            span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
-            span.set_attribute("output.mime_type", "application/json")
+            out.set(ans, label)
         return label
 
 

@@ -8,10 +8,10 @@ openinference-instrumentation-openai (graphiti's AsyncOpenAI client) and graphit
 
 import asyncio
 import datetime as dt
-import json
 import re
 
-from prompts import ANSWER_PROMPT, JUDGE_PROMPT
+import tracers
+from libs.common import answer_and_judge
 from voices import label_of
 
 NAME = "graphiti"
@@ -89,22 +89,13 @@ class Library:
         return labels
 
     async def ask(self, g, group, q):
-        with self.lab.tracer.start_as_current_span("locomo-question") as span:
-            span.set_attribute("openinference.span.kind", "CHAIN")
-            span.set_attribute("input.value", q["question"])
+        with tracers.question("openinference", self.lab.tracer, q["question"]) as out:
             found = await g.search(q["question"], group_ids=[group], num_results=5)
             lines = "\n".join(f"- {e.valid_at:%d %B %Y}: {e.fact}" if e.valid_at else f"- {e.fact}"
                               for e in found)
-            ans = self.client.chat.completions.create(
-                model=MODEL, temperature=0, messages=[{"role": "user", "content": ANSWER_PROMPT.format(
-                    memories=lines, question=q["question"])}]).choices[0].message.content
-            verdict = self.client.chat.completions.create(
-                model=MODEL, temperature=0, response_format={"type": "json_object"},
-                messages=[{"role": "user", "content": JUDGE_PROMPT.format(
-                    question=q["question"], gold=q["answer"], answer=ans)}]).choices[0].message.content
+            ans, verdict = answer_and_judge(self.client, lines, q)
             label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
-            span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
-            span.set_attribute("output.mime_type", "application/json")
+            out.set(ans, label)
         return label
 
 

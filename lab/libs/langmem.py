@@ -6,6 +6,8 @@ go in a system message of each batch (LangMem's prompt has no date of its own)."
 
 import json
 
+import tracers
+from libs.common import batches
 from prompts import ANSWER_PROMPT, JUDGE_PROMPT
 from voices import label_of
 
@@ -52,23 +54,14 @@ class Library:
         def remember(messages):
             return manager.invoke({"messages": messages})
 
-        a, b = conv["speaker_a"], conv["speaker_b"]
         cfg = {"configurable": {"langgraph_user_id": f"locomo-{conv['id']}"}}
-        for n in sessions:
-            date = conv[f"session_{n}_date_time"]
-            turns = conv[f"session_{n}"]
-            for i in range(0, len(turns), CHUNK):
-                msgs = [{"role": "system", "content": f"Speakers: {a} and {b}. Session date: {date}."}]
-                msgs += [{"role": "user" if t["speaker"] == a else "assistant",
-                          "content": f"{t['speaker']}: {t['text']}"} for t in turns[i:i + CHUNK]]
-                remember.invoke(msgs, cfg)
+        for _, _, msgs in batches(conv, sessions, CHUNK):
+            remember.invoke(msgs, cfg)
         search = create_search_memory_tool(namespace=NAMESPACE, store=store)
         return {q["question"]: self.ask(search, cfg, q) for q in questions}
 
     def ask(self, search, cfg, q):
-        with self.lab.tracer.start_as_current_span("locomo-question") as span:
-            span.set_attribute("openinference.span.kind", "CHAIN")
-            span.set_attribute("input.value", q["question"])
+        with tracers.question("openinference", self.lab.tracer, q["question"]) as out:
             found = json.loads(search.invoke({"query": q["question"], "limit": 5}, cfg))
             lines = "\n".join(f"- {m['value']['content']['content']}" for m in found)
             ans = self.llm.invoke([("user", ANSWER_PROMPT.format(
@@ -76,8 +69,7 @@ class Library:
             verdict = self.judge_llm.invoke([("user", JUDGE_PROMPT.format(
                 question=q["question"], gold=q["answer"], answer=ans))], cfg).content
             label = label_of(verdict)  # any judge: a label word, JSON, a score (lab/voices.py)
-            span.set_attribute("output.value", json.dumps({"answer": ans, "label": label}))
-            span.set_attribute("output.mime_type", "application/json")
+            out.set(ans, label)
         return label
 
 

@@ -7,19 +7,14 @@ openinference-instrumentation-openai. It runs in a venv of its own (lab/requirem
 session date go in a system message of each batch (its extraction prompt puts today's date)."""
 
 import json
-import os
-import random
-import shutil
-import uuid
 
 import tracers
-from prompts import ANSWER_PROMPT, JUDGE_PROMPT
+from libs.common import Mem0Library, batches, mem0_faulty_span as faulty_span  # noqa: F401 (lab/writer.py calls it)
 
 NAME = "mem0v1"
 TRACERS = ["openinference"]
 SERVICE = "mem0v1-locomo"
 VENV = "lab-venv-mem0v1"  # under ~/.cache/memtrace (MEMTRACE_LAB_VENV_MEM0V1 overrides): lab/run.py runs it there
-MODEL = "gpt-4.1-mini"
 CHUNK = 8  # turns per Memory.add call
 SESSIONS = 6  # sessions per conversation
 STYLES = {"extraction": ["date", "drop", "speaker", "negate", "number", "name"],
@@ -33,83 +28,24 @@ def instrument(provider, tracer="openinference", logger_provider=None):
     tracers.instrument(tracer, provider, logger_provider)
 
 
-class Library:
-    def __init__(self, lab):
-        from openai import OpenAI
-        self.lab = lab
-        self.client = OpenAI(base_url=lab.base + "/v1")
-
-    def memory(self, tag):
-        from mem0 import Memory
-        # Memory ids from a generator seeded per run, not uuid4's entropy: mem0 orders ties (entity
-        # links, search batches) by id, so random ids made two runs of one conversation differ.
-        rng = random.Random(tag)
-        uuid.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
-        path = os.path.join(self.lab.work, tag)
-        shutil.rmtree(path, ignore_errors=True)
-        os.makedirs(path)
-        return Memory.from_config({
-            "llm": {"provider": "openai", "config": {"model": MODEL, "temperature": 0}},
-            "embedder": {"provider": "openai",
-                         "config": {"model": "text-embedding-3-small", "embedding_dims": 256}},
-            "vector_store": {"provider": "faiss",
-                             "config": {"path": os.path.join(path, "faiss"),
-                                        "embedding_model_dims": 256,
-                                        "distance_strategy": "cosine"}},
-            "history_db_path": os.path.join(path, "history.db"),
-        })
-
+class Library(Mem0Library):
     def run(self, conv, sessions, questions):
         """Adds the sessions, asks the questions; returns {question: label}."""
         mem = self.memory(f"c{conv['id']}")
-        a, b = conv["speaker_a"], conv["speaker_b"]
         user = f"locomo-{conv['id']}"
-        for n in sessions:
-            date = conv[f"session_{n}_date_time"]
-            turns = conv[f"session_{n}"]
-            for i in range(0, len(turns), CHUNK):
-                msgs = [{"role": "system", "content": f"Speakers: {a} and {b}. Session date: {date}."}]
-                msgs += [{"role": "user" if t["speaker"] == a else "assistant",
-                          "content": f"{t['speaker']}: {t['text']}"} for t in turns[i:i + CHUNK]]
-                mem.add(msgs, user_id=user, metadata={"session": n, "session_date": date})
+        for n, date, msgs in batches(conv, sessions, CHUNK):
+            mem.add(msgs, user_id=user, metadata={"session": n, "session_date": date})
         labels = {q["question"]: self.ask(mem, user, q) for q in questions}
         mem.close()
         return labels
 
-    def ask(self, mem, user, q):
-        with tracers.question(self.lab.tracer_name, self.lab.tracer, q["question"]) as out:
-            found = mem.search(q["question"], user_id=user, limit=5)["results"]
-            lines = "\n".join(f"- {(m.get('metadata') or {}).get('session_date', '')}: {m['memory']}"
-                              for m in found)
-            ans = self.client.chat.completions.create(
-                model=MODEL, temperature=0, messages=[{"role": "user", "content": ANSWER_PROMPT.format(
-                    memories=lines, question=q["question"])}]).choices[0].message.content
-            verdict = self.client.chat.completions.create(
-                model=MODEL, temperature=0, response_format={"type": "json_object"},
-                messages=[{"role": "user", "content": JUDGE_PROMPT.format(
-                    question=q["question"], gold=q["answer"], answer=ans)}]).choices[0].message.content
-            label = json.loads(verdict).get("label", "WRONG")
-            out.set(ans, label)
-        return label
+    @staticmethod
+    def search(mem, user, question):
+        return mem.search(question, user_id=user, limit=5)["results"]
 
-
-def faulty_span(spans, fault, applied, view, question_span):
-    """The span of the call whose reply the server corrupted (`view`: lab/tracers.View)."""
-    if fault["kind"] == "embedding":  # the search's query embedding
-        for s in spans:
-            if view.kind(s) != "EMBEDDING":
-                continue
-            if view.tracer == "openinference":
-                if fault["question"] in (view(s, "embedding.embeddings.0.embedding.text") or ""):
-                    return s
-            elif view.under(s, question_span):  # the search's query embedding
-                return s
-        return None
-    reply = next((a["reply"] for a in applied if a["spec"] == fault), None)
-    for s in spans:
-        if view.kind(s) == "LLM" and reply and view.reply(s) == reply:
-            return s
-    return None
+    @staticmethod
+    def label(verdict):
+        return json.loads(verdict).get("label", "WRONG")
 
 
 def evidence_prompts(spans, texts, view):

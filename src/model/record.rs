@@ -67,6 +67,15 @@ macro_rules! record {
         }
         v
     }};
+    // What both readers start with: the field enum (a field's bit is its position), a slot per
+    // field, the keys kept as read, the defaults taken.
+    (@start $F:ident, $extra:ident, $unset:ident; $($f:ident: $t:ty),*) => {
+        #[allow(non_camel_case_types, dead_code, clippy::enum_variant_names)]
+        enum $F { $($f),* }
+        $(let mut $f: Option<$t> = None;)*
+        let mut $extra = Map::new();
+        let mut $unset = Unset::default();
+    };
     (@write $m:ident, $s:ident, $f:ident, $bit:expr) => {
         $m.serialize_entry(stringify!($f), &$s.$f)?
     };
@@ -159,11 +168,7 @@ macro_rules! record {
                         f.write_str(concat!("a ", stringify!($name), " object"))
                     }
                     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
-                        #[allow(non_camel_case_types, dead_code, clippy::enum_variant_names)]
-                        enum F { $($f),* }
-                        $(let mut $f: Option<$t> = None;)*
-                        let mut extra = Map::new();
-                        let mut unset = Unset::default();
+                        record!(@start F, extra, unset; $($f: $t),*);
                         // Files keep smartcomment's key order: try the field after the last
                         // one first (one comparison a key instead of a search).
                         let mut next = 0;
@@ -202,11 +207,7 @@ macro_rules! record {
         /// The same record as serde reads, or `None` where the quick reader gives up.
         impl Read for $name {
             fn read(c: &mut Cursor<'_>) -> Option<Self> {
-                #[allow(non_camel_case_types, dead_code, clippy::enum_variant_names)]
-                enum F { $($f),* }
-                $(let mut $f: Option<$t> = None;)*
-                let mut extra = Map::new();
-                let mut unset = Unset::default();
+                record!(@start F, extra, unset; $($f: $t),*);
                 let mut next = 0;
                 c.eat(b'{')?;
                 let mut more = c.peek()? != b'}';
@@ -352,6 +353,35 @@ record! {
         pub full_name: String = String::new(); generated,
         pub node_id: String = String::new(); generated,
         pub full_node_id: String = String::new(); generated,
+    }
+}
+
+impl NodeRecord {
+    /// A record with every field at its default: no name or value, version 1 (builders of
+    /// traces set what they know over it, `NodeRecord { name, value, ..NodeRecord::blank() }`).
+    pub fn blank() -> Self {
+        NodeRecord {
+            created_at: String::new(),
+            filename: String::new(),
+            lineno: 0,
+            name: String::new(),
+            version: 1,
+            value: String::new(),
+            comment: String::new(),
+            category: "variable".to_owned(),
+            graph_id: String::new(),
+            user_id: Value::Null,
+            class_name: None,
+            project_id: Value::Null,
+            session_id: String::new(),
+            metadata: empty_object(),
+            trigger_point: String::new(),
+            full_name: String::new(),
+            node_id: String::new(),
+            full_node_id: String::new(),
+            extra: Map::new(),
+            unset: Unset::default(),
+        }
     }
 }
 

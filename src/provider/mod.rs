@@ -255,3 +255,10 @@ pub trait Llm {
     /// A [`ProviderError`] once retries (if any) are exhausted.
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError>;
 }
+
+/// A borrowed LLM answers as the LLM (a host lends one provider to many runs).
+impl<L: Llm + ?Sized> Llm for &L {
+    async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, ProviderError> {
+        (**self).chat(req).await
+    }
+}

@@ -13,6 +13,7 @@ use crate::format::{sidecar, Format, LoadOptions};
 use crate::model::{AnnotationRecord, Detection, FailRule, Mark, Summary, Trace};
 
 mod edit;
+mod shown;
 mod view;
 
 pub use view::View;
@@ -33,6 +34,9 @@ pub struct Entry {
     /// The roles inferred with no overrides, when a host inferred them while the file loaded;
     /// dropped whenever the trace's cases change (they are inferred from the failed cases).
     pub inferred: Option<Arc<Roles>>,
+    /// The roles in force the last time they were asked for ([`Project::roles_in_force`]), with
+    /// the overrides they were inferred under; dropped with `inferred`.
+    pub in_force: Option<(BTreeMap<String, OpRole>, Arc<Roles>)>,
 }
 
 impl PartialEq for Entry {
@@ -50,6 +54,10 @@ impl PartialEq for Entry {
             && same_files
             && match (&self.inferred, &other.inferred) {
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+            && match (&self.in_force, &other.in_force) {
+                (Some((o, a)), Some((p, b))) => o == p && Arc::ptr_eq(a, b),
                 (a, b) => a.is_none() && b.is_none(),
             }
     }
@@ -72,6 +80,7 @@ impl Entry {
             bytes,
             annotation_files: Vec::new(),
             inferred,
+            in_force: None,
         }
     }
 
@@ -88,6 +97,7 @@ impl Entry {
         let out = f(Arc::make_mut(&mut self.trace));
         self.summary = self.trace.summary(self.format.as_str());
         self.inferred = None;
+        self.in_force = None;
         out
     }
 }

@@ -3,18 +3,27 @@
 //! running it again cannot help.
 
 use crate::attribution::AttributionError;
+use crate::provider::ProviderError;
 
 /// Attempts per case, the first included.
 pub const CASE_ATTEMPTS: u32 = 3;
 
 /// Whether a case whose `attempt`-th run (1-based) failed with `error` is run again: not after
 /// [`CASE_ATTEMPTS`] attempts, not for a permanent provider error (a rejected key, a wrong URL or
-/// model), and not for a run that ended without a valid answer (the step cap, replies that stayed
-/// malformed): that is the model's answer, and running it again would only pay twice.
+/// model), not for a cancelled run, and not for a run that ended without a valid answer (the
+/// step cap, replies that stayed malformed): that is the model's answer, and running it again
+/// would only pay twice.
 pub fn retry_case(attempt: u32, error: &AttributionError) -> bool {
     attempt < CASE_ATTEMPTS
         && !error.is_permanent()
-        && !matches!(error, AttributionError::Unresolvable { .. })
+        && !matches!(
+            error,
+            AttributionError::Unresolvable { .. }
+                | AttributionError::Provider {
+                    error: ProviderError::Cancelled,
+                    ..
+                }
+        )
 }
 
 /// Runs `run` (given the 1-based attempt number) until it succeeds or [`retry_case`] says stop;
@@ -58,7 +67,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::ProviderError;
 
     fn transient() -> AttributionError {
         AttributionError::Provider {

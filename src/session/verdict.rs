@@ -22,6 +22,9 @@ pub struct Verdict {
     /// The attributor that gave it (`infoflow`, …).
     #[serde(default)]
     pub method: String,
+    /// Node and op ids the verdict rests on, in information-flow order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence_path: Vec<String>,
     /// What an LLM method paid for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<VerdictCost>,
@@ -63,6 +66,7 @@ impl From<&Attribution> for Verdict {
             reason: a.reason.clone(),
             confidence: a.confidence,
             method: a.method.clone(),
+            evidence_path: a.evidence_path.clone(),
             cost: None,
             transcript: Vec::new(),
             counterfactual: None,

@@ -122,16 +122,19 @@ pub fn graphtrace(trace: &Trace, case: &FailureCase) -> Value {
     json!({"steps": steps, "fallback": "error"})
 }
 
+/// Where op `op` stands in the flat log of `trace` (the order the agents read ops in).
+fn log_position(trace: &Trace, op: &str) -> Option<usize> {
+    FlatLog::build(trace)
+        .ops
+        .iter()
+        .position(|&(o, _)| trace.op(o).op_id == op)
+}
+
 /// An obstrace conversation: inspect, a malformed call, grep (plain and regex), a window, one
 /// operation, then the verdict.
 pub fn obstrace(trace: &Trace, case: &FailureCase) -> Value {
     let (ty, op) = verdict(case);
-    let log = FlatLog::build(trace);
-    let index = log
-        .ops
-        .iter()
-        .position(|&(o, _)| trace.op(o).op_id == op)
-        .unwrap_or(0);
+    let index = log_position(trace, &op).unwrap_or(0);
     let steps = vec![
         tools(0, &[call("c0", "inspect_trace", &json!({}))]),
         tools(1, &[call("c1", "grep_everything", &json!({}))]),
@@ -186,12 +189,7 @@ pub fn all_at_once(case: &FailureCase) -> Value {
 /// Step-by-step: a malformed first reply, "not faulty" until the annotated op, then faulty.
 pub fn step_by_step(trace: &Trace, case: &FailureCase) -> Value {
     let (ty, op) = verdict(case);
-    let log = FlatLog::build(trace);
-    let target = log
-        .ops
-        .iter()
-        .position(|&(o, _)| trace.op(o).op_id == op)
-        .unwrap();
+    let target = log_position(trace, &op).unwrap();
     let mut steps = vec![text(0, "maybe")];
     for i in 0..target {
         steps.push(text(i + 1, r#"{"faulty": false, "reason": "fine"}"#));
@@ -206,14 +204,9 @@ pub fn step_by_step(trace: &Trace, case: &FailureCase) -> Value {
 /// Binary search: halves chosen toward the annotated op (one malformed reply first), then the type.
 pub fn binary_search(trace: &Trace, case: &FailureCase) -> Value {
     let (ty, op) = verdict(case);
-    let log = FlatLog::build(trace);
-    let target = log
-        .ops
-        .iter()
-        .position(|&(o, _)| trace.op(o).op_id == op)
-        .unwrap();
+    let target = log_position(trace, &op).unwrap();
     let mut steps = vec![text(0, r#"{"half": "middle"}"#)];
-    let (mut lo, mut hi, mut n) = (0usize, log.ops.len(), 1usize);
+    let (mut lo, mut hi, mut n) = (0usize, FlatLog::build(trace).ops.len(), 1usize);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         let first = target < mid;

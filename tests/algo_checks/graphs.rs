@@ -12,17 +12,12 @@ pub fn diamond() -> Trace {
     b.var("b", 1, "x", "'beta'");
     b.var("c", 1, "x", "'gamma'");
     b.var("d", 1, "x", "'delta'");
-    b.op_at("op-2", "right", "step", &["a@1"], &[], &["c@1"], &time(10));
-    b.op_at("op-1", "left", "step", &["a@1"], &[], &["b@1"], &time(11));
-    b.op_at(
-        "op-3",
-        "join",
-        "step",
-        &["b@1", "c@1"],
-        &[],
-        &["d@1"],
-        &time(12),
-    );
+    b.at(&time(10))
+        .op("op-2", "right", "step", &["a@1"], &[], &["c@1"]);
+    b.at(&time(11))
+        .op("op-1", "left", "step", &["a@1"], &[], &["b@1"]);
+    b.at(&time(12))
+        .op("op-3", "join", "step", &["b@1", "c@1"], &[], &["d@1"]);
     b.build()
 }
 

@@ -35,3 +35,33 @@ pub fn conversations(dir: &PathBuf) -> Vec<Conversation> {
         })
         .collect()
 }
+
+/// The single-hop (category 4) questions of `conv`, by index.
+#[allow(dead_code)] // not every test that includes this file runs the reference system
+pub fn single_hop(conv: &Conversation) -> Vec<usize> {
+    (conv.questions.iter().enumerate())
+        .filter(|(_, q)| q.category == 4)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A clean run (no fault) of the reference system `cfg` over `conv`'s questions `qs`, the
+/// simulated provider answering.
+#[allow(dead_code)]
+pub fn clean_run(conv: &Conversation, cfg: &memtrace_memsys::Config, qs: &[usize]) -> memtrace_memsys::Run {
+    let rec = memtrace_memsys::recorder_for(conv, cfg, false);
+    let prompts = memtrace_memsys::Prompts::default();
+    let llm = memtrace_memsys::simulated::SimulatedLlm;
+    futures_executor::block_on(memtrace_memsys::run(&llm, conv, &prompts, cfg, &[], qs, &rec))
+        .expect("run")
+}
+
+/// Asserts every failure case of trace `t` (file `name`) is annotated.
+#[allow(dead_code)]
+pub fn assert_every_failure_annotated(t: &memtrace::Trace, name: &str) {
+    assert_eq!(
+        t.cases.len(),
+        t.annotations.as_ref().map_or(0, Vec::len),
+        "{name}: every failure is annotated"
+    );
+}

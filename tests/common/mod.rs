@@ -1,9 +1,8 @@
 //! Builders for hand-made traces in tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // test helpers
 
-use memtrace::model::{EdgeRecord, FailureCase, NodeRecord, OpRecord, SessionRecord, Unset};
+use memtrace::model::{EdgeRecord, FailureCase, NodeRecord, OpRecord, SessionRecord};
 use memtrace::Trace;
-use serde_json::{Map, Value};
 
 /// Builds a trace record by record; every record gets the next tick of a fake clock, unless a
 /// time is given.
@@ -11,6 +10,8 @@ use serde_json::{Map, Value};
 pub struct TraceBuilder {
     trace: Trace,
     tick: u32,
+    /// The time of the next op, when [`TraceBuilder::at`] set one.
+    pinned: Option<String>,
     edges: u32,
     pub session: String,
 }
@@ -69,25 +70,21 @@ impl TraceBuilder {
             name: name.into(),
             version,
             value: value.into(),
-            comment: String::new(),
             category: category.into(),
             graph_id: "graph-test".into(),
-            user_id: Value::Null,
-            class_name: None,
-            project_id: Value::Null,
             session_id: self.session.clone(),
-            metadata: Value::Object(Map::new()),
-            trigger_point: String::new(),
-            full_name: String::new(),
-            node_id: String::new(),
-            full_node_id: String::new(),
-            extra: Map::new(),
-            unset: Unset::default(),
+            ..NodeRecord::blank()
         };
         rec.fill_computed();
         let id = rec.full_node_id.clone();
         self.trace.vars.push(rec);
         id
+    }
+
+    /// Stamps the next op with `created_at` instead of the clock's next tick.
+    pub fn at(&mut self, created_at: &str) -> &mut Self {
+        self.pinned = Some(created_at.to_owned());
+        self
     }
 
     /// Adds an op whose edges run from each input to each intermediate (or to each output when
@@ -101,50 +98,15 @@ impl TraceBuilder {
         mids: &[&str],
         outputs: &[&str],
     ) {
-        let created_at = self.next_time();
-        self.op_at(op_id, name, category, inputs, mids, outputs, &created_at);
-    }
-
-    /// Adds an op with exactly these (source, target) edges.
-    pub fn op_pairs(&mut self, op_id: &str, name: &str, category: &str, pairs: &[(&str, &str)]) {
-        let created_at = self.next_time();
-        let rec: OpRecord = serde_json::from_value(serde_json::json!({
-            "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
-            "op_name": name, "category": category, "session_id": self.session,
-        }))
-        .unwrap();
-        self.trace.ops.push(rec);
-        for (s, t) in pairs {
-            self.edges += 1;
-            let rec: EdgeRecord = serde_json::from_value(serde_json::json!({
-                "created_at": created_at, "filename": "t.py", "lineno": 1,
-                "edge_id": format!("edge-{}", self.edges), "op_id": op_id,
-                "source_full_node_id": s, "target_full_node_id": t, "session_id": self.session,
-            }))
-            .unwrap();
-            self.trace.edges.push(rec);
-        }
-    }
-
-    /// As [`TraceBuilder::op`] with an explicit time.
-    #[allow(clippy::too_many_arguments)]
-    pub fn op_at(
-        &mut self,
-        op_id: &str,
-        name: &str,
-        category: &str,
-        inputs: &[&str],
-        mids: &[&str],
-        outputs: &[&str],
-        created_at: &str,
-    ) {
-        let rec: OpRecord = serde_json::from_value(serde_json::json!({
+        let created_at = match self.pinned.take() {
+            Some(t) => t,
+            None => self.next_time(),
+        };
+        let record = serde_json::json!({
             "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
             "op_name": name, "category": category, "session_id": self.session,
             "comment": format!("does {name}"),
-        }))
-        .unwrap();
-        self.trace.ops.push(rec);
+        });
         let first: &[&str] = if mids.is_empty() { outputs } else { mids };
         let mut pairs: Vec<(&str, &str)> = Vec::new();
         for &i in inputs {
@@ -159,16 +121,33 @@ impl TraceBuilder {
                 }
             }
         }
+        self.push_op(record, &pairs);
+    }
+
+    /// Adds an op with exactly these (source, target) edges.
+    pub fn op_pairs(&mut self, op_id: &str, name: &str, category: &str, pairs: &[(&str, &str)]) {
+        let created_at = self.next_time();
+        let record = serde_json::json!({
+            "created_at": created_at, "filename": "t.py", "lineno": 1, "op_id": op_id,
+            "op_name": name, "category": category, "session_id": self.session,
+        });
+        self.push_op(record, pairs);
+    }
+
+    /// Adds op `record` and an edge per (source, target) pair, at the op's time.
+    fn push_op(&mut self, record: serde_json::Value, pairs: &[(&str, &str)]) {
+        let rec: OpRecord = serde_json::from_value(record).unwrap();
         for (s, t) in pairs {
             self.edges += 1;
-            let rec: EdgeRecord = serde_json::from_value(serde_json::json!({
-                "created_at": created_at, "filename": "t.py", "lineno": 1,
-                "edge_id": format!("edge-{}", self.edges), "op_id": op_id,
+            let edge: EdgeRecord = serde_json::from_value(serde_json::json!({
+                "created_at": rec.created_at, "filename": "t.py", "lineno": 1,
+                "edge_id": format!("edge-{}", self.edges), "op_id": rec.op_id,
                 "source_full_node_id": s, "target_full_node_id": t, "session_id": self.session,
             }))
             .unwrap();
-            self.trace.edges.push(rec);
+            self.trace.edges.push(edge);
         }
+        self.trace.ops.push(rec);
     }
 
     /// Indexes and returns the trace.
@@ -292,4 +271,72 @@ pub fn extracted(
     let reply = b.var(&format!("reply-{n}"), 1, "llm_output", &value.to_string());
     b.op(op, "chat", "llm", &[&m], &[], &[&reply]);
     (m, reply)
+}
+
+/// Gina's words ("cozy and comfortable"), extracted (op `op-extract`, reply 1) as two facts,
+/// "cozy" in one and "comfortable" in the other (a paraphrase split them), then `more`. The
+/// message's id.
+pub fn cozy_store(b: &mut TraceBuilder, more: &[&str]) -> String {
+    let said = "I wanted my customers to feel cozy and comfortable in the store.";
+    let mut facts = vec![
+        "Gina wanted the store to make customers feel cozy.",
+        "Gina made the store comfortable for customers.",
+    ];
+    facts.extend_from_slice(more);
+    let at = ("U1:D3:6", said, "2023-05-01T10:00:00");
+    extracted(b, ("op-extract", 1), at, &facts).0
+}
+
+/// The case of `question` asked as `query`: its gold answer "cozy and comfortable" (from
+/// message `m`, [`cozy_store`]), not given.
+pub fn cozy_case(query: &str, question: &str, m: &str) -> FailureCase {
+    let refused = "The memories do not say.";
+    failed(query, question, "cozy and comfortable", refused, m)
+}
+
+/// The extraction op `op-extract` (named `name`), which read `read` and wrote `wrote`.
+pub fn extract_op(b: &mut TraceBuilder, name: &str, read: &[&str], wrote: &[&str]) {
+    b.op("op-extract", name, "extraction", read, &[], wrote);
+}
+
+/// The search op `op-search-1` (`search`) of `query`, handing on `found`.
+pub fn search_op(b: &mut TraceBuilder, query: &str, found: &[&str]) {
+    b.op("op-search-1", "search", "search", &[query], &[], found);
+}
+
+/// Jon's unrelated words, extracted (op `op-extract-2`, reply 2) as one fact: what a search
+/// hands on instead. The reply's id.
+pub fn jon_dances(b: &mut TraceBuilder) -> String {
+    let at = ("U1:D3:9", "I'm practicing dance.", "2023-05-01T10:05:00");
+    extracted(b, ("op-extract-2", 2), at, &["Jon is practicing dance."]).1
+}
+
+/// Info-flow's verdict on case `c` of `t`: the op it blames, the error type, why.
+pub fn blame(t: &Trace, c: &FailureCase) -> (String, memtrace::model::ErrorType, String) {
+    let a = memtrace::attribution::InfoFlow::default()
+        .attribute(t, c)
+        .unwrap();
+    (a.op_id, a.error_type, a.reason)
+}
+
+/// Asserts `verdict` (the op blamed, the error type, why) blames `op` with `kind`, saying why
+/// when it does not; returns why.
+pub fn assert_blames(
+    verdict: &(String, memtrace::model::ErrorType, String),
+    op: &str,
+    kind: memtrace::model::ErrorType,
+) -> String {
+    let (blamed, blamed_kind, reason) = verdict;
+    assert_eq!((blamed.as_str(), *blamed_kind), (op, kind), "{reason}");
+    reason.clone()
+}
+
+/// An LLM op `op_id` (`chat`) that read a prompt (variable `prompt-1`, the text `prompt`) and
+/// the variables `read`, and answered `said` (variable `answer`, version 1).
+pub fn chat_answer(b: &mut TraceBuilder, op_id: &str, prompt: &str, read: &[&str], said: &str) {
+    let prompt = b.var("prompt-1", 1, "llm_input", prompt);
+    let answer = b.var("answer", 1, "llm_output", said);
+    let mut inputs = vec![prompt.as_str()];
+    inputs.extend_from_slice(read);
+    b.op(op_id, "chat", "llm", &inputs, &[], &[&answer]);
 }

@@ -3,21 +3,14 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, screenshot, waitField, FIXTURES } = require('./browser');
+const { browserFor, dropLocomo1, openPage, dropFiles, screenshot, waitField, FIXTURES } = require('./browser');
 
 const FIXTURE = path.join(FIXTURES, 'locomo_locomo-1.json');
 const ANNOTATIONS = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).data.annotations;
 
-let browser;
-test.before(async () => { browser = await launch(); });
-test.after(async () => { await browser.close(); });
+const held = browserFor(test);
 
-async function dropFixture(page) {
-  await page.waitForSelector('#summary', { timeout: 20000 });
-  await dropFiles(page, [{ name: 'locomo_locomo-1.json', bytes: fs.readFileSync(FIXTURE) }]);
-  await waitField(page, 'failures', 6);
-  await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6, null, { timeout: 15000 });
-}
+const dropFixture = dropLocomo1;
 
 const verdictOf = (page) => page.evaluate(() => {
   const v = document.querySelector('#verdict');
@@ -25,7 +18,7 @@ const verdictOf = (page) => page.evaluate(() => {
 });
 
 test('info-flow attributes a case as annotated, survives reload, exports, labels', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   // Cases are the annotations in file order; attribute each until one agrees with its annotation.
   let agreed = -1;
@@ -92,7 +85,7 @@ test('info-flow attributes a case as annotated, survives reload, exports, labels
 });
 
 test('attribute all gives every case a verdict; the LLM methods bring the provider settings', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   // An LLM method shows the provider settings and its run controls instead of info-flow's buttons.
   await page.selectOption('#attr-method', 'graphtrace');
@@ -107,7 +100,7 @@ test('attribute all gives every case a verdict; the LLM methods bring the provid
 });
 
 test('search: / focuses the box, BM25 and regex hits, clicking one selects the variable', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   await page.keyboard.press('/');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'search-box');
@@ -135,7 +128,7 @@ test('search: / focuses the box, BM25 and regex hits, clicking one selects the v
 });
 
 test('a low-confidence verdict (no evidence named) suggests an LLM method', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.waitForSelector('#summary', { timeout: 20000 });
   const file = path.resolve(__dirname, '../fixtures/otlp/mem0_unnamed_judge.jsonl');
   await dropFiles(page, [{ name: 'mem0_unnamed_judge.jsonl', bytes: fs.readFileSync(file) }]);

@@ -79,4 +79,27 @@ async function dropTrace(page, file) {
     file.name, { timeout: 20000 });
 }
 
-module.exports = { launch, openPage, dropFiles, dropTrace, generatedTraces, screenshot, waitField, FIXTURES, BASE_URL };
+/** One browser for the tests of a file: launched before them (after `prepare`, when given) and
+ *  closed after them; the tests read it from the returned object's `browser`. */
+function browserFor(test, prepare) {
+  const held = {};
+  test.before(async () => {
+    if (prepare) await prepare();
+    held.browser = await launch();
+  });
+  test.after(async () => { if (held.browser) await held.browser.close(); });
+  return held;
+}
+
+/** Drops the LoCoMo fixture `locomo_locomo-1.json` and waits for its 6 failures in the list. */
+async function dropLocomo1(page) {
+  await page.waitForSelector('#summary', { timeout: 20000 });
+  await dropFiles(page, [{ name: 'locomo_locomo-1.json', bytes: fs.readFileSync(path.join(FIXTURES, 'locomo_locomo-1.json')) }]);
+  await waitField(page, 'failures', 6);
+  await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6, null, { timeout: 15000 });
+}
+
+module.exports = {
+  launch, openPage, dropFiles, dropTrace, dropLocomo1, browserFor, generatedTraces, screenshot, waitField,
+  FIXTURES, BASE_URL,
+};

@@ -131,7 +131,8 @@ test('graphtrace from the page: test connection, live transcript, verdict, highl
   await page.waitForSelector('#transcript.live .step .step-result', { timeout: 20000 });
   await screenshot(page, 'llm-transcript-live');
   const want = ANNOTATIONS[0];
-  await page.waitForSelector(`#verdict[data-op="${want.final_op_id}"]`, { timeout: 60000 });
+  // Info-flow's verdict is on screen first (stored when the case was shown): wait for the run's.
+  await page.waitForSelector(`#verdict[data-op="${want.final_op_id}"][data-method="graphtrace"]`, { timeout: 60000 });
   assert.equal(await page.getAttribute('#verdict', 'data-type'), want.final_error_type);
   const script = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/llm_server/scripts/agent_graphtrace.json'), 'utf8'));
   const turns = await page.$$eval('#transcript .step', (els) => new Set(els.map((e) => e.dataset.turn)).size);

@@ -10,15 +10,10 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropTrace, generatedTraces, screenshot } = require('./browser');
+const { browserFor, openPage, dropTrace, generatedTraces, screenshot } = require('./browser');
 
-let browser;
 let traces;
-test.before(async () => {
-  traces = generatedTraces();
-  browser = await launch();
-});
-test.after(async () => { if (browser) await browser.close(); });
+const held = browserFor(test, () => { traces = generatedTraces(); });
 
 /** The first generated file under `dir` ending in `ext` (name, bytes). */
 function generated(dir, ext) {
@@ -45,7 +40,7 @@ test('find all causes on a 2-fault case draws both annotated ops and lists the r
   assert.ok(ann, 'the 2-fault file has an annotation with two decisive_op_ids');
   const want = [...ann.decisive_op_ids].sort();
 
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.setViewportSize({ width: 1440, height: 900 });
   await dropTrace(page, file);
   // Select the annotated failure by its question.
@@ -103,7 +98,7 @@ test('find all causes on a 2-fault case draws both annotated ops and lists the r
 
 test('a trace that cannot be replayed says "not replayable" and keeps its single-op verdict', async () => {
   const file = generated('naiverag-otlp', '.jsonl');
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.setViewportSize({ width: 1440, height: 900 });
   await dropTrace(page, file);
   await page.waitForSelector('#failures .failure', { timeout: 15000 });

@@ -28,7 +28,7 @@ try {
     const bytes = new Uint8Array(await (await fetch(file)).arrayBuffer());
     const t = Trace.load(bytes, { name: "locomo-2" });
     const r = { failures: t.summary().failures,
-      verdicts: t.attribute().map((o) => [o.case_id, o.attribution?.error_type ?? null, o.attribution?.op_id ?? null]) };
+      verdicts: t.attribute().map((o) => [o.case_id, o.error_type ?? null, o.op_id ?? null]) };
     t.free();
     return r;
   };
@@ -90,7 +90,7 @@ test('a <script type=module> page imports the installed package, loads a trace (
   // The same verdicts as the package's Node build.
   const { Trace } = require(path.join(pkgDir, 'node/memtrace_wasm.js'));
   const t = Trace.load(fs.readFileSync(path.join(FIXTURES, FIXTURE)), { name: 'locomo-2' });
-  const node = t.attribute().map((o) => [o.case_id, o.attribution?.error_type ?? null, o.attribution?.op_id ?? null]);
+  const node = t.attribute().map((o) => [o.case_id, o.error_type ?? null, o.op_id ?? null]);
   t.free();
   assert.deepStrictEqual(got.plain.verdicts, node);
   await screenshot(page, 'npm-package-browser');

@@ -44,7 +44,7 @@ test('a real server: test connection, then graphtrace ends with a verdict or "no
 
     const t0 = Date.now();
     await page.click('#run-one');
-    await page.waitForSelector('#verdict[data-op], #run-failed .failed-case', { timeout: 840000 });
+    await page.waitForSelector('#verdict[data-op][data-method="graphtrace"], #run-failed .failed-case', { timeout: 840000 });
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
     const calls = Number(await page.getAttribute('#run-meter', 'data-calls'));
     const tokens = `${await page.getAttribute('#run-meter', 'data-input')} in / ${await page.getAttribute('#run-meter', 'data-output')} out`;

@@ -6,15 +6,10 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, dropTrace, generatedTraces, screenshot } = require('./browser');
+const { browserFor, openPage, dropFiles, dropTrace, generatedTraces, screenshot } = require('./browser');
 
-let browser;
 let traces;
-test.before(async () => {
-  traces = generatedTraces();
-  browser = await launch();
-});
-test.after(async () => { if (browser) await browser.close(); });
+const held = browserFor(test, () => { traces = generatedTraces(); });
 
 /** The generated file of `system` with the most failed cases (name, bytes, its annotated cases). */
 function generated(system) {
@@ -109,7 +104,7 @@ async function attributeAndOverride(page, file, cases, shot) {
 
 test('NaiveRAG: failures listed and attributed, roles inferred from structure, an override changes the verdict', async () => {
   const file = generated('naiverag');
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   const { before, to, row, select } = await attributeAndOverride(page, file, file.annotations.length, 'roles');
 
   // The override survives a reload (IndexedDB) ...
@@ -126,7 +121,7 @@ test('NaiveRAG: failures listed and attributed, roles inferred from structure, a
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('text=Export project')]);
   const bundle = fs.readFileSync(await dl.path());
   assert.deepStrictEqual(JSON.parse(bundle).settings.roles[file.name], { [before.name]: to });
-  const fresh = await openPage(browser);
+  const fresh = await openPage(held.browser);
   await fresh.page.waitForSelector('#summary', { timeout: 20000 });
   await dropFiles(fresh.page, [{ name: 'memtrace-project.json', bytes: bundle }]);
   await fresh.page.waitForFunction((n) => document.querySelector('.tab.active .tab-name')?.textContent.trim() === n,
@@ -162,7 +157,7 @@ test('OTLP with an LLM-as-judge span: failures found without a rule, attributed,
   const file = files.reduce((a, b) => (b.cases > a.cases ? b : a));
   const text = file.bytes.toString('utf8');
   assert.doesNotMatch(text, /"EVALUATOR"/, 'judged by an LLM span, not an evaluator');
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await attributeAndOverride(page, file, file.cases, 'roles-otlp');
   assert.equal(await page.textContent('#summary [data-field="format"]'), 'otlp');
   assert.deepStrictEqual(problems, []);

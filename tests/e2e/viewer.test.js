@@ -3,20 +3,13 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { launch, openPage, dropFiles, generatedTraces, screenshot, waitField, FIXTURES } = require('./browser');
+const { browserFor, dropLocomo1, openPage, dropFiles, generatedTraces, screenshot, waitField, FIXTURES } = require('./browser');
 
 const FIXTURE = path.join(FIXTURES, 'locomo_locomo-1.json');
 
-let browser;
-test.before(async () => { browser = await launch(); });
-test.after(async () => { await browser.close(); });
+const held = browserFor(test);
 
-async function dropFixture(page) {
-  await page.waitForSelector('#summary', { timeout: 20000 });
-  await dropFiles(page, [{ name: 'locomo_locomo-1.json', bytes: fs.readFileSync(FIXTURE) }]);
-  await waitField(page, 'failures', 6);
-  await page.waitForFunction(() => document.querySelectorAll('#failures .failure').length === 6, null, { timeout: 15000 });
-}
+const dropFixture = dropLocomo1;
 
 const stats = (page) => page.evaluate(() => window.__memtrace_graph_stats);
 
@@ -35,7 +28,7 @@ const inkRatio = (page) => page.evaluate(() => {
 const selectedCase = (page) => page.getAttribute('#failures .failure.selected', 'data-case');
 
 test('the failures list shows the six annotated cases with their labels', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   const text = await page.textContent('#failures');
   for (const label of ['ExtractionError', 'UpdateError', 'DeletionError', 'RetrievalError', 'ResponseError']) {
@@ -53,7 +46,7 @@ test('the failures list shows the six annotated cases with their labels', async 
 });
 
 test('selecting a failure draws its slice on the canvas; j/k move the selection', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   await page.click('#failures .failure[data-case="1"]');
   await page.waitForFunction(() => document.querySelector('#failures .failure.selected')?.dataset.case === '1');
@@ -85,7 +78,7 @@ test('selecting a failure draws its slice on the canvas; j/k move the selection'
 });
 
 test('a memory unit with two versions shows a side-by-side diff', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   await page.keyboard.press('g'); // the graph, not the story
   await page.waitForSelector('#graph-canvas');
@@ -112,7 +105,7 @@ test('a memory unit with two versions shows a side-by-side diff', async () => {
 });
 
 test('reload restores the dropped trace and the selection from IndexedDB', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   await page.click('#failures .failure[data-case="3"]');
   await page.waitForTimeout(300); // settings are written after the render
@@ -127,12 +120,12 @@ test('reload restores the dropped trace and the selection from IndexedDB', async
 });
 
 test('export saves a project bundle that loads back in a fresh browser', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await dropFixture(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Export project')]);
   const bytes = fs.readFileSync(await download.path());
   assert.match(bytes.subarray(0, 100).toString(), /memtrace_bundle/);
-  const fresh = await openPage(browser);
+  const fresh = await openPage(held.browser);
   await fresh.page.waitForSelector('#summary', { timeout: 20000 });
   await dropFiles(fresh.page, [{ name: 'memtrace-project.json', bytes }]);
   await fresh.page.waitForFunction(() => document.querySelectorAll('.trace-tabs .tab').length >= 2, null, { timeout: 15000 });
@@ -141,7 +134,7 @@ test('export saves a project bundle that loads back in a fresh browser', async (
 });
 
 test('a trace and a separate annotation file dropped together, in either order, give the annotated cases', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.waitForSelector('#summary', { timeout: 20000 });
   const full = JSON.parse(fs.readFileSync(FIXTURE, 'utf8'));
   const annotations = full.data.annotations;
@@ -161,7 +154,7 @@ test('a trace and a separate annotation file dropped together, in either order, 
 });
 
 test('? opens the keyboard help and Escape closes it', async () => {
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.waitForSelector('#summary', { timeout: 20000 });
   await page.keyboard.press('?');
   await page.waitForSelector('#help');
@@ -174,7 +167,7 @@ test('? opens the keyboard help and Escape closes it', async () => {
 
 test('a long failures list draws 200 rows, j walks past them, and "Show more" draws the rest', async () => {
   const file = path.join(generatedTraces(), 'large.json');
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.waitForSelector('#summary', { timeout: 20000 });
   await page.setInputFiles('#file-input', file);
@@ -205,7 +198,7 @@ test('a long failures list draws 200 rows, j walks past them, and "Show more" dr
 
 test('a load under way can be cancelled: nothing is loaded, the page says so, the next load works', async () => {
   const file = path.join(generatedTraces(), 'large.json');
-  const { page, problems } = await openPage(browser);
+  const { page, problems } = await openPage(held.browser);
   await page.waitForSelector('#summary', { timeout: 20000 });
   const tabs = () => page.locator('.tab').count();
   const before = await tabs();

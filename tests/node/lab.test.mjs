@@ -53,7 +53,7 @@ for (const { group, dir, traces } of groups) {
       }
       injected += records.length;
       for (const o of trace.attribute()) {
-        assert.ok(o.attribution, `${group}/${name}: ${o.case_id}: ${o.error}`);
+        assert.ok(!o.error && o.op_id, `${group}/${name}: ${o.case_id}: ${o.error}`);
       }
       trace.free();
     }

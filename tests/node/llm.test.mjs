@@ -28,8 +28,8 @@ test('attributeWith runs graphtrace on every case over fetch', async () => {
   });
   assert.equal(out.length, n);
   for (const o of out) {
-    assert.equal(o.attribution?.method, 'graphtrace', JSON.stringify(o));
-    assert.match(o.attribution.op_id, /^op-/);
+    assert.equal(o.method, 'graphtrace', JSON.stringify(o));
+    assert.match(o.op_id, /^op-/);
   }
   assert.equal(progress.length, n);
   assert.deepEqual([progress.at(-1).done, progress.at(-1).total], [n, n]);

@@ -29,7 +29,7 @@ test('a LoCoMo smartcomment fixture attributes to its annotations', () => {
       assert.equal(o.case_id, cases[i].query_id);
       if (!ann) continue;
       annotated += 1;
-      if (o.attribution?.op_id === ann.op_id && o.attribution?.error_type === ann.error_type) agree += 1;
+      if (o.op_id === ann.op_id && o.error_type === ann.error_type) agree += 1;
     }
     const run = JSON.parse(trace.resultsJson());
     assert.deepEqual(run.sampled_graph_paths, [name]);
@@ -90,4 +90,22 @@ test('the package is npm-ready and its types have no any', () => {
   }
   const anys = dts.split('\n').filter((l) => /\bany\b/.test(l) && !/^\s*(\*|\/\/)/.test(l));
   assert.deepEqual(anys, [], 'no `any` in the public declarations');
+});
+
+test('a project bundle the page saved opens: the trace it had on screen, rows as the CLI prints', () => {
+  const content = (name) => readFileSync(join(fixtures, name), 'utf8');
+  const bundle = {
+    memtrace_bundle: 1,
+    traces: [{ name: 'a.json', content: content('locomo_locomo-1.json') },
+      { name: 'b.json', content: content('locomo_locomo-2.json') }],
+    settings: { current: 'b.json' },
+  };
+  const trace = Trace.load(Buffer.from(JSON.stringify(bundle)), { name: 'project.memtrace.json' });
+  const alone = Trace.load(readFileSync(join(fixtures, 'locomo_locomo-2.json')));
+  const rows = trace.attribute();
+  assert.ok(rows.length > 0 && rows.every((r) => !r.error && r.question.id === r.case_id));
+  assert.deepEqual(rows, alone.attribute(), 'the bundle\'s trace gives the rows of the file itself');
+  assert.match(trace.resultsJson(), /project\.memtrace\.json:b\.json/);
+  trace.free();
+  alone.free();
 });

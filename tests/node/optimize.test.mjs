@@ -22,7 +22,7 @@ test('optimizeStep rewrites the prompts the verdicts blame, exportPrompts writes
   const health = await fetch(`${BASE}/_health`).catch(() => null);
   assert.ok(health?.ok, `the scripted LLM server answers at ${BASE} (python3 tests/llm_server/server.py)`);
   const trace = demo();
-  const verdicts = trace.attribute().map((o) => o.attribution).filter(Boolean);
+  const verdicts = trace.attribute().filter((o) => !o.error);
   assert.ok(verdicts.length > 0, 'info-flow gives the demo verdicts');
   const model = `script:optimize_step@node-${RUN}`;
   const progress = [];

@@ -20,7 +20,7 @@ function read(name) {
   const bytes = new Uint8Array(readFileSync(join(OTEL, name)));
   const t = Trace.load(bytes, { name });
   const summary = t.summary();
-  const verdicts = t.attribute().map((o) => [o.attribution?.op_id, o.attribution?.error_type]);
+  const verdicts = t.attribute().map((o) => [o.op_id, o.error_type]);
   t.free();
   return { summary, verdicts };
 }

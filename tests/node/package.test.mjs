@@ -25,7 +25,7 @@ const body = (mod) => `
 const fs = require('node:fs'), zlib = require('node:zlib');
 const bytes = fs.readFileSync(${JSON.stringify(fixture)});
 const run = (b) => { const t = ${mod}.Trace.load(b, { name: 'locomo-2' });
-  const out = { failures: t.summary().failures, verdicts: t.attribute().map((o) => [o.case_id, o.attribution?.error_type ?? null, o.attribution?.op_id ?? null]) };
+  const out = { failures: t.summary().failures, verdicts: t.attribute().map((o) => [o.case_id, o.error_type ?? null, o.op_id ?? null]) };
   t.free(); return out; };
 const plain = run(bytes), gz = run(zlib.gzipSync(bytes));
 process.stdout.write(JSON.stringify({ plain, gzSame: JSON.stringify(plain) === JSON.stringify(gz), version: ${mod}.version() }));`;

@@ -200,3 +200,24 @@ def test_annotations_merge_as_the_cli_does() -> None:
     with pytest.raises(memtrace.MemtraceError) as e:
         memtrace.load(SMART, annotations=lab / "26.annotations.json")
     assert e.value.kind == "argument" and "annotations" in e.value.message
+
+
+
+def test_a_saved_bundle_opens_as_the_cli_reads_it(tmp_path: Path) -> None:
+    # Two traces; the page had the second on screen when it saved them.
+    locomo = ROOT / "tests" / "fixtures" / "smartcomment" / "locomo" / "locomo_locomo-2.json"
+    bundle = {
+        "memtrace_bundle": 1,
+        "traces": [{"name": "a.json", "content": SMART.read_text()},
+                   {"name": "b.json", "content": locomo.read_text()}],
+        "settings": {"current": "b.json"},
+    }
+    path = tmp_path / "project.memtrace.json"
+    path.write_text(json.dumps(bundle))
+    trace = memtrace.load(path)
+    assert trace.info().file == f"{path}:b.json"
+    want = run_cli("attribute", "--json", str(path)) or pytest.fail("cli attribute failed")
+    got = [v.to_dict() for v in trace.attribute()]
+    # The CLI attributes every trace of the bundle, in order; Python the one on screen.
+    assert got and without_wall_time(got) == without_wall_time(want[-len(got):])
+    assert len(want) > len(got)

@@ -11,64 +11,26 @@ use super::{code_only, crates_in, read, root, rust_files, FIXTURES};
 /// The door into the core: the one module of `memtrace` a host should import.
 const DOOR: &str = "session";
 
-/// The core modules each host imports besides the door when the check was written (by the
-/// module that defines what it names). The lists must shrink toward [`DOOR`] alone: a host
-/// translates events into calls of `memtrace::session` and its results into pixels, text or
-/// objects. A module a host no longer imports fails the test until it is taken off its list.
-const HOST_IMPORTS: &[(&str, &[&str])] = &[
+/// The core modules each host imports besides the door (space-separated) when the check was
+/// written (by the module that defines what it names). The lists must shrink toward [`DOOR`]
+/// alone: a host translates events into calls of `memtrace::session` and its results into
+/// pixels, text or objects. A module a host no longer imports fails the test until it is taken
+/// off its list.
+const HOST_IMPORTS: &[(&str, &str)] = &[
     (
         "crates/hosts/cli/src",
-        &[
-            "algo",
-            "attribution",
-            "format",
-            "model",
-            "optimize",
-            "provider",
-            "report",
-            "story",
-            "text",
-        ],
+        "algo attribution format model optimize provider report story text",
     ),
-    (
-        "crates/hosts/py/src",
-        &[
-            "algo",
-            "attribution",
-            "format",
-            "model",
-            "provider",
-            "report",
-            "story",
-        ],
-    ),
+    // The Python package goes through the door alone: `session::Handle` (load, info, roles,
+    // story, exports), `session::VerdictRow`, the session's method and provider options.
+    ("crates/hosts/py/src", ""),
     (
         "crates/hosts/wasm/src",
-        &[
-            "(root)",
-            "algo",
-            "attribution",
-            "error",
-            "format",
-            "model",
-            "optimize",
-            "provider",
-            "report",
-        ],
+        "algo attribution format model optimize provider",
     ),
     (
         "crates/hosts/web/src",
-        &[
-            "algo",
-            "attribution",
-            "format",
-            "layout",
-            "model",
-            "optimize",
-            "provider",
-            "story",
-            "text",
-        ],
+        "algo attribution format layout model optimize provider story text",
     ),
 ];
 
@@ -159,7 +121,8 @@ fn hosts_import_only_the_door() {
     let (mut breaches, mut stale) = (Vec::new(), Vec::new());
     println!("core modules each host imports (the door: memtrace::{DOOR}):");
     for (dir, allowed) in HOST_IMPORTS {
-        let [b, s, found] = door_breaches(Path::new(dir), allowed, &core);
+        let allowed: Vec<&str> = allowed.split_whitespace().collect();
+        let [b, s, found] = door_breaches(Path::new(dir), &allowed, &core);
         println!("  {dir}: {} ({})", found.len(), found.join(", "));
         breaches.extend(b);
         stale.extend(s);
@@ -188,4 +151,26 @@ fn a_host_importing_past_the_door_is_reported() {
             "{FIXTURES}/bad_host/src: memtrace::attribution ({FIXTURES}/bad_host/src/lib.rs)"
         )]
     );
+}
+
+#[test]
+fn a_door_that_re_exports_a_room_is_no_door() {
+    let file = |path: &str, module: &str, code: &str| {
+        (PathBuf::from(path), module.to_owned(), code.to_owned())
+    };
+    let core = Crate::new(vec![
+        file("src/lib.rs", "", "pub mod model;\npub mod session;\n"),
+        file("src/model.rs", "model", "pub struct Trace;\n"),
+        file(
+            "src/session.rs",
+            "session",
+            "pub use crate::model::Trace;\npub struct Project;\n",
+        ),
+    ]);
+    let host = vec![(
+        PathBuf::from("host/src/lib.rs"),
+        "use memtrace::session::{Project, Trace};\n".to_owned(),
+    )];
+    let found: Vec<String> = core_modules(&host, &core).into_keys().collect();
+    assert_eq!(found, ["model", "session"]);
 }

@@ -146,6 +146,12 @@ impl Crate {
 
     /// The file that defines what the crate-rooted `path` names (a module: its file).
     fn resolve(&self, path: &[String], hops: usize) -> Option<PathBuf> {
+        self.resolve_with(path, hops, false)
+    }
+
+    /// [`Crate::resolve`]; with `across`, a re-export of another module's item is followed to
+    /// that module too (what the door check needs: a door that re-exports a room is no door).
+    fn resolve_with(&self, path: &[String], hops: usize, across: bool) -> Option<PathBuf> {
         let k = (0..=path.len())
             .rev()
             .find(|k| self.modules.contains_key(&path[..*k]))?;
@@ -170,23 +176,23 @@ impl Crate {
                     // Re-exported (or imported and seen from below): where it comes from,
                     // when that is a part of this module.
                     let mut to = self.absolute(f, &[], &bound.path, 0)?;
-                    if !to.starts_with(&path[..k]) {
+                    if !across && !to.starts_with(&path[..k]) {
                         return Some(f.clone());
                     }
                     to.extend_from_slice(rest);
-                    return self.resolve(&to, hops + 1);
+                    return self.resolve_with(&to, hops + 1, across);
                 }
                 for glob in info.imports.iter().filter(top).filter(|i| i.name.is_none()) {
                     let Some(mut to) = self.absolute(f, &[], &glob.path, 0) else {
                         continue;
                     };
-                    if !to.starts_with(&path[..k]) {
+                    if !across && !to.starts_with(&path[..k]) {
                         continue;
                     }
                     if self.names(&to, name) {
                         to.push(name.clone());
                         to.extend_from_slice(rest);
-                        return self.resolve(&to, hops + 1);
+                        return self.resolve_with(&to, hops + 1, across);
                     }
                 }
             }
@@ -216,9 +222,10 @@ impl Crate {
 
 impl Crate {
     /// The module path of the file that defines what the crate-rooted `path` names (`["model"]`
-    /// for `model::Trace`, also when the root re-exports it as `Trace`); `None` outside the crate.
+    /// for `model::Trace`, also when the root or another module re-exports it as `Trace`);
+    /// `None` outside the crate.
     pub fn module_of(&self, path: &[String]) -> Option<Vec<String>> {
-        let file = self.resolve(path, 0)?;
+        let file = self.resolve_with(path, 0, true)?;
         Some(self.files[&file].0.clone())
     }
 }

@@ -146,7 +146,6 @@ impl<'s, S: Sink> Gen<'s, S> {
             name: name.to_owned(),
             version,
             value,
-            comment: String::new(),
             category: category.to_owned(),
             graph_id: self.meta.graph_id.clone(),
             user_id: self.meta.user_id.clone(),
@@ -154,12 +153,7 @@ impl<'s, S: Sink> Gen<'s, S> {
             project_id: self.meta.project_id.clone(),
             session_id: self.session.clone(),
             metadata,
-            trigger_point: String::new(),
-            full_name: String::new(),
-            node_id: String::new(),
-            full_node_id: String::new(),
-            extra: Map::new(),
-            unset: Unset::default(),
+            ..NodeRecord::blank()
         };
         r.fill_computed();
         self.nodes += 1;

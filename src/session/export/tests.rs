@@ -117,3 +117,18 @@ fn labels_export_as_annotations_that_load_back() {
     assert_eq!(back.op_id, op);
     assert_eq!(back.error_type.as_str(), "RetrievalError");
 }
+
+#[test]
+fn a_projects_verdicts_are_the_rows_the_cli_prints() {
+    let t = trace();
+    let v = verdicts(&t);
+    let rows = verdict_rows(&t, &v);
+    assert_eq!(rows.len(), v.len());
+    for (row, c) in rows.iter().zip(&t.cases) {
+        let a = InfoFlow::default().attribute(&t, c).unwrap();
+        assert_eq!(*row, VerdictRow::new(&t, c, Ok(a), None));
+    }
+    let text = verdict_rows_jsonl(&t, &v);
+    assert_eq!(text.lines().count(), rows.len());
+    assert!(text.lines().all(|l| l.starts_with("{\"case_id\"")));
+}

@@ -1,24 +1,16 @@
 //! `memtrace attribute FILE [--case QUERY_ID] --method M [--json] [--verify]`: the verdict per
 //! failed case, with any method (`infoflow` needs no LLM; the others use the provider flags).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use memtrace::attribution::counterfactual::Check;
-use memtrace::attribution::prompts::DEFAULT_PRIOR;
-use memtrace::attribution::{
-    attribute_case_with, Attribution, Method, MethodSettings, OpRole, Roles,
-};
-use memtrace::model::{question_ref, FailureCase};
-use memtrace::provider::run_bounded;
-use memtrace::session::with_retries_async;
+use memtrace::attribution::{RoleConfig, Roles};
+use memtrace::model::FailureCase;
+use memtrace::session::{attribute_cases, Job, MethodOptions, SessionError, VerdictRow};
 use memtrace::Trace;
-use memtrace_memsys::counterfactual::check_with;
-use memtrace_memsys::simulated::SimulatedLlm;
-use memtrace_native::llm::{CliLlm, ProviderArgs, ProviderChoice};
+use memtrace_native::llm::{CliLlm, ProviderArgs};
 
 use crate::progress::Progress;
 
@@ -55,64 +47,56 @@ pub struct MethodArgs {
     pub provider: ProviderArgs,
 }
 
-/// A method ready to run: parsed, configured, with its provider.
+/// A method ready to run: its options (planned per trace, over the trace's saved roles), its
+/// provider.
 pub struct Runner {
-    pub method: Method,
-    pub settings: MethodSettings,
+    pub options: MethodOptions,
+    /// The method's name.
+    pub method: &'static str,
     pub llm: CliLlm,
     pub concurrency: usize,
     pub progress: Progress,
 }
 
-/// One case's outcome: the verdict or why not, and the counterfactual check when asked.
-pub type CaseResult = (FailureCase, Result<Attribution, String>, Option<Check>);
-
 impl MethodArgs {
-    /// Parses the method and builds its provider and settings.
+    /// Parses the method and builds its provider; the session plans it.
     ///
     /// # Errors
-    /// An unknown method, an unreadable prior, or bad provider flags.
+    /// An unknown method or role, an unreadable prior, bad provider flags, an LLM method with
+    /// the simulated provider.
     pub fn runner(&self) -> anyhow::Result<Runner> {
-        let method: Method = self
-            .method
-            .parse()
-            .map_err(|e: String| anyhow::anyhow!(e))?;
-        if method.uses_llm() && self.provider.provider == ProviderChoice::Simulated {
+        let prior = match &self.prior {
+            Some(p) => Some(
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read the prior {}", p.display()))?,
+            ),
+            None => None,
+        };
+        let options = MethodOptions {
+            method: self.method.clone(),
+            hint_infoflow: self.hint_infoflow,
+            prior,
+            max_iterations: self.max_iterations,
+            history_budget_tokens: self.history_budget_tokens,
+            roles: self.roles.clone(),
+        };
+        let plan = options.plan(&RoleConfig::default())?;
+        let llm = self.provider.build()?;
+        if let Err(SessionError::NeedsLlm(method)) =
+            plan.clone().needing(matches!(llm, CliLlm::Http(..)))
+        {
             bail!(
-                "{} needs an LLM, and the simulated provider only answers the reference memory \
-                 system's own requests. Pass --provider openai (or anthropic) with --model, and \
-                 MEMTRACE_API_KEY; any OpenAI-compatible server works with --base-url URL (a local \
-                 one: python3 tests/llm_server/server.py, --model auto). Or use --method infoflow \
-                 (no LLM).",
-                method.as_str()
+                "{method} needs an LLM, and the simulated provider only answers the reference \
+                 memory system's own requests. Pass --provider openai (or anthropic) with \
+                 --model, and MEMTRACE_API_KEY; any OpenAI-compatible server works with \
+                 --base-url URL (a local one: python3 tests/llm_server/server.py, --model auto). \
+                 Or use --method infoflow (no LLM)."
             );
         }
-        let prior = match &self.prior {
-            Some(p) => std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read the prior {}", p.display()))?,
-            None => DEFAULT_PRIOR.to_owned(),
-        };
-        let mut settings = MethodSettings::default();
-        for spec in &self.roles {
-            settings
-                .roles
-                .add_override(spec)
-                .map_err(|e| anyhow::anyhow!(e))?;
-        }
-        for limits in [
-            &mut settings.graphtrace.limits,
-            &mut settings.obstrace.limits,
-        ] {
-            limits.max_iterations = self.max_iterations;
-            limits.history_budget_tokens = self.history_budget_tokens;
-        }
-        settings.graphtrace.prior.clone_from(&prior);
-        settings.obstrace.prior = prior;
-        settings.graphtrace.hint_infoflow = self.hint_infoflow;
         Ok(Runner {
-            method,
-            settings,
-            llm: self.provider.build()?,
+            method: plan.name(),
+            options,
+            llm,
             concurrency: self.provider.concurrency.max(1),
             progress: Progress::new(self.quiet),
         })
@@ -120,58 +104,50 @@ impl MethodArgs {
 }
 
 impl Runner {
-    /// Attributes `cases` of `trace`, `concurrency` cases at a time, in order, with `saved`
-    /// role overrides under the command line's; with `verify`, runs the counterfactual check
-    /// of each verdict.
+    /// The op roles of `trace` under `saved` role overrides and the command line's.
+    ///
+    /// # Errors
+    /// As [`MethodOptions::plan`].
+    pub fn roles(&self, trace: &Trace, saved: &RoleConfig) -> anyhow::Result<Roles> {
+        Ok(self.options.plan(saved)?.roles(trace))
+    }
+
+    /// Attributes `cases` of `trace` through the session (`concurrency` cases at a time, in
+    /// order, the one retry policy), with `saved` role overrides under the command line's; with
+    /// `verify`, runs the counterfactual check of each verdict. One row per case.
+    ///
+    /// # Errors
+    /// As [`MethodOptions::plan`].
     pub fn attribute(
         &self,
         trace: &Trace,
-        saved: &BTreeMap<String, OpRole>,
+        saved: &RoleConfig,
         cases: &[FailureCase],
         verify: bool,
-    ) -> Vec<CaseResult> {
-        let mut config = self.settings.roles.clone();
-        for (name, role) in saved {
-            config.overrides.entry(name.clone()).or_insert(*role);
-        }
-        let roles = &Roles::infer(trace, &config);
+    ) -> anyhow::Result<Vec<VerdictRow>> {
+        let plan = self.options.plan(saved)?;
+        let roles = plan.roles(trace);
+        let started = Instant::now();
+        let clock = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let job = Job {
+            plan: &plan,
+            llm: &self.llm,
+            trace,
+            roles: &roles,
+            concurrency: self.concurrency,
+            clock_ms: Some(&clock),
+        };
         self.progress.add(cases.len());
-        let work = run_bounded(cases, self.concurrency, |case| async move {
-            let started = Instant::now();
-            // The session's one retry policy: a failed run is tried again unless that cannot help.
-            let result = with_retries_async(|_| {
-                attribute_case_with(self.method, &self.settings, roles, &self.llm, trace, case)
-            })
-            .await
-            .map(|(a, _)| a);
-            let result = result.map(|mut a| {
-                a.cost.wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                a
-            });
+        let roles = &roles;
+        let work = attribute_cases(&job, cases, |case, result| async move {
             let checked = match (&result, verify) {
-                (Ok(a), true) => Some(
-                    match &self.llm {
-                        // The echo stand-in cannot answer; the simulated memory-system model can.
-                        CliLlm::Simulated(_) => {
-                            check_with(&SimulatedLlm, trace, roles, case, &a.op_id).await
-                        }
-                        llm @ CliLlm::Http(..) => {
-                            check_with(llm, trace, roles, case, &a.op_id).await
-                        }
-                    }
-                    .unwrap_or_else(|e| Check {
-                        outcome: memtrace::attribution::counterfactual::Outcome::NotReplayable,
-                        detail: format!("the replay failed: {e}"),
-                        replayed_answer: None,
-                        usage: memtrace::provider::Usage::default(),
-                    }),
-                ),
+                (Ok(a), true) => Some(self.llm.verify(trace, roles, case, &a.op_id).await),
                 _ => None,
             };
             self.progress.tick();
-            (case.clone(), result.map_err(|e| e.to_string()), checked)
+            VerdictRow::new(trace, case, result, checked)
         });
-        futures_executor::block_on(work)
+        Ok(futures_executor::block_on(work))
     }
 }
 
@@ -239,13 +215,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 println!("{}: no failed cases", input.name);
             }
         }
-        let results = runner.attribute(&input.trace, &input.roles, &cases, args.verify);
+        let rows = runner.attribute(&input.trace, &input.roles, &cases, args.verify)?;
         runner.progress.clear();
         if args.decisive_set {
-            let roles = Roles::infer(&input.trace, &runner.settings.roles);
-            for r in &results {
-                print_results(args, &input.trace, std::slice::from_ref(r))?;
-                let set = crate::decisive::find(&input.trace, &roles, &r.0, args.budget)?;
+            let roles = runner.roles(&input.trace, &input.roles)?;
+            for (case, row) in cases.iter().zip(&rows) {
+                print_rows(args, std::slice::from_ref(case), std::slice::from_ref(row));
+                let set = crate::decisive::find(&input.trace, &roles, case, args.budget)?;
                 if args.cases.json {
                     println!("{}", serde_json::to_string(&set)?);
                 } else {
@@ -254,7 +230,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             continue;
         }
-        print_results(args, &input.trace, &results)?;
+        print_rows(args, &cases, &rows);
     }
     if runner.llm.stats().calls > 0 || args.stats_out.is_some() {
         let prices = args.method.provider.price_table()?;
@@ -269,62 +245,55 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(crate::failures_code(args.fail_on_failures && found))
 }
 
-fn print_results(args: &Args, trace: &Trace, results: &[CaseResult]) -> anyhow::Result<()> {
-    for (case, result, checked) in results {
+fn print_rows(args: &Args, cases: &[FailureCase], rows: &[VerdictRow]) {
+    for (case, row) in cases.iter().zip(rows) {
         if args.cases.json {
-            let mut v = match &result {
-                Ok(a) => serde_json::to_value(a)?,
-                Err(e) => serde_json::json!({"case_id": case.query_id, "error": e}),
-            };
-            v["question"] = serde_json::to_value(question_ref(trace, case))?;
-            if let Some(c) = checked {
-                v["counterfactual"] = serde_json::to_value(c)?;
-            }
-            println!("{}", serde_json::to_string(&v)?);
+            println!("{}", row.to_json());
             continue;
         }
         println!("{}  {}", case.query_id, case.query);
-        match &result {
-            Ok(a) => {
-                println!(
-                    "  verdict   {} at {} ({})",
-                    a.error_type, a.op_name, a.op_id
-                );
-                if let Some(c) = &checked {
-                    println!("  check     {} — {}", c.outcome.as_str(), c.detail);
-                }
-                println!("  reason    {}", a.reason);
-                if a.is_confident() || a.method != "infoflow" {
-                    println!("  confidence {:.2}", a.confidence);
-                } else {
-                    println!(
-                        "  confidence {:.2} — low: the data flow leaves it open; try an LLM method (--method graphtrace)",
-                        a.confidence
-                    );
-                }
-                println!(
-                    "  cost      {} LLM calls, {} input / {} output tokens{}, {} ms",
-                    a.cost.llm_calls,
-                    a.cost.input_tokens,
-                    a.cost.output_tokens,
-                    if a.cost.tokens_estimated {
-                        " (estimated: the server sent no usage)"
-                    } else {
-                        ""
-                    },
-                    a.cost.wall_ms
-                );
-                if let Some(ann) = &case.annotation {
-                    let agree = if ann.op_id == a.op_id && ann.error_type == a.error_type {
-                        "agrees"
-                    } else {
-                        "DIFFERS"
-                    };
-                    println!("  annotation {} at {} — {agree}", ann.error_type, ann.op_id);
-                }
+        let a = match row.result() {
+            Ok(a) => a,
+            Err(e) => {
+                println!("  no verdict: {e}");
+                continue;
             }
-            Err(e) => println!("  no verdict: {e}"),
+        };
+        println!(
+            "  verdict   {} at {} ({})",
+            a.error_type, a.op_name, a.op_id
+        );
+        if let Some(c) = &row.counterfactual {
+            println!("  check     {} — {}", c.outcome.as_str(), c.detail);
+        }
+        println!("  reason    {}", a.reason);
+        if a.is_confident() || a.method != "infoflow" {
+            println!("  confidence {:.2}", a.confidence);
+        } else {
+            println!(
+                "  confidence {:.2} — low: the data flow leaves it open; try an LLM method (--method graphtrace)",
+                a.confidence
+            );
+        }
+        println!(
+            "  cost      {} LLM calls, {} input / {} output tokens{}, {} ms",
+            a.cost.llm_calls,
+            a.cost.input_tokens,
+            a.cost.output_tokens,
+            if a.cost.tokens_estimated {
+                " (estimated: the server sent no usage)"
+            } else {
+                ""
+            },
+            a.cost.wall_ms
+        );
+        if let Some(ann) = &case.annotation {
+            let agree = if ann.op_id == a.op_id && ann.error_type == a.error_type {
+                "agrees"
+            } else {
+                "DIFFERS"
+            };
+            println!("  annotation {} at {} — {agree}", ann.error_type, ann.op_id);
         }
     }
-    Ok(())
 }

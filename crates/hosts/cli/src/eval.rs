@@ -107,7 +107,7 @@ struct Evaluated {
 
 fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow::Result<Evaluated> {
     let runner = method_args.runner()?;
-    let method = runner.method.as_str();
+    let method = runner.method;
     let variant = if method_args.hint_infoflow {
         "+hint"
     } else {
@@ -184,9 +184,10 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
             .cloned()
             .collect();
         let mut fresh: BTreeMap<String, Result<Attribution, String>> = BTreeMap::new();
-        let results = runner.attribute(&trace, &std::collections::BTreeMap::new(), &todo, false);
+        let rows = runner.attribute(&trace, &RoleConfig::default(), &todo, false)?;
         runner.progress.clear();
-        for (case, result, _) in results {
+        for (case, row) in todo.iter().zip(rows) {
+            let result = row.result().cloned().map_err(str::to_owned);
             match &result {
                 Ok(a) => eprintln!(
                     "{name} {}: {} input tokens, {} output tokens, {} LLM calls, {} ms",
@@ -199,7 +200,7 @@ fn evaluate(args: &Args, method_args: &MethodArgs, files: &[PathBuf]) -> anyhow:
                 Err(e) => eprintln!("{name} {}: not attributed: {e}", case.query_id),
             }
             if let (Ok(a), Some(out)) = (&result, cache_out.as_mut()) {
-                writeln!(out, "{}", serde_json::to_string(&(key(&case), a))?)?;
+                writeln!(out, "{}", serde_json::to_string(&(key(case), a))?)?;
             }
             fresh.insert(case.query_id.clone(), result);
         }

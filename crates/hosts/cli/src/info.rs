@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use memtrace::model::Detection;
-
-use crate::input::Input;
+use memtrace::session::{self, Info, LookedFor};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,16 +27,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         match crate::input::read(path, &args.rules) {
             Ok(inputs) => {
-                // What the instrumentation wrote, from the file itself (not for bundles), for
-                // the formats that have conventions: a smartcomment file is not read again.
-                let spans =
-                    inputs.len() == 1 && inputs[0].format != memtrace::format::Format::Smartcomment;
-                let conv = spans
+                // What the instrumentation wrote, from the file itself (not for bundles).
+                let raw = (inputs.len() == 1)
                     .then(|| std::fs::read(path).ok())
-                    .flatten()
-                    .map(|b| memtrace::format::conventions(&b, max_bytes));
+                    .flatten();
                 for input in &inputs {
-                    print(input, conv.as_ref(), args.json)?;
+                    let info = session::info(
+                        &input.name,
+                        &input.trace,
+                        input.format,
+                        input.detection.as_ref(),
+                        raw.as_deref(),
+                        max_bytes,
+                    )?;
+                    print(&info, args.json)?;
                     found |= !input.trace.cases.is_empty();
                 }
             }
@@ -55,30 +57,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print(
-    input: &Input,
-    conv: Option<&memtrace::format::Conventions>,
-    json: bool,
-) -> anyhow::Result<()> {
-    let d = input.detection()?;
-    let s = input.trace.summary(input.format.as_str());
+fn print(info: &Info, json: bool) -> anyhow::Result<()> {
     if json {
-        let mut v = serde_json::to_value(&s)?;
-        v["file"] = input.name.clone().into();
-        v["questions"] = d.questions.into();
-        v["found_by"] = serde_json::to_value(&d.found_by)?;
-        if let Some(c) = conv.filter(|_| input.format != memtrace::format::Format::Smartcomment) {
-            v["conventions"] = serde_json::to_value(c)?;
-        }
-        if d.cases.is_empty() {
-            v["looked_for"] = looked_for_json(&d);
-        }
-        println!("{}", serde_json::to_string(&v)?);
+        println!("{}", serde_json::to_string(info)?);
         return Ok(());
     }
-    println!("{}", input.name);
+    let s = &info.summary;
+    println!("{}", info.file);
     println!("  format      {}", s.format);
-    if let Some(c) = conv.filter(|_| input.format != memtrace::format::Format::Smartcomment) {
+    if let Some(c) = &info.conventions {
         println!("  conventions {}", c.line());
     }
     println!("  graph       {}", s.graph_id);
@@ -86,7 +73,7 @@ fn print(
     println!("  operations  {}", s.operations);
     println!("  variables   {}", s.variables);
     println!("  edges       {}", s.edges);
-    println!("  questions   {}", d.questions);
+    println!("  questions   {}", info.questions);
     println!("  failures    {}", s.failures);
     let by_type: Vec<String> = s
         .annotations_by_type
@@ -94,21 +81,13 @@ fn print(
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
     println!("  annotations {} ({})", s.annotations, by_type.join(", "));
-    if d.cases.is_empty() {
-        print_looked_for(&d);
+    if let Some(d) = &info.looked_for {
+        print_looked_for(d);
     }
     Ok(())
 }
 
-fn looked_for_json(d: &Detection) -> serde_json::Value {
-    serde_json::json!({
-        "rules": d.rules,
-        "unused_judges": d.unused_judges,
-        "suggestion": d.suggestion,
-    })
-}
-
-fn print_looked_for(d: &Detection) {
+fn print_looked_for(d: &LookedFor) {
     println!("  no failed question found. Looked for, in this order (docs/failures.md):");
     for (k, r) in d.rules.iter().enumerate() {
         println!(

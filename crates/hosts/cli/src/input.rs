@@ -3,63 +3,40 @@
 //! `--annotations FILE`, plus the ground truth of an annotation file the page exported.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use memtrace::attribution::roles::OpRole;
-use memtrace::format::{load, sidecar, Format, FormatError, Loaded};
-use memtrace::model::{AnnotationRecord, Detection};
-use memtrace::session::{self, Opened, Settings};
-use memtrace::Trace;
+use memtrace::format::{load, FormatError, Loaded};
+use memtrace::session::{self, ReadOptions};
 
 use crate::rules::{ReadArgs, RuleArgs};
 
-/// One trace to work on.
-pub struct Input {
-    /// The file, or `BUNDLE:NAME` for a trace from a bundle.
-    pub name: String,
-    pub trace: Trace,
-    pub format: Format,
-    /// How rules and marks found the failure cases (`None` when there were none: see
-    /// [`Input::detection`]).
-    detection: Option<Detection>,
-    /// Role overrides saved with the trace in a bundle (`--role` flags come on top).
-    pub roles: BTreeMap<String, OpRole>,
-    /// The trace the page had on screen when it saved the bundle (true for a plain file).
-    pub current: bool,
-}
+/// One trace to work on (`name` is the file, or `BUNDLE:NAME` for a trace from a bundle).
+pub type Input = session::Input;
 
-impl Input {
-    /// How the failure cases were found (what was looked for when there are none). Without
-    /// rules or marks, detection runs here, only for the commands that report it.
-    ///
-    /// # Errors
-    /// As [`Trace::detect`].
-    pub fn detection(&self) -> anyhow::Result<Cow<'_, Detection>> {
-        Ok(match &self.detection {
-            Some(d) => Cow::Borrowed(d),
-            None => Cow::Owned(self.trace.detect(&[], &[])?),
-        })
-    }
-}
-
-/// Reads `path` (a trace in any readable format, or a bundle: sorted by
-/// [`memtrace::session::open`]) into the traces it holds, with failure cases found by `rules`
-/// and annotations merged from `rules.annotations`.
+/// Reads `path` (a trace in any readable format, or a bundle: read by [`session::read`]) into
+/// the traces it holds, with failure cases found by `rules` (after a bundle's saved ones) and
+/// annotations merged from `rules.annotations`; `overrides` (`NAME=ROLE`) over a bundle's saved
+/// role overrides.
 ///
 /// # Errors
 /// An unreadable file, a trace or bundle that does not load, an annotation
 /// file given as the trace, or an annotation file that fits none of the traces.
-pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
-    let options = rules.read.options();
-    let max_bytes = options.limits.max_file_bytes;
+pub fn read_with(
+    path: &Path,
+    rules: &RuleArgs,
+    overrides: &[String],
+) -> anyhow::Result<Vec<Input>> {
+    let max_bytes = rules.read.size.max_file_bytes();
     let mut bytes = bytes(path, max_bytes)?;
     if let Some(logs) = &rules.logs {
         bytes = with_logs(path, bytes, logs, max_bytes)?;
     }
-    let records = match &rules.annotations {
-        Some(file) => Some((file.as_path(), annotation_file(file)?)),
+    let annotations = match &rules.annotations {
+        Some(file) => Some((
+            file.display().to_string(),
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?,
+        )),
         None => None,
     };
     let shown = if path.as_os_str() == "-" {
@@ -67,62 +44,39 @@ pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
     } else {
         path.display().to_string()
     };
-    let (files, settings) = match session::open(&shown, &bytes, options)? {
-        Opened::Trace(loaded) => (vec![(String::new(), Ok(*loaded))], Settings::default()),
-        Opened::Bundle {
-            traces, settings, ..
-        } => (
-            traces.into_iter().map(|t| (t.name, t.loaded)).collect(),
-            *settings,
-        ),
-        Opened::Annotations(_) => bail!(
-            "{shown} is an annotation file, not a trace: pass the trace, and this file with \
-             --annotations {shown}"
-        ),
+    let options = ReadOptions {
+        format: rules.read.format.map(|f| f.as_str().to_owned()),
+        lenient: rules.read.lenient,
+        max_bytes: Some(max_bytes),
+        judge_threshold: rules.judge_threshold,
+        failed_if: rules.failed_if.iter().map(ToString::to_string).collect(),
+        roles: overrides.to_vec(),
+        annotations,
     };
-    let (saved_rules, bad_rules) = settings.usable_rules(&shown);
-    for e in bad_rules {
+    let (inputs, skipped) = session::read(&shown, &bytes, &options).map_err(|e| match e {
+        session::SessionError::Argument(m) if m.contains("annotation file, not a trace") => {
+            anyhow::anyhow!(
+                "{shown} is an annotation file, not a trace: pass the trace, and this file with \
+                 --annotations {shown}"
+            )
+        }
+        e => e.into(),
+    })?;
+    for e in skipped {
         eprintln!("warning: {e}; the rule is skipped (fix it on the page, or pass --failed-if)");
     }
-    let mut out = Vec::with_capacity(files.len());
-    for (file_name, loaded) in files {
-        let name = if file_name.is_empty() {
-            shown.clone()
-        } else {
-            format!("{shown}:{file_name}")
-        };
-        let loaded = loaded.with_context(|| name.clone())?;
-        report_problems(&loaded, &name);
-        let input = Input {
-            trace: loaded.trace,
-            format: loaded.format,
-            detection: None,
-            roles: settings.roles.get(&file_name).cloned().unwrap_or_default(),
-            current: file_name.is_empty() || settings.current.as_deref() == Some(&file_name),
-            name,
-        };
-        out.push((file_name, input));
+    for input in &inputs {
+        report_problems(&input.problems, &input.name);
     }
-    // The annotations go to the trace whose questions they name, the current one first.
-    if let Some((file, records)) = records {
-        let current = out.iter().position(|(_, i)| i.current);
-        let traces = out.iter().map(|(_, i)| &i.trace);
-        let at =
-            session::annotation_target(traces, current, &file.display().to_string(), &records)?;
-        let input = &mut out[at].1;
-        sidecar::merge(&mut input.trace, records)
-            .with_context(|| format!("{} into {}", file.display(), input.name))?;
-    }
-    out.into_iter()
-        .map(|(file_name, mut input)| {
-            let marks = settings
-                .marks
-                .get(&file_name)
-                .map_or(&[][..], Vec::as_slice);
-            input.detection = rules.apply(&mut input.trace, &saved_rules, marks)?;
-            Ok(input)
-        })
-        .collect()
+    Ok(inputs)
+}
+
+/// [`read_with`] without role overrides.
+///
+/// # Errors
+/// As [`read_with`].
+pub fn read(path: &Path, rules: &RuleArgs) -> anyhow::Result<Vec<Input>> {
+    read_with(path, rules, &[])
 }
 
 /// The traces file's bytes with the log records of `logs` joined to the spans they name.
@@ -191,29 +145,24 @@ pub fn bytes(path: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
 /// A trace that does not load.
 pub fn load_reporting(content: &[u8], read: ReadArgs, name: &str) -> anyhow::Result<Loaded> {
     let loaded = load(content, read.options()).with_context(|| name.to_owned())?;
-    report_problems(&loaded, name);
+    report_problems(&loaded.problems, name);
     Ok(loaded)
 }
 
-/// In lenient mode, each problem of `loaded` on stderr.
-fn report_problems(loaded: &Loaded, name: &str) {
-    for p in &loaded.problems {
+/// In lenient mode, each problem on stderr.
+fn report_problems(problems: &[FormatError], name: &str) {
+    for p in problems {
         eprintln!("warning: {name}: skipped: {p}");
     }
 }
 
-fn annotation_file(file: &Path) -> anyhow::Result<Vec<AnnotationRecord>> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    sidecar::parse(&bytes).with_context(|| file.display().to_string())
-}
-
 /// The one trace of `path` a single-trace command works on: the only one, or the one the page
-/// had on screen when it saved the bundle.
+/// had on screen when it saved the bundle; `overrides` as [`read_with`].
 ///
 /// # Errors
-/// As [`read`].
-pub fn read_one(path: &Path, rules: &RuleArgs) -> anyhow::Result<Input> {
-    let inputs = read(path, rules)?;
+/// As [`read_with`].
+pub fn read_one(path: &Path, rules: &RuleArgs, overrides: &[String]) -> anyhow::Result<Input> {
+    let inputs = read_with(path, rules, overrides)?;
     let n = inputs.len();
     let Some(input) = inputs.into_iter().max_by_key(|i| i.current) else {
         bail!("{} holds no trace", path.display());

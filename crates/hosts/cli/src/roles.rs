@@ -35,15 +35,8 @@ impl RoleArgs {
             read: self.read,
             ..crate::rules::RuleArgs::default()
         };
-        let input = crate::input::read_one(file, &rules)?;
-        let mut cfg = RoleConfig {
-            overrides: input.roles,
-            ..RoleConfig::default()
-        };
-        for spec in &self.roles {
-            cfg.add_override(spec).map_err(|e| anyhow::anyhow!(e))?;
-        }
-        Ok((input.trace, cfg))
+        let input = crate::input::read_one(file, &rules, &self.roles)?;
+        Ok((input.trace, input.roles))
     }
 }
 

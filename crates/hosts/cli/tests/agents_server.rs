@@ -120,35 +120,30 @@ fn eval_with_an_llm_method_reports_cost_and_resumes_from_its_cache() {
     let _ = std::fs::remove_file(&cache);
     let eval = |run: &str| {
         let model = format!("script:agent_all_at_once@{run}-{}", std::process::id());
-        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-            .arg("eval")
-            .arg(repo_root().join(FIXTURE))
-            .args([
-                "--method",
-                "all-at-once",
-                "--limit",
-                "1",
-                "--json",
-                "--concurrency",
-                "2",
-            ])
-            .args([
-                "--provider",
-                "openai",
-                "--base-url",
-                &server.url("/v1"),
-                "--model",
-                &model,
-            ])
-            .arg("--cache")
-            .arg(&cache)
-            .env("MEMTRACE_API_KEY", "sk-agents-test")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = common::succeeded(
+            Command::new(env!("CARGO_BIN_EXE_memtrace"))
+                .arg("eval")
+                .arg(repo_root().join(FIXTURE))
+                .args([
+                    "--method",
+                    "all-at-once",
+                    "--limit",
+                    "1",
+                    "--json",
+                    "--concurrency",
+                    "2",
+                ])
+                .args([
+                    "--provider",
+                    "openai",
+                    "--base-url",
+                    &server.url("/v1"),
+                    "--model",
+                    &model,
+                ])
+                .arg("--cache")
+                .arg(&cache)
+                .env("MEMTRACE_API_KEY", "sk-agents-test"),
         );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let requests = server

@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,27 +63,18 @@ fn compare_counts_match_the_rounds_verdicts() {
     let _ = std::fs::remove_dir_all(&tmp);
     let dir = tmp.join("opt");
     let root = root();
-    let printed = memtrace(&[
-        "optimize",
-        "--conversations",
-        root.join("tests/optimize_data/settings.json")
-            .to_str()
-            .unwrap(),
-        "--train",
-        "0",
-        "--heldout",
-        "1",
-        "--rounds",
-        "2",
+    let settings = root.join("tests/optimize_data/settings.json");
+    let script = root.join("tests/llm_server/scripts/optimize_loop.json");
+    let conversations = ["optimize", "--conversations", settings.to_str().unwrap()];
+    let rest = [
         "--top-k",
         "2",
         "--optimizer-script",
-        root.join("tests/llm_server/scripts/optimize_loop.json")
-            .to_str()
-            .unwrap(),
+        script.to_str().unwrap(),
         "--out",
         dir.to_str().unwrap(),
-    ]);
+    ];
+    let printed = memtrace(&[&conversations[..], &common::SPLIT, &rest].concat());
     println!("{printed}");
     assert!(printed.contains("top_k@2 = 3"), "{printed}");
     let history = std::fs::read_to_string(dir.join("settings.txt")).unwrap();

@@ -7,8 +7,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -17,17 +16,7 @@ fn fixture() -> std::path::PathBuf {
 }
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.unwrap_or_default()).unwrap();
-    drop(input);
-    child.wait_with_output().unwrap()
+    common::memtrace_with_stdin(args, stdin.unwrap_or_default())
 }
 
 #[test]

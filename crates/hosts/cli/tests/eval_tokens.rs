@@ -34,21 +34,16 @@ fn number_after(text: &str, label: &str) -> Option<f64> {
 fn graphtrace_sends_at_most_a_quarter_of_all_at_once_input_tokens() {
     let bench = gen_bench("eval-tokens", 3, 1);
     let (url, _server) = server();
-    let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .arg("eval")
-        .arg(&bench)
-        .args(["--method", "graphtrace,all-at-once"])
-        .args(["--provider", "openai", "--base-url", &format!("{url}/v1")])
-        .args(["--model", "agent:6", "--retry-base-ms", "20"])
-        .env("MEMTRACE_API_KEY", "sk-eval-tokens-test")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::succeeded(
+        Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .arg("eval")
+            .arg(&bench)
+            .args(["--method", "graphtrace,all-at-once"])
+            .args(["--provider", "openai", "--base-url", &format!("{url}/v1")])
+            .args(["--model", "agent:6", "--retry-base-ms", "20"])
+            .env("MEMTRACE_API_KEY", "sk-eval-tokens-test"),
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
     let _ = std::fs::remove_dir_all(&bench);
     let table = stdout
         .lines()

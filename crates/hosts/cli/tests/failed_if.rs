@@ -5,8 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::process::{Command, Output};
+mod common;
 
+use common::memtrace;
 use serde_json::Value;
 
 const UNNAMED: &str = "../../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl";
@@ -14,14 +15,6 @@ const UNNAMED: &str = "../../../tests/fixtures/otlp/mem0_unnamed_judge.jsonl";
 const BLIND: &str = "../../../tests/fixtures/otlp/mem0_blind_judge.jsonl";
 const JUDGED: &str = "../../../tests/fixtures/otlp/mem0_llm_judge.jsonl";
 const RULE: &str = "span=check_answer output~WRONG";
-
-fn memtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
 
 fn json_info(args: &[&str]) -> Value {
     let out = memtrace(&[&["info", "--json"], args].concat());

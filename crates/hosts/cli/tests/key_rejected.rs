@@ -17,26 +17,21 @@ fn a_rejected_key_ends_each_case_at_once() {
     let fixture = repo_root().join("tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
     assert!(fixture.is_file(), "needs {}", fixture.display());
     let model = format!("agent:3@key-{}", std::process::id());
-    let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .arg("attribute")
-        .arg(&fixture)
-        .args(["--json", "--method", "graphtrace", "--provider", "openai"])
-        .args([
-            "--base-url",
-            &server.url("/_fault/401/v1"),
-            "--model",
-            &model,
-        ])
-        .args(["--retry-base-ms", "20"])
-        .env("MEMTRACE_API_KEY", "sk-wrong")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::succeeded(
+        Command::new(env!("CARGO_BIN_EXE_memtrace"))
+            .arg("attribute")
+            .arg(&fixture)
+            .args(["--json", "--method", "graphtrace", "--provider", "openai"])
+            .args([
+                "--base-url",
+                &server.url("/_fault/401/v1"),
+                "--model",
+                &model,
+            ])
+            .args(["--retry-base-ms", "20"])
+            .env("MEMTRACE_API_KEY", "sk-wrong"),
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
     let rows: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -6,9 +6,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 fn fixture() -> (String, u64) {
     let p = common::repo_root().join("tests/fixtures/smartcomment/mem0_commented.json");
     let size = std::fs::metadata(&p).unwrap().len();
@@ -17,18 +14,7 @@ fn fixture() -> (String, u64) {
 
 /// Runs `memtrace ARGS` with `stdin` on standard input: (exit code, stdout, stderr).
 fn run(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // A command refusing its input may exit before reading all of it.
-    let _ = input.write_all(stdin);
-    drop(input);
-    let out = child.wait_with_output().unwrap();
+    let out = common::memtrace_with_stdin(args, stdin);
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (
         out.status.code().unwrap_or(-1),

@@ -3,17 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::process::{Command, Output};
+mod common;
 
+use common::memtrace;
 use serde_json::Value;
-
-fn memtrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
 
 fn info(path: &str, extra: &[&str]) -> Value {
     let out = memtrace(&[&["info", "--json"], extra, &[path]].concat());

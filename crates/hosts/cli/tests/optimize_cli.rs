@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -90,18 +92,8 @@ fn optimize(server: &Server, out: &std::path::Path, extra: &[&str]) -> std::proc
         .arg("optimize")
         .arg("--conversations")
         .arg(root.join("tests/optimize_data/conversations.json"))
-        .args([
-            "--train",
-            "0",
-            "--heldout",
-            "1",
-            "--rounds",
-            "2",
-            "--batch-size",
-            "2",
-            "--concurrency",
-            "2",
-        ])
+        .args(common::SPLIT)
+        .args(["--batch-size", "2", "--concurrency", "2"])
         .args([
             "--provider",
             "openai",
@@ -309,15 +301,10 @@ fn one_step_over_a_trace_file_and_the_report_command() {
     let tmp = std::env::temp_dir().join(format!("memtrace-optimize-once-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-            .args(args)
-            .current_dir(&root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = common::succeeded(
+            Command::new(env!("CARGO_BIN_EXE_memtrace"))
+                .args(args)
+                .current_dir(&root),
         );
         out
     };

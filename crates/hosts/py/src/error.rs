@@ -4,9 +4,7 @@
 //! `provider`, `optimize`, `cancelled`), where it happened (`path`, or `line` and `column`) and
 //! a `hint` saying what to do.
 
-use memtrace::format::{FormatError, LoadOption};
-use memtrace::model::{GraphError, RuleError};
-use memtrace::session::ErrorReport;
+use memtrace::session::{ErrorReport, SessionError, Spelling};
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
@@ -29,31 +27,38 @@ impl Error {
 
     /// A bad argument from the caller.
     pub fn argument(message: impl Into<String>) -> Self {
-        Self::new(
-            "argument",
-            message,
-            "check the argument against help(memtrace.Trace) and the stubs",
-        )
+        Self::new("argument", message, ARGUMENT_HINT)
     }
 
-    /// An id the trace lacks.
-    pub fn not_found(what: &str, id: &str) -> Self {
-        Self::new(
-            "not_found",
-            format!("no {what} {id:?} in this trace"),
-            "a case's id is its `query_id`; Trace.cases() lists them",
-        )
+    /// A session error, its hint in Python's spelling.
+    #[allow(clippy::needless_pass_by_value)] // used as `map_err(Error::session)`
+    pub fn session(e: SessionError) -> Self {
+        Error(ErrorReport::session(&e, &SPELLING))
+    }
+
+    /// A file of `size_bytes` over the largest file.
+    pub fn too_large(size_bytes: u64, limit_bytes: u64) -> Self {
+        Error(ErrorReport::too_large(size_bytes, limit_bytes, &SPELLING))
     }
 }
 
-impl From<FormatError> for Error {
-    fn from(e: FormatError) -> Self {
-        Error(ErrorReport::format(&e, |option| match option {
-            LoadOption::Lenient => "lenient=True".to_owned(),
-            LoadOption::Format => "format=\"smartcomment\" | \"otlp\" | \"langfuse\"".to_owned(),
-            LoadOption::MaxBytes(n) => format!("max_bytes={}", bytes_expression(n)),
-        }))
-    }
+/// How Python's caller writes what the hints name.
+const SPELLING: Spelling = Spelling {
+    lenient: "lenient=True",
+    format: "format=\"smartcomment\" | \"otlp\" | \"langfuse\"",
+    max_bytes: max_bytes_keyword,
+    rules: "failed_if",
+    argument_hint: ARGUMENT_HINT,
+    not_found_hint: "a case's id is its `query_id`; Trace.cases() lists them",
+    provider_hint: "check base_url and model",
+    needs_llm_hint: "pass provider=memtrace.Provider(base_url=..., model=..., api_key=...) (any \
+                     OpenAI-compatible server), or use method=\"infoflow\" (no LLM)",
+};
+
+const ARGUMENT_HINT: &str = "check the argument against help(memtrace.Trace) and the stubs";
+
+fn max_bytes_keyword(n: u64) -> String {
+    format!("max_bytes={}", bytes_expression(n))
 }
 
 /// `n` bytes as a Python expression a reader takes in at a glance: `700 * 2**20`, `2 * 2**30`,
@@ -64,18 +69,6 @@ fn bytes_expression(n: u64) -> String {
         n if n >= 1 << 30 && n % (1 << 30) == 0 => format!("{} * 2**30", n >> 30),
         n if n % MIB == 0 => format!("{} * 2**20", n / MIB),
         n => n.to_string(),
-    }
-}
-
-impl From<GraphError> for Error {
-    fn from(e: GraphError) -> Self {
-        FormatError::from(e).into()
-    }
-}
-
-impl From<RuleError> for Error {
-    fn from(e: RuleError) -> Self {
-        Error(ErrorReport::rule(&e, "failed_if"))
     }
 }
 

@@ -2,9 +2,9 @@
 //! (`path`, or `line` and `column`), and a `hint` saying what to do.
 
 use memtrace::algo::AlgoError;
-use memtrace::format::{FormatError, LoadOption};
-use memtrace::model::{GraphError, RuleError};
-use memtrace::session::ErrorReport;
+use memtrace::format::FormatError;
+use memtrace::model::GraphError;
+use memtrace::session::{ErrorReport, SessionError, Spelling};
 use wasm_bindgen::JsValue;
 
 /// An error of the module, before it becomes a JavaScript `MemtraceError`: the core's
@@ -27,11 +27,7 @@ impl MemtraceError {
 
     /// A bad argument from the caller.
     pub fn argument(message: impl Into<String>) -> Self {
-        Self::new(
-            "argument",
-            message,
-            "check the argument against the TypeScript types in memtrace_wasm.d.ts",
-        )
+        Self::new("argument", message, ARGUMENT_HINT)
     }
 
     /// An id the trace lacks.
@@ -39,19 +35,41 @@ impl MemtraceError {
         Self::new(
             "not_found",
             format!("no {what} {id:?} in this trace"),
-            "ids are a variable's `full_node_id`, an op's `op_id` or a case's `query_id`; \
-             `cases()` and `search()` list them",
+            NOT_FOUND_HINT,
         )
+    }
+}
+
+/// How JavaScript's caller writes what the hints name.
+const SPELLING: Spelling = Spelling {
+    lenient: "{lenient: true}",
+    format: "{format: \"smartcomment\" | \"otlp\" | \"langfuse\"}",
+    max_bytes: max_bytes_option,
+    rules: "failedIf",
+    argument_hint: ARGUMENT_HINT,
+    not_found_hint: NOT_FOUND_HINT,
+    provider_hint: "fix provider.baseUrl / provider.model",
+    needs_llm_hint: "pass options.provider {kind, baseUrl, model, apiKey}, or use the method \
+                     infoflow (no LLM)",
+};
+
+const ARGUMENT_HINT: &str = "check the argument against the TypeScript types in memtrace_wasm.d.ts";
+const NOT_FOUND_HINT: &str = "ids are a variable's `full_node_id`, an op's `op_id` or a case's \
+                              `query_id`; `cases()` and `search()` list them";
+
+fn max_bytes_option(n: u64) -> String {
+    format!("{{maxBytes: {}}}", bytes_expression(n))
+}
+
+impl From<SessionError> for MemtraceError {
+    fn from(e: SessionError) -> Self {
+        MemtraceError(ErrorReport::session(&e, &SPELLING))
     }
 }
 
 impl From<FormatError> for MemtraceError {
     fn from(e: FormatError) -> Self {
-        MemtraceError(ErrorReport::format(&e, |option| match option {
-            LoadOption::Lenient => "{lenient: true}".to_owned(),
-            LoadOption::Format => "{format: \"smartcomment\" | \"otlp\" | \"langfuse\"}".to_owned(),
-            LoadOption::MaxBytes(n) => format!("{{maxBytes: {}}}", bytes_expression(n)),
-        }))
+        MemtraceError(ErrorReport::spelt(&e, &SPELLING))
     }
 }
 
@@ -69,21 +87,6 @@ fn bytes_expression(n: u64) -> String {
 impl From<GraphError> for MemtraceError {
     fn from(e: GraphError) -> Self {
         FormatError::from(e).into()
-    }
-}
-
-impl From<memtrace::Error> for MemtraceError {
-    fn from(e: memtrace::Error) -> Self {
-        match e {
-            memtrace::Error::Format(f) => f.into(),
-            memtrace::Error::Graph(g) => g.into(),
-        }
-    }
-}
-
-impl From<RuleError> for MemtraceError {
-    fn from(e: RuleError) -> Self {
-        MemtraceError(ErrorReport::rule(&e, "failedIf"))
     }
 }
 

@@ -5,7 +5,7 @@
 //! import init, { Trace } from "memtrace-wasm";
 //! await init();
 //! const trace = Trace.load(new Uint8Array(await file.arrayBuffer()));
-//! for (const o of trace.attribute()) console.log(o.case_id, o.attribution?.error_type);
+//! for (const row of trace.attribute()) console.log(row.case_id, row.error_type ?? row.error);
 //! trace.free();
 //! ```
 
@@ -32,8 +32,10 @@ pub use trace::Trace;
 /// Throws a `MemtraceError` saying what is wrong, where, and what to do.
 #[wasm_bindgen(unchecked_return_type = "Summary")]
 pub fn summarize(bytes: &[u8]) -> Result<JsValue, JsValue> {
-    let summary = memtrace::summarize(bytes).map_err(MemtraceError::from)?;
-    types::to_js(&summary)
+    let options = memtrace::session::ReadOptions::default();
+    let h = memtrace::session::Handle::read("trace.json", bytes, &options, false)
+        .map_err(MemtraceError::from)?;
+    types::to_js(&h.trace().summary(h.format.as_str()))
 }
 
 /// The version of memtrace this module was built from.

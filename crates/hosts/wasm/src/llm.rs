@@ -3,10 +3,8 @@
 
 use std::rc::Rc;
 
-use memtrace::attribution::{attribute_case_with, Method, MethodSettings};
-use memtrace::model::FailureCase;
-use memtrace::provider::{run_bounded, ApiKey, ApiKind, CancelToken, HttpLlm, ProviderConfig};
-use memtrace::session::with_retries_async;
+use memtrace::provider::{CancelToken, HttpLlm};
+use memtrace::session::{self, attribute_cases, Job, Plan, VerdictRow};
 use memtrace_fetch::{FetchTransport, TimerSleep};
 use memtrace_memsys::counterfactual::check_with;
 use serde::Deserialize;
@@ -16,8 +14,8 @@ use wasm_bindgen_futures::future_to_promise;
 use web_sys::AbortSignal;
 
 use crate::error::{JsResult, MemtraceError};
-use crate::trace::{infoflow, Inner, Trace};
-use crate::types::{method, options, to_js, CaseOutcome};
+use crate::trace::{Inner, Trace};
+use crate::types::{method_options, options, to_js};
 
 /// Where the LLM is: `{kind, baseUrl, model, apiKey, timeoutMs}`.
 #[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
@@ -67,12 +65,12 @@ pub struct VerdictRef {
     pub op_id: String,
 }
 
-/// Progress of an `attributeWith` run, after each case.
+/// Progress of an `attributeWith` run, after each case: its verdict row.
 #[derive(tsify_next::Tsify, Debug, Clone, serde::Serialize)]
 pub struct Progress {
     pub done: usize,
     pub total: usize,
-    pub outcome: CaseOutcome,
+    pub row: VerdictRow,
 }
 
 type Llm = HttpLlm<FetchTransport, TimerSleep>;
@@ -110,40 +108,22 @@ pub(crate) fn split(
     Ok((copy.into(), signal, progress))
 }
 
-/// The provider over `fetch`, stopped when `signal` aborts.
+/// The provider over `fetch` (the session's configuration and defaults), stopped when
+/// `signal` aborts.
 pub(crate) fn provider(
     p: &ProviderOptions,
     signal: Option<&AbortSignal>,
     token: &CancelToken,
 ) -> Result<Llm, MemtraceError> {
-    let api = match p.kind.as_deref().unwrap_or("openai") {
-        "openai" => ApiKind::OpenAi,
-        "anthropic" => ApiKind::Anthropic,
-        other => {
-            return Err(MemtraceError::argument(format!(
-                "provider.kind {other:?}: expected \"openai\" (any OpenAI-compatible server) or \"anthropic\""
-            )))
-        }
+    let defaults = session::ProviderOptions::default();
+    let options = session::ProviderOptions {
+        kind: p.kind.clone().unwrap_or_else(|| defaults.kind.clone()),
+        base_url: p.base_url.clone(),
+        model: Some(p.model.clone()),
+        timeout_ms: p.timeout_ms.unwrap_or(defaults.timeout_ms),
+        ..defaults
     };
-    let key = p
-        .api_key
-        .as_deref()
-        .filter(|k| !k.trim().is_empty())
-        .map(ApiKey::new);
-    let mut cfg = ProviderConfig::new(api, p.model.trim(), key);
-    if let Some(url) = &p.base_url {
-        url.trim().clone_into(&mut cfg.base_url);
-    }
-    if let Some(ms) = p.timeout_ms {
-        cfg.timeout_ms = ms.max(1);
-    }
-    cfg.validate().map_err(|m| {
-        MemtraceError::new(
-            "provider",
-            format!("provider: {m}"),
-            "fix provider.baseUrl / provider.model",
-        )
-    })?;
+    let cfg = options.config(p.api_key.as_deref())?;
     let transport = match signal {
         Some(s) => FetchTransport::with_signal(s.clone()),
         None => FetchTransport::default(),
@@ -178,70 +158,56 @@ pub(crate) fn cancelled() -> MemtraceError {
     )
 }
 
+/// Runs `plan` over `cases` with `llm` through the session (bounded, the one retry policy),
+/// keeping each row and reporting it to `progress` as it finishes.
 async fn run(
     inner: Rc<Inner>,
-    cases: Vec<FailureCase>,
-    method: Method,
-    llm: Option<Llm>,
+    case_id: Option<String>,
+    plan: Plan,
+    llm: Llm,
     concurrency: usize,
     token: CancelToken,
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsValue> {
-    let total = cases.len();
-    let done = std::cell::Cell::new(0usize);
-    let settings = MethodSettings {
-        roles: inner.role_config.clone(),
-        ..MethodSettings::default()
+    let h = &inner.handle;
+    let cases = h.cases(case_id.as_deref()).map_err(MemtraceError::from)?;
+    let (total, done) = (cases.len(), std::cell::Cell::new(0usize));
+    let job = Job {
+        plan: &plan,
+        llm: &llm,
+        trace: h.trace(),
+        roles: h.roles(),
+        concurrency,
+        clock_ms: None,
     };
-    let roles = inner.roles();
-    let outcomes = run_bounded(&cases, concurrency, |case| {
-        let (inner, settings, llm, token, progress, done) =
-            (&inner, &settings, &llm, &token, &progress, &done);
-        async move {
-            let result = match llm {
-                _ if token.is_cancelled() => Err("cancelled".to_owned()),
-                Some(llm) => with_retries_async(|_| {
-                    attribute_case_with(method, settings, roles, llm, &inner.trace, case)
-                })
-                .await
-                .map(|(a, _)| a)
-                .map_err(|e| e.to_string()),
-                None => {
-                    let o = infoflow(inner, std::slice::from_ref(case));
-                    o.into_iter()
-                        .next()
-                        .and_then(|o| o.attribution)
-                        .ok_or_else(|| "info-flow found no verdict".to_owned())
-                }
-            };
-            let outcome = CaseOutcome {
-                case_id: case.query_id.clone(),
-                error: result.as_ref().err().cloned(),
-                attribution: result.ok(),
-            };
-            if !token.is_cancelled() {
-                inner.keep(std::slice::from_ref(&outcome));
-                done.set(done.get() + 1);
-                if let Some(f) = progress {
-                    let p = Progress {
-                        done: done.get(),
-                        total,
-                        outcome: outcome.clone(),
-                    };
-                    if let Ok(v) = to_js(&p) {
-                        // A throwing callback must not stop the run.
-                        let _ = f.call1(&JsValue::NULL, &v);
-                    }
-                }
-            }
-            outcome
+    let (token, progress, done) = (&token, &progress, &done);
+    let rows = attribute_cases(&job, &cases, |case, result| async move {
+        let row = VerdictRow::new(h.trace(), case, result, None);
+        if !token.is_cancelled() {
+            h.keep(std::slice::from_ref(&row));
+            done.set(done.get() + 1);
+            report(progress.as_ref(), done.get(), total, &row);
         }
+        row
     })
     .await;
     if token.is_cancelled() {
         return Err(cancelled().into());
     }
-    to_js(&outcomes)
+    to_js(&rows)
+}
+
+/// Calls `progress` with a finished case's row; a throwing callback does not stop the run.
+fn report(progress: Option<&js_sys::Function>, done: usize, total: usize, row: &VerdictRow) {
+    let Some(f) = progress else { return };
+    let p = Progress {
+        done,
+        total,
+        row: row.clone(),
+    };
+    if let Ok(v) = to_js(&p) {
+        let _ = f.call1(&JsValue::NULL, &v);
+    }
 }
 
 // Every method throws (rejects with) a `MemtraceError` on failure.
@@ -251,7 +217,7 @@ impl Trace {
     /// Attributes one failed case, or all, with any method; the LLM methods call
     /// `options.provider` with `fetch`. Resolves to one outcome per case, in case order;
     /// rejects with kind `cancelled` when `options.signal` aborts (finished verdicts are kept).
-    #[wasm_bindgen(js_name = attributeWith, unchecked_return_type = "Promise<CaseOutcome[]>")]
+    #[wasm_bindgen(js_name = attributeWith, unchecked_return_type = "Promise<VerdictRow[]>")]
     pub fn attribute_with(
         &self,
         case_id: Option<String>,
@@ -259,23 +225,37 @@ impl Trace {
     ) -> JsResult<js_sys::Promise> {
         let (data, signal, progress) = split(&options_)?;
         let o: AttributeWithOptions = options(data, "attributeWith options")?;
-        let method = method(o.method.as_deref())?;
+        let h = &self.inner.handle;
+        let plan = h
+            .plan(&method_options(o.method.as_deref()))
+            .map_err(MemtraceError::from)?;
+        h.cases(case_id.as_deref()).map_err(MemtraceError::from)?;
         let (token, on_abort) = cancel_token(signal.as_ref());
-        let llm = match (&o.provider, method.uses_llm()) {
-            (Some(p), true) => Some(provider(p, signal.as_ref(), &token)?),
+        let llm = match (&o.provider, plan.uses_llm()) {
+            (Some(p), true) => provider(p, signal.as_ref(), &token)?,
             (None, true) => {
+                let method = plan.name();
                 return Err(MemtraceError::argument(format!(
                     "{method} calls an LLM: pass options.provider {{kind, baseUrl, model, apiKey}}"
                 ))
-                .into())
+                .into());
             }
-            (_, false) => None,
+            (_, false) => {
+                // Info-flow calls no LLM: its rows at once, each reported.
+                let cases = h.cases(case_id.as_deref()).map_err(MemtraceError::from)?;
+                let rows = h.infoflow(&cases);
+                h.keep(&rows);
+                for (i, row) in rows.iter().enumerate() {
+                    report(progress.as_ref(), i + 1, rows.len(), row);
+                }
+                let rows = to_js(&rows);
+                return Ok(future_to_promise(async move { rows }));
+            }
         };
-        let cases = self.inner.cases(case_id.as_deref())?;
         let inner = Rc::clone(&self.inner);
         let concurrency = o.concurrency.unwrap_or(1).max(1);
         Ok(future_to_promise(async move {
-            let out = run(inner, cases, method, llm, concurrency, token, progress).await;
+            let out = run(inner, case_id, plan, llm, concurrency, token, progress).await;
             drop(on_abort);
             out
         }))
@@ -300,10 +280,16 @@ impl Trace {
             .ok_or_else(|| MemtraceError::argument("counterfactual needs options.provider"))?;
         let (token, on_abort) = cancel_token(signal.as_ref());
         let llm = provider(&p, signal.as_ref(), &token)?;
-        let case = self.inner.case(&v.case_id)?.clone();
+        let case = self
+            .inner
+            .handle
+            .case(&v.case_id)
+            .map_err(MemtraceError::from)?
+            .clone();
         let inner = Rc::clone(&self.inner);
         Ok(future_to_promise(async move {
-            let r = check_with(&llm, &inner.trace, inner.roles(), &case, &v.op_id).await;
+            let h = &inner.handle;
+            let r = check_with(&llm, h.trace(), h.roles(), &case, &v.op_id).await;
             drop(on_abort);
             if token.is_cancelled() {
                 return Err(cancelled().into());

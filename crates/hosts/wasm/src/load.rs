@@ -2,10 +2,9 @@
 //! event loop between them (a page stays responsive on a 100 MB trace), with progress and an
 //! `AbortSignal`. The core's stepwise loader does the work; the result is the one `load` gives.
 
-use std::rc::Rc;
-
 use memtrace::format::stepwise::StepLoad;
 use memtrace::provider::Sleep;
+use memtrace::session::Handle;
 use memtrace_fetch::TimerSleep;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -14,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{JsResult, MemtraceError};
 use crate::llm::split;
-use crate::trace::{core_options, finish_loaded, Trace};
+use crate::trace::{name, read_options, Trace};
 use crate::types::{options, to_js, LoadOptions};
 
 /// `Trace.loadAsync` options: those of `Trace.load`, and the slice length, progress and cancel.
@@ -81,7 +80,9 @@ impl Trace {
             .slice_ms
             .filter(|m| m.is_finite() && *m > 0.0)
             .unwrap_or(16.0);
-        let mut steps = StepLoad::new(bytes, core_options(&opts.load)?);
+        let read = read_options(&opts.load)?;
+        let mut steps = StepLoad::new(bytes, read.load_options().map_err(MemtraceError::from)?);
+        let name = name(&opts.load);
         Ok(future_to_promise(async move {
             loop {
                 if signal.as_ref().is_some_and(web_sys::AbortSignal::aborted) {
@@ -93,11 +94,9 @@ impl Trace {
                     let at = js_sys::Date::now();
                     if let Some(result) = steps.step(STEP_BYTES) {
                         let loaded = result.map_err(MemtraceError::from)?;
-                        let inner = finish_loaded(loaded, opts.load)?;
-                        return Ok(Trace {
-                            inner: Rc::new(inner),
-                        }
-                        .into());
+                        let handle =
+                            Handle::loaded(&name, loaded, &read).map_err(MemtraceError::from)?;
+                        return Ok(Trace::of(handle).into());
                     }
                     last = js_sys::Date::now() - at;
                 }

@@ -20,7 +20,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{JsResult, MemtraceError};
 use crate::llm::{cancel_token, cancelled, provider, split, ProviderOptions};
-use crate::trace::{infoflow, Inner, Trace};
+use crate::trace::{Inner, Trace};
 use crate::types::{options, to_js};
 
 /// `optimizeStep` options, less `signal` and `onProgress` (read apart: they are not data).
@@ -119,16 +119,12 @@ fn verdicts_by_trace(
     let mut out: Vec<Vec<Attribution>> = vec![Vec::new(); traces.len()];
     let Some(given) = given else {
         for (t, v) in traces.iter().zip(&mut out) {
-            let kept: Vec<Attribution> = t
-                .verdicts
-                .borrow()
-                .values()
-                .filter_map(|r| r.as_ref().ok().cloned())
-                .collect();
+            let h = &t.handle;
+            let kept: Vec<Attribution> = h.kept().into_values().filter_map(Result::ok).collect();
             *v = if kept.is_empty() {
-                infoflow(t, &t.trace.cases)
+                h.infoflow(&h.trace().cases)
                     .into_iter()
-                    .filter_map(|o| o.attribution)
+                    .filter_map(|r| r.result().ok().cloned())
                     .collect()
             } else {
                 kept
@@ -139,7 +135,7 @@ fn verdicts_by_trace(
     for a in given {
         let at = traces
             .iter()
-            .position(|t| t.trace.cases.iter().any(|c| c.query_id == a.case_id))
+            .position(|t| t.handle.case(&a.case_id).is_ok())
             .ok_or_else(|| {
                 MemtraceError::argument(format!(
                     "optimizeStep verdict for case {:?}: none of the traces has this case",
@@ -170,7 +166,7 @@ fn step_error(e: OptimizeError) -> MemtraceError {
 
 /// Runs one optimization step over the verdicts of `traces`: feedback per (target, failure),
 /// aggregation per target, update with the placeholder guard; the LLM is `options.provider`,
-/// called with `fetch`. `verdicts` (e.g. the `attribution`s of `attributeWith`) default to the
+/// called with `fetch`. `verdicts` (e.g. the rows of `attributeWith` that have one) default to the
 /// verdicts each trace keeps, or info-flow's. Resolves to the edits and the prompt versions;
 /// rejects with kind `cancelled` when `options.signal` aborts.
 ///
@@ -216,7 +212,7 @@ pub fn optimize_step(
     };
     let mut gathered = Gathered::default();
     for (t, v) in traces.iter().zip(&by_trace) {
-        gathered.add(&t.trace, v, &sel, cfg.render_chars);
+        gathered.add(t.handle.trace(), v, &sel, cfg.render_chars);
     }
     let (token, on_abort) = cancel_token(signal.as_ref());
     let llm = provider(p, signal.as_ref(), &token)?;

@@ -1,6 +1,7 @@
 //! The shapes JavaScript passes in (options, camelCase) and the ones the module builds for it
 //! (ids instead of the core's indexes). Everything else returned is a core type as serde writes it.
 
+use memtrace::session::MethodOptions;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -57,6 +58,14 @@ pub struct LogWindow {
     pub total_chars: usize,
 }
 
+// The row of `memtrace attribute --json` (the session's `VerdictRow`): the verdict's fields, or
+// the case and why it has none, with where its question is and its counterfactual check.
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const VERDICT_ROW: &str = r#"
+/** One case's outcome: a line of `memtrace attribute --json`, Python's `Verdict.to_dict()`. */
+export type VerdictRow = RowVerdict & { question: QuestionRef; counterfactual?: Check };
+"#;
+
 /// `attribute` options.
 #[derive(tsify_next::Tsify, Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
@@ -65,16 +74,20 @@ pub struct AttributeOptions {
     pub method: Option<String>,
 }
 
-/// One case's outcome: the verdict, or why there is none.
-#[derive(tsify_next::Tsify, Debug, Clone, PartialEq, Serialize)]
-pub struct CaseOutcome {
-    pub case_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub attribution: Option<memtrace::attribution::Attribution>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub error: Option<String>,
+impl AttributeOptions {
+    /// The session's method options (the defaults but the method).
+    pub fn method_options(&self) -> MethodOptions {
+        method_options(self.method.as_deref())
+    }
+}
+
+/// The session's method options for `method` (`infoflow` when left out), the rest the defaults.
+pub fn method_options(method: Option<&str>) -> MethodOptions {
+    let mut o = MethodOptions::default();
+    if let Some(m) = method {
+        m.clone_into(&mut o.method);
+    }
+    o
 }
 
 /// A set of graph nodes by id: a slice or an impact set, each list in topological order.
@@ -141,11 +154,4 @@ pub fn options<T: Default + for<'de> Deserialize<'de>>(v: JsValue, what: &str) -
     let json: serde_json::Value = serde_wasm_bindgen::from_value(v)
         .map_err(|e| MemtraceError::argument(format!("{what}: {e}")))?;
     serde_json::from_value(json).map_err(|e| MemtraceError::argument(format!("{what}: {e}")).into())
-}
-
-/// The named attribution method (`infoflow` when left out).
-pub fn method(name: Option<&str>) -> Result<memtrace::attribution::Method, MemtraceError> {
-    name.unwrap_or("infoflow")
-        .parse()
-        .map_err(MemtraceError::argument)
 }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{json, load, opts, thrown, DEMO};
+use common::{json, load, opts, thrown, BASE, DEMO};
 use memtrace_wasm::{export_prompts, optimize_step};
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -16,10 +16,6 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
 const IMPROVED: &str = "Keep every date: resolve relative dates.";
 
 #[wasm_bindgen_test]

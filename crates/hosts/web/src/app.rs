@@ -252,23 +252,26 @@ pub fn app() -> Html {
 
     let state = &store.0;
     let current = state.current_trace();
-    // The roles in force on screen: inferred once per trace and set of overrides.
+    // The roles in force on screen: inferred once per trace and set of overrides (the
+    // project's, when the reducer inferred them for a first verdict).
     let roles = use_memo(
         current.map(|t| {
-            let pre = t.inferred.clone().map(Shared);
-            (Shared(t.trace.clone()), t.roles.clone(), pre)
+            let kept = (t.in_force.as_ref())
+                .filter(|(o, _)| o == t.roles)
+                .map(|(_, r)| r.clone())
+                .or_else(|| t.inferred.clone().filter(|_| t.roles.is_empty()));
+            (Shared(t.trace.clone()), t.roles.clone(), kept.map(Shared))
         }),
         |d| {
-            d.as_ref().map(|(t, o, pre)| match pre {
-                // Inferred while the file loaded, in steps.
-                Some(r) if o.is_empty() => r.0.clone(),
-                _ => {
-                    let _t = crate::timing::stage("infer roles");
-                    Arc::new(memtrace::attribution::Roles::infer(
-                        &t.0,
-                        &memtrace::session::role_config(o),
-                    ))
+            d.as_ref().map(|(t, o, kept)| {
+                if let Some(r) = kept {
+                    return r.0.clone();
                 }
+                let _t = crate::timing::stage("infer roles");
+                Arc::new(memtrace::attribution::Roles::infer(
+                    &t.0,
+                    &memtrace::session::role_config(o),
+                ))
             })
         },
     );

@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+mod common;
+
 use memtrace::attribution::agent::{AgentLimits, AgentRun};
 use memtrace::attribution::{
     attribute_baseline, Attribution, Baseline, GraphTrace, ObsTrace, RoleConfig, Roles,
@@ -17,14 +19,10 @@ use memtrace_web::services::http::{FetchTransport, TimerSleep};
 use serde_json::{json, Value};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
+use common::{control, server_log, BASE, FIXTURE};
+
 wasm_bindgen_test_configure!(run_in_browser);
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
-const FIXTURE: &[u8] =
-    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
 const SCRIPTS: [(&str, &str); 5] = [
     (
         "graphtrace",
@@ -47,27 +45,6 @@ const SCRIPTS: [(&str, &str); 5] = [
         include_str!("../../../../tests/llm_server/scripts/agent_binary_search.json"),
     ),
 ];
-
-async fn control(settings: &Value) {
-    let resp = gloo_net::http::Request::post(&format!("{BASE}/_control"))
-        .body(settings.to_string())
-        .unwrap()
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-}
-
-async fn server_log(model: &str) -> Vec<Value> {
-    let resp = gloo_net::http::Request::get(&format!("{BASE}/_log"))
-        .send()
-        .await
-        .unwrap();
-    let all: Vec<Value> = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
-    all.into_iter()
-        .filter(|r| r["body"]["model"] == model)
-        .collect()
-}
 
 fn llm(model: &str) -> HttpLlm<FetchTransport, TimerSleep> {
     let mut cfg = ProviderConfig::new(ApiKind::OpenAi, model, Some(ApiKey::new("sk-web-agents")));
@@ -95,34 +72,31 @@ async fn every_method_completes_its_conversation_over_fetch() {
         ..AgentLimits::default()
     };
     let run_id = format!("{:.0}", js_sys::Date::now());
+    let roles = Roles::infer(&trace, &RoleConfig::default());
     for (method, script) in SCRIPTS {
         let model = format!("script:agent_{}@web-{run_id}", method.replace('-', "_"));
         let llm = llm(&model);
         let (a, r): (Attribution, AgentRun) = match method {
-            "graphtrace" => GraphTrace {
-                limits,
-                ..GraphTrace::default()
+            "graphtrace" => {
+                let agent = GraphTrace {
+                    limits,
+                    ..GraphTrace::default()
+                };
+                agent
+                    .attribute_with(&llm, &trace, &roles, case)
+                    .await
+                    .unwrap()
             }
-            .attribute_with(
-                &llm,
-                &trace,
-                &Roles::infer(&trace, &RoleConfig::default()),
-                case,
-            )
-            .await
-            .unwrap(),
-            "obstrace" => ObsTrace {
-                limits,
-                ..ObsTrace::default()
+            "obstrace" => {
+                let agent = ObsTrace {
+                    limits,
+                    ..ObsTrace::default()
+                };
+                agent
+                    .attribute_with(&llm, &trace, &roles, case)
+                    .await
+                    .unwrap()
             }
-            .attribute_with(
-                &llm,
-                &trace,
-                &Roles::infer(&trace, &RoleConfig::default()),
-                case,
-            )
-            .await
-            .unwrap(),
             b => attribute_baseline(Baseline::parse(b).unwrap(), &llm, &trace, case)
                 .await
                 .unwrap(),

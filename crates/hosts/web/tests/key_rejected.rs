@@ -5,24 +5,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+mod common;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use memtrace::attribution::{Method, RoleConfig};
+use memtrace::attribution::RoleConfig;
 use memtrace::provider::ApiKey;
 use memtrace::{load, LoadOptions};
 use memtrace_web::runs::llm_run::ProviderSettings;
 use memtrace_web::services::runner::{run_cases, RunEvent, Stopper};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
-wasm_bindgen_test_configure!(run_in_browser);
+use common::{graphtrace, BASE, FIXTURE};
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
-const FIXTURE: &[u8] =
-    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
+wasm_bindgen_test_configure!(run_in_browser);
 
 /// Requests the server logged for `model`.
 async fn requests_for(model: &str) -> usize {
@@ -48,7 +45,7 @@ async fn a_rejected_key_ends_the_case_at_once() {
     let sink = events.clone();
     run_cases(
         trace,
-        Method::GraphTrace,
+        graphtrace(),
         vec![0],
         settings,
         RoleConfig::default(),

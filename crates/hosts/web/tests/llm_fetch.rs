@@ -9,6 +9,8 @@
 #[path = "../../cli/tests/common/conversation.rs"]
 mod conversation;
 
+mod common;
+
 use conversation::{check_headers_and_key, check_outcome, expected_bodies, request, weather};
 use memtrace::provider::{
     chat_batch, run_tool_loop, ApiKey, ApiKind, CancelToken, ChatMessage, ChatRequest, ChatRole,
@@ -18,43 +20,11 @@ use memtrace_web::services::http::{forget_key, load_key, store_key, FetchTranspo
 use serde_json::{json, Value};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
+use common::{control, run_id, server_log, BASE};
+
 wasm_bindgen_test_configure!(run_in_browser);
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
 const KEY: &str = "sk-browser-SECRET-5e1d";
-
-/// A model suffix unique to this run, so runs sharing the server do not disturb each other.
-fn run_id() -> String {
-    format!(
-        "{:.0}-{:.0}",
-        js_sys::Date::now(),
-        js_sys::Math::random() * 1e9
-    )
-}
-
-async fn server_log(model: &str) -> Vec<Value> {
-    let resp = gloo_net::http::Request::get(&format!("{BASE}/_log"))
-        .send()
-        .await
-        .unwrap();
-    let all: Vec<Value> = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
-    all.into_iter()
-        .filter(|r| r["body"]["model"] == model)
-        .collect()
-}
-
-async fn control(settings: &Value) {
-    let resp = gloo_net::http::Request::post(&format!("{BASE}/_control"))
-        .body(settings.to_string())
-        .unwrap()
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-}
 
 fn config(api: ApiKind, model: &str) -> ProviderConfig {
     let mut cfg = ProviderConfig::new(api, model, Some(ApiKey::new(KEY)));

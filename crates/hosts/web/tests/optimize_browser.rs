@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+mod common;
+
 use memtrace::provider::{ApiKey, ApiKind, HttpLlm, ProviderConfig, RetryPolicy};
 use memtrace_memsys::closed_loop::{advance, LoopConfig, LoopState, Phase};
 use memtrace_memsys::simulated::SimulatedLlm;
@@ -15,24 +17,13 @@ use memtrace_web::services::http::{FetchTransport, TimerSleep};
 use serde_json::Value;
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
+use common::BASE;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
-
 fn conversations() -> Vec<Conversation> {
-    let v: Value = serde_json::from_str(include_str!(
-        "../../../../tests/optimize_data/conversations.json"
-    ))
-    .unwrap();
-    v.as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Conversation::from_json(c, i + 1).unwrap())
-        .collect()
+    let text = include_bytes!("../../../../tests/optimize_data/conversations.json");
+    memtrace_memsys::locomo::parse_conversations(text).unwrap()
 }
 
 #[wasm_bindgen_test]

@@ -6,24 +6,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::cell::RefCell;
+mod common;
+
 use std::rc::Rc;
 
-use memtrace::attribution::{Method, RoleConfig};
+use memtrace::attribution::RoleConfig;
 use memtrace::provider::ApiKey;
 use memtrace::{load, LoadOptions};
 use memtrace_web::runs::llm_run::ProviderSettings;
 use memtrace_web::services::runner::{run_cases, RunEvent, Stopper};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
-wasm_bindgen_test_configure!(run_in_browser);
+use common::{graphtrace, recorder, BASE, FIXTURE};
 
-const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
-    Some(url) => url,
-    None => "http://127.0.0.1:8765",
-};
-const FIXTURE: &[u8] =
-    include_bytes!("../../../../tests/fixtures/smartcomment/locomo/locomo_locomo-2.json");
+wasm_bindgen_test_configure!(run_in_browser);
 
 fn settings(model: &str) -> ProviderSettings {
     ProviderSettings {
@@ -36,14 +32,6 @@ fn settings(model: &str) -> ProviderSettings {
     }
 }
 
-type Events = Rc<RefCell<Vec<RunEvent>>>;
-
-fn recorder() -> (Events, Rc<dyn Fn(RunEvent)>) {
-    let events: Events = Rc::default();
-    let sink = events.clone();
-    (events, Rc::new(move |e| sink.borrow_mut().push(e)))
-}
-
 #[wasm_bindgen_test]
 async fn the_scripted_case_finishes_with_transcript_and_cost() {
     let trace = std::sync::Arc::new(load(FIXTURE, LoadOptions::default()).unwrap().trace);
@@ -52,7 +40,7 @@ async fn the_scripted_case_finishes_with_transcript_and_cost() {
     let (events, report) = recorder();
     run_cases(
         trace,
-        Method::GraphTrace,
+        graphtrace(),
         vec![0],
         settings(&model),
         RoleConfig::default(),
@@ -115,7 +103,7 @@ async fn cancel_stops_the_batch() {
     let model = format!("auto@cancel-{:.0}", js_sys::Date::now());
     run_cases(
         trace,
-        Method::GraphTrace,
+        graphtrace(),
         all,
         settings(&model),
         RoleConfig::default(),

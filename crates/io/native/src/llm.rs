@@ -10,10 +10,17 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
+use memtrace::attribution::counterfactual::{Check, Outcome};
+use memtrace::attribution::Roles;
+use memtrace::model::FailureCase;
 use memtrace::provider::{
-    chat_batch, ApiKey, ApiKind, CallStats, ChatMessage, ChatRequest, ChatResponse, ChatRole,
-    HttpLlm, Llm, PriceTable, ProviderConfig, ProviderError, Script, ScriptedLlm,
+    chat_batch, CallStats, ChatMessage, ChatRequest, ChatResponse, ChatRole, HttpLlm, Llm,
+    PriceTable, ProviderConfig, ProviderError, Script, ScriptedLlm,
 };
+use memtrace::session::ProviderOptions;
+use memtrace::Trace;
+use memtrace_memsys::counterfactual::check_with;
+use memtrace_memsys::simulated::SimulatedLlm;
 use serde_json::json;
 
 use crate::http::{NativeTransport, ThreadSleep};
@@ -73,31 +80,33 @@ pub struct ProviderArgs {
 }
 
 impl ProviderArgs {
+    /// The session's provider options for these flags, or `None` for the simulated provider.
+    pub fn options(&self) -> Option<ProviderOptions> {
+        let kind = match self.provider {
+            ProviderChoice::Openai => "openai",
+            ProviderChoice::Anthropic => "anthropic",
+            ProviderChoice::Simulated => return None,
+        };
+        Some(ProviderOptions {
+            kind: kind.to_owned(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            timeout_ms: self.timeout_ms,
+            max_retries: self.max_retries,
+            retry_base_ms: self.retry_base_ms,
+            max_tokens: self.max_tokens,
+        })
+    }
+
     /// The HTTP configuration, or `None` for the simulated provider.
     ///
     /// # Errors
     /// When the base URL or model is unusable (the message says which flag to fix).
-    pub fn config(&self, api_key: Option<ApiKey>) -> anyhow::Result<Option<ProviderConfig>> {
-        let (api, default_model) = match self.provider {
-            ProviderChoice::Openai => (ApiKind::OpenAi, "gpt-4o-mini"),
-            ProviderChoice::Anthropic => (ApiKind::Anthropic, "claude-3-5-haiku-latest"),
-            ProviderChoice::Simulated => return Ok(None),
-        };
-        let model = self
-            .model
-            .clone()
-            .unwrap_or_else(|| default_model.to_owned());
-        let mut cfg = ProviderConfig::new(api, model, api_key);
-        if let Some(url) = &self.base_url {
-            cfg.base_url.clone_from(url);
-        }
-        cfg.timeout_ms = self.timeout_ms;
-        cfg.retry.max_retries = self.max_retries;
-        cfg.retry.base_delay_ms = self.retry_base_ms;
-        cfg.max_tokens = self.max_tokens;
-        cfg.validate()
-            .map_err(|e| anyhow::anyhow!("{e} (see --base-url / --model)"))?;
-        Ok(Some(cfg))
+    pub fn config(&self, api_key: Option<&str>) -> anyhow::Result<Option<ProviderConfig>> {
+        self.options()
+            .map(|o| o.config(api_key))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{e} (see --base-url / --model)"))
     }
 
     /// Builds the provider, reading the key from `MEMTRACE_API_KEY`.
@@ -105,10 +114,6 @@ impl ProviderArgs {
     /// # Errors
     /// As [`config`](Self::config).
     pub fn build(&self) -> anyhow::Result<CliLlm> {
-        let key = std::env::var(KEY_ENV)
-            .ok()
-            .filter(|k| !k.trim().is_empty())
-            .map(ApiKey::new);
         let log = match &self.replies_out {
             Some(path) => Some(RefCell::new(
                 std::fs::OpenOptions::new()
@@ -119,15 +124,9 @@ impl ProviderArgs {
             )),
             None => None,
         };
-        match self.config(key)? {
-            None => Ok(CliLlm::Simulated(ScriptedLlm::new(Script::default()))),
-            Some(cfg) => Ok(CliLlm::Http(
-                Box::new(
-                    HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?,
-                ),
-                log,
-            )),
+        match self.config(env_key().as_deref())? {
+            None => Ok(CliLlm::simulated()),
+            Some(cfg) => Ok(CliLlm::http(cfg, log)?),
         }
     }
 
@@ -154,7 +153,60 @@ pub enum CliLlm {
     Simulated(ScriptedLlm),
 }
 
+/// The key in `MEMTRACE_API_KEY`, when set and not blank.
+pub fn env_key() -> Option<String> {
+    std::env::var(KEY_ENV).ok().filter(|k| !k.trim().is_empty())
+}
+
 impl CliLlm {
+    /// The rule-based stand-in: no network (only info-flow and the reference memory system's
+    /// own requests run on it).
+    pub fn simulated() -> Self {
+        Self::Simulated(ScriptedLlm::new(Script::default()))
+    }
+
+    /// The HTTP provider of `cfg` over the native transport, its replies logged to `log`.
+    ///
+    /// # Errors
+    /// A configuration the client refuses.
+    pub fn http(cfg: ProviderConfig, log: Option<RefCell<File>>) -> anyhow::Result<Self> {
+        let llm = HttpLlm::new(cfg, NativeTransport::default(), ThreadSleep)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Self::Http(Box::new(llm), log))
+    }
+
+    /// The provider of the session's `options` with `api_key` (else `MEMTRACE_API_KEY`); the
+    /// simulated one for `None`.
+    ///
+    /// # Errors
+    /// Settings the session or the client refuse, as a sentence.
+    pub fn of(options: Option<&ProviderOptions>, api_key: Option<&str>) -> Result<Self, String> {
+        let Some(options) = options else {
+            return Ok(Self::simulated());
+        };
+        let key = api_key.map(str::to_owned).or_else(env_key);
+        let cfg = options.config(key.as_deref()).map_err(|e| e.to_string())?;
+        Self::http(cfg, None).map_err(|e| e.to_string())
+    }
+
+    /// The counterfactual check of the verdict on `case` blaming `op_id`, as `attribute
+    /// --verify` runs it: the simulated memory-system model replays when no LLM is configured
+    /// (the echo stand-in cannot answer), else the LLM; a replay that fails is "not
+    /// replayable", with why.
+    pub async fn verify(
+        &self,
+        trace: &Trace,
+        roles: &Roles,
+        case: &FailureCase,
+        op_id: &str,
+    ) -> Check {
+        match self {
+            Self::Simulated(_) => check_with(&SimulatedLlm, trace, roles, case, op_id).await,
+            llm @ Self::Http(..) => check_with(llm, trace, roles, case, op_id).await,
+        }
+        .unwrap_or_else(|e| Check::new(Outcome::NotReplayable, format!("the replay failed: {e}")))
+    }
+
     /// Calls, attempts, retries, waits and tokens so far (zero for the simulated provider).
     pub fn stats(&self) -> CallStats {
         match self {

@@ -343,6 +343,22 @@ impl LoopState {
     }
 }
 
+/// Runs the loop to its end, a step at a time ([`advance`]).
+///
+/// # Errors
+/// The first step's error; the state stays at that step, which can be retried.
+pub async fn run_to_end<S: Llm, O: Llm>(
+    state: &mut LoopState,
+    conversations: &[Conversation],
+    system: &S,
+    optimizer: &O,
+) -> Result<(), LoopError> {
+    while state.phase != Phase::Done {
+        advance(state, conversations, system, optimizer, &mut |_| {}).await?;
+    }
+    Ok(())
+}
+
 /// Advances the loop by one step (one conversation run, or one optimization) and returns the
 /// new phase. `system` runs the memory system; `optimizer` rewrites the prompts.
 ///

@@ -76,20 +76,10 @@ impl Gen {
             name,
             version,
             value,
-            comment: String::new(),
             category: category.into(),
             graph_id: "graph-bench".into(),
-            user_id: Value::Null,
-            class_name: None,
-            project_id: Value::Null,
             session_id: "s".into(),
-            metadata: Value::Object(Map::new()),
-            trigger_point: String::new(),
-            full_name: String::new(),
-            node_id: String::new(),
-            full_node_id: String::new(),
-            extra: Map::new(),
-            unset: Unset::default(),
+            ..NodeRecord::blank()
         };
         rec.fill_computed();
         let id = rec.full_node_id.clone();

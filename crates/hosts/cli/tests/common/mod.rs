@@ -5,9 +5,9 @@
 
 pub mod conversation;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy};
 use serde_json::Value;
@@ -23,17 +23,48 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    let out = Command::new(env!("CARGO_BIN_EXE_memtrace"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = succeeded(Command::new(env!("CARGO_BIN_EXE_memtrace")).args(args));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What `cmd` wrote, run to its end; panics with its stderr unless it succeeded.
+pub fn succeeded(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    out
 }
+
+/// `memtrace ARGS` run in the crate's folder (fixture paths are relative to it), to its end.
+pub fn memtrace(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memtrace"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+/// `memtrace ARGS` with `stdin` on its standard input, to its end.
+pub fn memtrace_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memtrace"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // A command refusing its input may exit before reading all of it.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// The optimize split of the CLI tests: train on conversation 0, hold out 1, two rounds.
+pub const SPLIT: [&str; 6] = ["--train", "0", "--heldout", "1", "--rounds", "2"];
 
 /// A bench generated from `tests/data/locomo/` into a fresh temp folder named after `name`
 /// (`bench gen --per-type N --seed S`), failing loudly when the data is absent.

@@ -82,7 +82,9 @@ def load(
     max_bytes: Optional[int] = None,
 ) -> "Trace":
     """Reads a trace: smartcomment / MemTraceBench JSON, OTLP JSON, JSON Lines or protobuf,
-    Langfuse; gzip or zstd compressed too.
+    Langfuse; gzip or zstd compressed too. A project bundle the page saved gives the trace it
+    had on screen, with the role overrides, failure rules and marks saved with it (as the CLI
+    reads a bundle).
 
     source: a path, the file's bytes, or a binary file object.
     annotations: an annotation file (a ``.annotations.json`` sidecar, or one the page
@@ -177,8 +179,11 @@ class Trace:
         verified / refuted / not-replayable), as ``memtrace attribute --verify``.
         progress: called as ``progress(done, total)`` after each case.
 
-        A case without a verdict gets a ``Verdict`` whose ``error`` says why; a bad argument
-        raises ``MemtraceError`` (``argument``, ``not_found``, ``provider``).
+        A case whose run fails is run again, 3 attempts in all, unless that cannot help (a
+        rejected key, a wrong URL or model, a run that ended without an answer): the retry
+        policy every host shares. A case without a verdict gets a ``Verdict`` whose ``error``
+        says why; a bad argument raises ``MemtraceError`` (``argument``, ``not_found``,
+        ``provider``).
         """
         p = provider
         options = {

@@ -67,3 +67,10 @@ pub fn thrown(e: JsValue) -> Value {
         "hint": field("hint"),
     })
 }
+
+/// The scripted LLM server (`python3 tests/llm_server/server.py`; another URL is compiled in
+/// with `MEMTRACE_TEST_LLM_URL`).
+pub const BASE: &str = match option_env!("MEMTRACE_TEST_LLM_URL") {
+    Some(url) => url,
+    None => "http://127.0.0.1:8765",
+};

@@ -23,7 +23,7 @@ use crate::state::{Label, Verdict};
 use memtrace::attribution::results::op_name;
 use memtrace::session::infoflow_verdict;
 use memtrace::session::op_role;
-use memtrace::session::{labels_json, verdicts_csv, verdicts_json};
+use memtrace::session::{labels_json, verdict_rows_jsonl, verdicts_csv, verdicts_json};
 
 /// Methods listed; only the first runs without an LLM provider.
 const METHODS: &[(&str, &str)] = &[
@@ -152,6 +152,11 @@ pub fn attribution_panel(props: &Props) -> Html {
     let export_csv = download(format!("{base}.verdicts.csv"), "text/csv", |_, t, v, l| {
         verdicts_csv(t, v, l).into_bytes()
     });
+    let export_rows = download(
+        format!("{base}.verdicts.jsonl"),
+        "application/x-ndjson",
+        |_, t, v, _| verdict_rows_jsonl(t, v).into_bytes(),
+    );
     let export_labels = download(
         format!("{base}.annotations.json"),
         "application/json",
@@ -180,6 +185,8 @@ pub fn attribution_panel(props: &Props) -> Html {
                         title="MemTrace result records">{"Verdicts JSON"}</button>
                 <button id="export-verdicts-csv" class="button" disabled={props.verdicts.is_empty()} onclick={export_csv}>
                     {"Verdicts CSV"}</button>
+                <button id="export-verdict-rows" class="button" disabled={props.verdicts.is_empty()} onclick={export_rows}
+                        title="one row a case, as `memtrace attribute --json` prints them">{"Rows"}</button>
                 <button id="export-labels" class="button" disabled={props.labels.is_empty()} onclick={export_labels}
                         title="labels as MemTraceBench annotations">{"Labels"}</button>
             </div>
@@ -221,7 +228,7 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
     let role = op_role(t, &props.roles.0, &v.op_id);
     html! {
         <div id="verdict" class="verdict" data-type={v.error_type.as_str()} data-op={v.op_id.clone()}
-             data-role={role.map(|(r, _)| r.as_str())}>
+             data-method={v.method.clone()} data-role={role.map(|(r, _)| r.as_str())}>
             <div>
                 <strong class="verdict-type">{ v.error_type.as_str() }</strong>
                 {" at "}<code class="verdict-op">{ v.op_id.clone() }</code>

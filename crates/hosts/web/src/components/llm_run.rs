@@ -8,8 +8,9 @@ use std::rc::Rc;
 
 use memtrace::attribution::counterfactual::Outcome;
 use memtrace::attribution::transcript::Step;
-use memtrace::attribution::{Method, RoleConfig};
+use memtrace::attribution::RoleConfig;
 use memtrace::session::pending;
+use memtrace::session::MethodOptions;
 use memtrace::Trace;
 use yew::prelude::*;
 
@@ -123,7 +124,12 @@ pub fn run_panel(props: &Props) -> Html {
             }
         });
     }
-    let method: Option<Method> = props.method.parse().ok();
+    let method = MethodOptions {
+        method: props.method.clone(),
+        ..MethodOptions::default()
+    };
+    // A method the session cannot plan cannot run (its buttons are off).
+    let unplanned = method.plan(&props.roles).is_err();
     let t = props.trace.0.clone();
 
     let start = {
@@ -135,7 +141,6 @@ pub fn run_panel(props: &Props) -> Html {
             props.roles.clone(),
         );
         move |cases: Vec<usize>| {
-            let Some(method) = method else { return };
             if cases.is_empty() || state.running {
                 return;
             }
@@ -152,7 +157,7 @@ pub fn run_panel(props: &Props) -> Html {
             let key = stored_key(&provider);
             wasm_bindgen_futures::spawn_local(runner::run_cases(
                 t.clone(),
-                method,
+                method.clone(),
                 cases,
                 provider.clone(),
                 roles.clone(),
@@ -200,9 +205,11 @@ pub fn run_panel(props: &Props) -> Html {
     let case = props.case.and_then(|i| t.cases.get(i));
     let verdict = case.and_then(|c| props.verdicts.get(&c.query_id));
     let live = case.is_some_and(|c| state.current.as_deref() == Some(c.query_id.as_str()));
+    // The live run's steps, else those of the verdict's run, else (info-flow's verdict has no
+    // steps) those of a run that ended without one.
     let steps = if live {
         state.live.clone()
-    } else if let Some(v) = verdict {
+    } else if let Some(v) = verdict.filter(|v| !v.transcript.is_empty()) {
         v.transcript.clone()
     } else {
         case.and_then(|c| state.failed_steps.get(&c.query_id))
@@ -252,9 +259,9 @@ pub fn run_panel(props: &Props) -> Html {
     html! {
         <div id="llm-run" class="llm-run">
             <div class="attr-controls">
-                <button id="run-one" class="button" disabled={state.running || case.is_none() || method.is_none()}
+                <button id="run-one" class="button" disabled={state.running || case.is_none() || unplanned}
                         onclick={run_one}>{"Run on this case"}</button>
-                <button id="run-all" class="button" disabled={state.running || to_do == 0 || method.is_none()}
+                <button id="run-all" class="button" disabled={state.running || to_do == 0 || unplanned}
                         onclick={run_all} title="cases with a verdict of this method are skipped">
                     { format!("Run on all ({to_do} to do)") }</button>
                 <button id="run-cancel" class="button" disabled={!state.running} onclick={cancel}>{"Cancel"}</button>

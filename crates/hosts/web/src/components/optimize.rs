@@ -151,12 +151,12 @@ async fn run_loop(
     dispatch: UseReducerDispatcher<View>,
 ) {
     let key = stored_key(&provider);
-    let optimizer = match runner::provider(&provider, key.clone(), &stopper) {
+    let optimizer = match runner::provider(&provider, key.as_ref(), &stopper) {
         Ok(o) => o,
         Err(m) => return dispatch.dispatch(Msg::Ended(Some(format!("optimizer: {m}")))),
     };
     let system = if saved.setup.system_provider {
-        match runner::provider(&provider, key, &stopper) {
+        match runner::provider(&provider, key.as_ref(), &stopper) {
             Ok(p) => System::Provider(Box::new(p)),
             Err(m) => return dispatch.dispatch(Msg::Ended(Some(format!("memory system: {m}")))),
         }

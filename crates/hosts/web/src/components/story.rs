@@ -37,38 +37,34 @@ pub struct Props {
 /// Group members listed when a group opens.
 const GROUP_LIST: usize = 60;
 
-/// The verdict the story marks: the one on screen with info-flow's evidence path when info-flow
-/// blames the same op (else no path), or info-flow's own when there is none on screen.
-fn attribution(
-    t: &Trace,
-    roles: &Roles,
-    case: usize,
-    shown: Option<&Verdict>,
-) -> Option<Attribution> {
+/// The verdict the story marks: the one on screen (stored in the project: info-flow's until a
+/// method gives another), with its own evidence path, or info-flow's path when it has none and
+/// info-flow blames the same op (an LLM method names no path).
+fn attribution(t: &Trace, roles: &Roles, case: usize, shown: &Verdict) -> Option<Attribution> {
     let c = t.cases.get(case)?;
-    let flow = InfoFlow::default().attribute_with(t, roles, c).ok();
-    let Some(v) = shown else {
-        return flow;
+    let path = if shown.evidence_path.is_empty() {
+        InfoFlow::default()
+            .attribute_with(t, roles, c)
+            .ok()
+            .filter(|f| f.op_id == shown.op_id)
+            .map(|f| f.evidence_path)
+            .unwrap_or_default()
+    } else {
+        shown.evidence_path.clone()
     };
-    let error_type = v.error_type;
-    let path = flow
-        .as_ref()
-        .filter(|f| f.op_id == v.op_id)
-        .map(|f| f.evidence_path.clone())
-        .unwrap_or_default();
     Some(Attribution {
         case_id: c.query_id.clone(),
-        op_id: v.op_id.clone(),
+        op_id: shown.op_id.clone(),
         op_name: t
-            .op_by_id(&v.op_id)
+            .op_by_id(&shown.op_id)
             .map(|o| t.op(o).op_name.clone())
             .unwrap_or_default(),
-        error_type,
-        reason: v.reason.clone(),
+        error_type: shown.error_type,
+        reason: shown.reason.clone(),
         evidence_path: path,
-        confidence: v.confidence,
+        confidence: shown.confidence,
         cost: memtrace::attribution::Cost::default(),
-        method: v.method.clone(),
+        method: shown.method.clone(),
     })
 }
 
@@ -126,7 +122,7 @@ pub fn story_view(props: &Props) -> Html {
             let _t = crate::timing::stage("story");
             let t = &t.0;
             let c = t.cases.get(*case)?;
-            let a = attribution(t, &roles.0, *case, v.as_ref());
+            let a = v.as_ref().and_then(|v| attribution(t, &roles.0, *case, v));
             Some(story_in(
                 t,
                 index.as_ref().map(|g| &*g.0),

@@ -3,7 +3,9 @@
 //! `memtrace::session::Verdict::of_run`; the cases a batch still has to run:
 //! `memtrace::session::pending`). Tested natively.
 
-use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, RetryPolicy, Usage};
+use memtrace::provider::{ApiKey, ApiKind, ProviderConfig, Usage};
+pub use memtrace::session::api_name;
+use memtrace::session::ProviderOptions;
 use serde::{Deserialize, Serialize};
 
 /// The provider settings kept with the page state. The key is not here: it lives in
@@ -59,14 +61,18 @@ impl ProviderSettings {
     ///
     /// # Errors
     /// What is wrong with the base URL or model, and what to do.
-    pub fn config(&self, key: Option<ApiKey>) -> Result<ProviderConfig, String> {
-        let mut cfg = ProviderConfig::new(self.api, self.model.trim(), key);
-        self.base_url.trim().clone_into(&mut cfg.base_url);
-        cfg.timeout_ms = self.timeout_ms.max(1_000);
-        cfg.retry = RetryPolicy::default();
-        cfg.max_tokens = (self.max_tokens > 0).then_some(self.max_tokens);
-        cfg.validate()
-            .map_err(|m| format!("provider settings: {m}. Fix it in the provider settings."))?;
+    pub fn config(&self, key: Option<&ApiKey>) -> Result<ProviderConfig, String> {
+        let options = ProviderOptions {
+            kind: api_name(self.api).to_owned(),
+            base_url: Some(self.base_url.clone()),
+            model: Some(self.model.clone()),
+            timeout_ms: self.timeout_ms.max(1_000),
+            max_tokens: Some(self.max_tokens),
+            ..ProviderOptions::default()
+        };
+        let cfg = options
+            .config(key.map(ApiKey::expose_secret))
+            .map_err(|e| format!("{e}. Fix it in the provider settings."))?;
         if !csp_allows(&cfg.base_url) {
             return Err(format!(
                 "provider settings: this page may call plain-http servers only on this machine \
@@ -107,14 +113,6 @@ pub fn csp_allows(base_url: &str) -> bool {
     matches!(name, "127.0.0.1" | "localhost")
 }
 
-/// `openai` or `anthropic`.
-pub fn api_name(api: ApiKind) -> &'static str {
-    match api {
-        ApiKind::OpenAi => "openai",
-        ApiKind::Anthropic => "anthropic",
-    }
-}
-
 /// Calls and tokens of a run so far: the core's meter.
 pub use memtrace::optimize::Meter;
 
@@ -142,7 +140,7 @@ mod tests {
         let json = serde_json::to_string(&p).unwrap();
         assert!(!json.contains("key\":\"") && json.contains("remember_key"));
         p.base_url = "ftp://x".into();
-        let err = p.config(Some(ApiKey::new("sk-secret"))).unwrap_err();
+        let err = p.config(Some(&ApiKey::new("sk-secret"))).unwrap_err();
         assert!(err.contains("http") && !err.contains("sk-secret"), "{err}");
         p.base_url = "http://192.168.1.5:11434/v1".into();
         let err = p.config(None).unwrap_err();

@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use memtrace::attribution::counterfactual::Check;
 use memtrace::attribution::transcript::{reply_steps, Step};
-use memtrace::attribution::{attribute_case_with, Method, MethodSettings, RoleConfig, Roles};
+use memtrace::attribution::RoleConfig;
 use memtrace::provider::{
     ApiKey, CancelToken, ChatMessage, ChatRequest, ChatResponse, ChatRole, HttpLlm, Llm,
     ProviderError, RetryPolicy, ToolCall, Usage,
 };
+use memtrace::session::MethodOptions;
 use memtrace::Trace;
 use memtrace_memsys::counterfactual;
 use web_sys::AbortController;
@@ -21,9 +22,6 @@ use web_sys::AbortController;
 use super::http::{FetchTransport, TimerSleep};
 use crate::runs::llm_run::ProviderSettings;
 use crate::state::Verdict;
-
-/// Attempts per case: the session's one retry policy ([`memtrace::session::retry_case`]).
-pub const CASE_ATTEMPTS: u32 = memtrace::session::CASE_ATTEMPTS;
 
 /// What a running batch reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,7 +150,7 @@ impl<L: Llm> Llm for Reporting<'_, L> {
 /// What is wrong with the settings, as a sentence.
 pub fn provider(
     settings: &ProviderSettings,
-    key: Option<ApiKey>,
+    key: Option<&ApiKey>,
     stopper: &Stopper,
 ) -> Result<HttpLlm<FetchTransport, TimerSleep>, String> {
     let cfg = settings.config(key)?;
@@ -165,13 +163,14 @@ pub fn provider(
     .map_err(|e| e.to_string())
 }
 
-/// Attributes `cases` (indexes into `trace.cases`) with `method` and the op roles of `roles`
-/// (the user's overrides), one after another, reporting through `report`. Ends early when
-/// `stopper` stops.
+/// Attributes `cases` (indexes into `trace.cases`) with the method of `method` (planned by the
+/// session, its agents capped at the settings' calls per case) and the op roles of `roles`
+/// (the user's overrides), one after another with the session's retry policy, reporting
+/// through `report`. Ends early when `stopper` stops.
 #[allow(clippy::too_many_arguments)] // one batch's inputs, passed once from the run panel
 pub async fn run_cases(
     trace: Arc<Trace>,
-    method: Method,
+    method: MethodOptions,
     cases: Vec<usize>,
     settings: ProviderSettings,
     roles: RoleConfig,
@@ -179,8 +178,16 @@ pub async fn run_cases(
     stopper: Stopper,
     report: Rc<dyn Fn(RunEvent)>,
 ) {
-    let llm = match provider(&settings, key, &stopper) {
-        Ok(l) => l,
+    let method = MethodOptions {
+        max_iterations: settings.max_calls.max(1),
+        ..method
+    };
+    let ready = method
+        .plan(&roles)
+        .map_err(|e| e.to_string())
+        .and_then(|plan| Ok((plan, provider(&settings, key.as_ref(), &stopper)?)));
+    let (plan, llm) = match ready {
+        Ok(r) => r,
         Err(error) => {
             for &i in &cases {
                 if let Some(c) = trace.cases.get(i) {
@@ -194,50 +201,32 @@ pub async fn run_cases(
             return;
         }
     };
-    let inferred = Roles::infer(&trace, &roles);
-    let mut methods = MethodSettings {
-        roles,
-        ..MethodSettings::default()
-    };
-    for limits in [&mut methods.graphtrace.limits, &mut methods.obstrace.limits] {
-        limits.max_iterations = settings.max_calls.max(1);
-    }
+    let inferred = plan.roles(&trace);
     for i in cases {
         let Some(case) = trace.cases.get(i) else {
             continue;
         };
+        if stopper.stopped() {
+            break;
+        }
         let query_id = case.query_id.clone();
         report(RunEvent::Started {
             query_id: query_id.clone(),
         });
-        let mut last = String::new();
-        let mut verdict = None;
-        for attempt in 1..=CASE_ATTEMPTS {
-            if stopper.stopped() {
-                break;
-            }
-            let llm = Reporting::new(&llm, &trace, &*report);
-            match attribute_case_with(method, &methods, &inferred, &llm, &trace, case).await {
-                Ok((a, run)) => {
-                    verdict = Some(Verdict::of_run(&a, &run, settings.price()));
-                    break;
-                }
-                Err(e) => {
-                    last = e.to_string();
-                    if !memtrace::session::retry_case(attempt, &e) {
-                        break;
-                    }
-                }
-            }
-        }
+        // Each attempt reports its calls from turn 1.
+        let fresh = |_| Reporting::new(&llm, &trace, &*report);
+        let result = plan.attribute_fresh(fresh, &trace, &inferred, case).await;
         if stopper.stopped() {
             break;
         }
-        report(match verdict {
-            Some(verdict) => RunEvent::Finished { query_id, verdict },
-            None => RunEvent::Failed {
+        report(match result {
+            Ok((a, run)) => RunEvent::Finished {
                 query_id,
-                error: last,
+                verdict: Verdict::of_run(&a, &run, settings.price()),
+            },
+            Err(e) => RunEvent::Failed {
+                query_id,
+                error: e.to_string(),
             },
         });
     }
@@ -255,7 +244,7 @@ pub async fn test_connection(
     key: Option<ApiKey>,
 ) -> Result<String, String> {
     let stopper = Stopper::new().ok_or("this browser cannot make cancellable requests")?;
-    let mut cfg = settings.config(key)?;
+    let mut cfg = settings.config(key.as_ref())?;
     cfg.retry = RetryPolicy {
         max_retries: 1,
         base_delay_ms: 200,
@@ -305,7 +294,7 @@ pub async fn counterfactual_check(
     key: Option<ApiKey>,
 ) -> Result<Check, String> {
     let stopper = Stopper::new().ok_or("this browser cannot make cancellable requests")?;
-    let llm = provider(&settings, key, &stopper)?;
+    let llm = provider(&settings, key.as_ref(), &stopper)?;
     let case = trace.cases.get(case_ix).ok_or("no such case")?;
     counterfactual::check(&llm, &trace, case, &op_id)
         .await

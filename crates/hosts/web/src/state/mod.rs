@@ -337,6 +337,12 @@ impl PageState {
                 ..Selection::default()
             };
             self.fit_requests = self.fit_requests.wrapping_add(1);
+            // The verdict the story shows is the project's: info-flow's, stored when the case
+            // has none yet.
+            if let Some(t) = self.current {
+                let _t = crate::timing::stage("first verdict");
+                self.project.first_verdict(t, i);
+            }
         }
     }
 

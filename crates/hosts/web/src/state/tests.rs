@@ -138,6 +138,7 @@ fn bundle_restores_traces_and_settings() {
                 reason: "deleted".into(),
                 confidence: 0.5,
                 method: "infoflow".into(),
+                evidence_path: Vec::new(),
                 cost: None,
                 transcript: Vec::new(),
                 counterfactual: None,
@@ -352,4 +353,16 @@ fn opened_in_steps(name: &str, bytes: &[u8]) -> session::Ready {
             break r;
         }
     }
+}
+
+#[test]
+fn the_first_verdict_the_story_shows_is_stored_in_the_project() {
+    let s = PageState::default().reduce(Action::whole("f.json", FIXTURE));
+    let t = s.current_trace().unwrap();
+    let shown = &t.trace.cases[s.selection.case.unwrap()];
+    assert_eq!(t.verdicts[&shown.query_id].method, "infoflow");
+    assert_eq!(t.verdicts.len(), 1, "only the case on screen");
+    let s = s.reduce(Action::MoveCase(1));
+    let t = s.current_trace().unwrap();
+    assert_eq!(t.verdicts.len(), 2, "the next one once it is shown");
 }

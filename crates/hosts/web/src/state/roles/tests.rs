@@ -145,6 +145,7 @@ fn verdicts_of_other_methods_are_left_alone() {
         reason: "an LLM said so".into(),
         confidence: 0.0,
         method: "graphtrace".into(),
+        evidence_path: Vec::new(),
         cost: None,
         transcript: Vec::new(),
         counterfactual: None,
