@@ -9,10 +9,12 @@ pub mod parts;
 
 use std::collections::BTreeSet;
 
-pub(crate) use dates::{mentions, month_of, parse_day, toks, weekday_of, weekday_of_date, Mention};
+pub(crate) use crate::text::lexicon::{month_of, weekday_of};
+pub(crate) use dates::{mentions, parse_day, toks, weekday_of_date, Mention};
 pub use parts::{Change, Parts};
 
 use crate::model::{pyrepr, NodeRecord};
+use crate::text::lexicon::{DATE_KEYS, TEXT_KEYS};
 use crate::text::{is_stop, stem, StopList, Word};
 use crate::util::calendar::Date;
 
@@ -43,7 +45,7 @@ pub fn var_text(v: &NodeRecord) -> String {
     let json = pyrepr::to_json(&v.value);
     match &json {
         serde_json::Value::Object(m) => {
-            for key in ["content", "memory", "text", "data"] {
+            for key in TEXT_KEYS {
                 match m.get(key) {
                     Some(serde_json::Value::String(s)) => return s.clone(),
                     // A tombstone ({"memory": null, "deleted": true}) holds nothing.
@@ -75,7 +77,7 @@ pub(crate) fn leaves(value: &serde_json::Value, out: &mut Vec<String>) {
 pub fn var_texts(v: &NodeRecord) -> Vec<String> {
     let json = pyrepr::to_json(&v.value);
     let readable = |m: &serde_json::Map<String, serde_json::Value>| {
-        ["content", "memory", "text", "data"].iter().any(|k| {
+        TEXT_KEYS.iter().any(|k| {
             matches!(
                 m.get(*k),
                 Some(serde_json::Value::String(_) | serde_json::Value::Null)
@@ -146,13 +148,7 @@ pub struct Key {
 /// metadata), which its relative dates ("yesterday") count from.
 pub fn var_anchor(v: &NodeRecord) -> Option<Date> {
     let json = pyrepr::to_json(&v.value);
-    let keys = [
-        "timestamp",
-        "time",
-        "date",
-        "session_date_time",
-        "date_time",
-    ];
+    let keys = DATE_KEYS;
     let found = [&json, &v.metadata]
         .into_iter()
         .filter_map(serde_json::Value::as_object)

@@ -35,21 +35,7 @@ pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     )
 }
 
-/// Month names, 1-based.
-pub const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
+pub use crate::text::lexicon::MONTHS;
 
 /// A calendar date.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

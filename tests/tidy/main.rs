@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 mod code;
 mod door;
 mod imports;
+mod lexicon;
 mod modules;
 mod pure;
 

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use crate::attribution::roles::{holds_verbatim, spells_out, verbatim_text};
 use crate::model::{OpIx, Trace, VarIx};
+use crate::text::lexicon::{says_verb, EditVerb};
 
 /// The retrieval op of a question: the latest op before the answer that read the query, preferring
 /// ops upstream of the answer (a retrieval that returned nothing is not upstream of it).
@@ -284,8 +285,7 @@ fn calls_model(t: &Trace, op: OpIx) -> bool {
 /// Whether `v`'s value speaks of a deletion (a decision such as `"event": "DELETE"`), not only
 /// of new facts.
 fn says_delete(t: &Trace, v: VarIx) -> bool {
-    let value = t.var(v).value.to_ascii_lowercase();
-    DELETE_WORDS.iter().any(|w| value.contains(w))
+    says_verb(&t.var(v).value, EditVerb::Delete)
 }
 
 /// Whether `next` is `prev`, a list, with items removed: a store deleting from a list.
@@ -319,16 +319,11 @@ fn is_identifier(s: &str) -> bool {
         && s.chars().any(|c| c.is_alphabetic() && c != 't' && c != 'z')
 }
 
-const DELETE_WORDS: [&str; 3] = ["delete", "remove", "forget"];
-
 /// Whether a record in `value` (an object with a short field such as `"event": "DELETE"`, or a
 /// short string) speaks of a deletion and names one of `ids`.
 fn record_marks(value: &serde_json::Value, ids: &[String]) -> bool {
     use serde_json::Value;
-    let deletes = |s: &str| {
-        let s = s.to_ascii_lowercase();
-        DELETE_WORDS.iter().any(|w| s.contains(w))
-    };
+    let deletes = |s: &str| says_verb(s, EditVerb::Delete);
     let names = |s: &str| {
         let s = s.to_ascii_lowercase();
         s.split_whitespace()

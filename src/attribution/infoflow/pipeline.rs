@@ -8,6 +8,7 @@ use super::{Finding, Stage};
 use crate::attribution::roles::{OpRole, Roles};
 use crate::attribution::text::{tokens, Key};
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
+use crate::text::lexicon::is_negation;
 
 /// The judge erred: the prediction states the whole gold answer (every content word, no changed
 /// date, number, name or negation) yet the case failed. The op that read the prediction and
@@ -26,9 +27,9 @@ pub(super) fn judge_erred(
     // negations as stopwords).
     let said: BTreeSet<String> = tokens(&case.prediction).collect();
     let gold_words: Vec<String> = case.golden_answers.iter().flat_map(|g| tokens(g)).collect();
-    let negated = ["not", "never", "no"]
+    let negated = said
         .iter()
-        .any(|w| said.contains(*w) && !gold_words.iter().any(|g| g == w));
+        .any(|w| is_negation(w) && !gold_words.iter().any(|g| g == w));
     if negated {
         return None;
     }

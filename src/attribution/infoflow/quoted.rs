@@ -11,6 +11,10 @@
 use std::collections::BTreeSet;
 
 use crate::attribution::text::{month_of, tokens, weekday_of, weekday_of_date};
+use crate::text::lexicon::{
+    affirms, deictic_day, is_contracted_negation, is_first_person, is_negation, toward, unit_of,
+    Unit, AGO, NEGATION_REACH,
+};
 use crate::text::{is_stop, stem, StopList};
 use crate::util::calendar::Date;
 
@@ -70,20 +74,17 @@ pub(crate) fn added_negation(
     for j in 1..cp.len() {
         // A negation the evidence has in the same place ("long time no see", "I can't") is
         // not added.
-        if !is_negation(&cp, j) || contains_run(ev, &cp[j - 1..=j]) {
+        if !negates(&cp, j) || contains_run(ev, &cp[j - 1..=j]) {
             continue;
         }
         let content: Vec<usize> = (j + 1..(j + 1 + NEGATION_REACH).min(cp.len()))
-            .filter(|&k| !is_stop(&cp[k], StopList::Trace) && !is_negation(&cp, k))
+            .filter(|&k| !is_stop(&cp[k], StopList::Trace) && !negates(&cp, k))
             .take(2)
             .collect();
-        if content
-            .first()
-            .is_none_or(|&k| AFFIRMING.contains(&cp[k].as_str()))
-        {
+        if content.first().is_none_or(|&k| affirms(&cp[k])) {
             continue;
         }
-        let negated = |i: usize| (i.saturating_sub(NEGATION_REACH)..i).any(|h| is_negation(ev, h));
+        let negated = |i: usize| (i.saturating_sub(NEGATION_REACH)..i).any(|h| negates(ev, h));
         let affirmed = |k: &usize| {
             let word = stem(&cp[*k]);
             let at: Vec<usize> = (0..ev.len()).filter(|&i| stem(&ev[i]) == word).collect();
@@ -123,9 +124,7 @@ pub(crate) fn swapped_speaker(
     for (speaker, body) in lines {
         for i in CONTEXT..body.len() {
             let before = &body[i - CONTEXT..i];
-            if !FIRST_PERSON.contains(&body[i].as_str())
-                || before.iter().all(|w| is_stop(w, StopList::Trace))
-            {
+            if !is_first_person(&body[i]) || before.iter().all(|w| is_stop(w, StopList::Trace)) {
                 continue;
             }
             for j in CONTEXT..cp.len() {
@@ -142,9 +141,6 @@ pub(crate) fn swapped_speaker(
     }
     None
 }
-
-/// Words a speaker says of themselves.
-const FIRST_PERSON: [&str; 5] = ["i", "me", "my", "mine", "myself"];
 
 /// A line "Name: words" (after any lowercase role label, "user: Caroline: …"): the speaker's
 /// one-word name, lowercased, and the tokens of the words.
@@ -163,20 +159,10 @@ fn spoken(line: &str) -> Option<(String, Vec<String>)> {
     Some((speaker?, tokens(rest).collect()))
 }
 
-/// How far before a word a negation still negates it, in tokens.
-const NEGATION_REACH: usize = 4;
-
-/// Words after a negation that make it affirm ("not only", "never forget").
-const AFFIRMING: [&str; 5] = ["only", "forget", "wait", "doubt", "hesitate"];
-
-/// Token `i` of `ws` negates: `not`, `never`, `no`, `cannot`, or the `t` of `n't` (tokens split
-/// "isn't" into "isn", "t").
-fn is_negation(ws: &[String], i: usize) -> bool {
-    match ws[i].as_str() {
-        "not" | "never" | "no" | "cannot" => true,
-        "t" => i > 0 && ws[i - 1].ends_with('n'),
-        _ => false,
-    }
+/// Token `i` of `ws` negates: a negation word, or the `t` of `n't` (tokens split "isn't" into
+/// "isn", "t").
+fn negates(ws: &[String], i: usize) -> bool {
+    is_negation(&ws[i]) || i > 0 && is_contracted_negation(&ws[i - 1], &ws[i])
 }
 
 /// The stretch of `copy` from one of the evidence's relative dates ("yesterday", "last week")
@@ -243,15 +229,17 @@ pub(crate) struct GoldDate {
 fn relative_date_len(before: &[String]) -> Option<usize> {
     let last = before.last()?;
     let prev = before.len().checked_sub(2).and_then(|i| before.get(i));
-    match last.as_str() {
-        "yesterday" | "tomorrow" | "today" | "tonight" => Some(1),
-        "ago" if before.len() >= 3 => Some(3),
-        "week" | "weekend" | "month" | "year" | "night"
-            if prev.is_some_and(|p| matches!(p.as_str(), "last" | "next" | "this")) =>
-        {
-            Some(2)
-        }
-        _ => None,
+    // "last week", "next month", "this weekend" ("last day" and weekdays are no span).
+    let unit =
+        unit_of(last).filter(|&(u, plural)| !plural && !matches!(u, Unit::Day | Unit::Weekday(_)));
+    if deictic_day(last).is_some() {
+        Some(1)
+    } else if last == AGO && before.len() >= 3 {
+        Some(3)
+    } else if unit.is_some() && prev.and_then(|p| toward(p)).is_some() {
+        Some(2)
+    } else {
+        None
     }
 }
 

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use crate::algo::answer_op;
 use crate::attribution::infoflow::graph::{find_retrieval, memory_kinds_near};
 use crate::model::{FailureCase, OpIx, Trace, VarIx};
+use crate::text::lexicon::names_messages;
 
 /// What the failed cases say about the pipeline.
 #[derive(Default)]
@@ -95,12 +96,11 @@ impl Anchors {
                 .collect();
         }
         if self.message_kinds.is_empty() {
-            let words = ["message", "chunk", "turn", "dialog", "document"];
             let kinds: BTreeSet<&str> = t.vars.iter().map(|v| v.category.as_str()).collect();
             self.message_kinds = kinds
                 .into_iter()
                 .map(str::to_ascii_lowercase)
-                .filter(|c| words.iter().any(|w| c.contains(w)))
+                .filter(|c| names_messages(c))
                 .collect();
         }
         for k in self.query_kinds.iter().chain(&self.memory_kinds) {

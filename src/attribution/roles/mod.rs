@@ -20,6 +20,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ErrorType, OpIx, OpRecord, Trace};
+use crate::text::lexicon::{
+    DELETION_HINTS, EXTRACTION_HINTS, JUDGE_HINTS, RESPONSE_HINTS, RETRIEVAL_HINTS, UPDATE_HINTS,
+};
 
 /// The stage of the pipeline an operation belongs to.
 #[cfg_attr(feature = "ts", derive(tsify_next::Tsify))]
@@ -110,8 +113,8 @@ impl FromStr for OpRole {
 }
 
 /// Substrings of an op's category or name that hint at its role, checked in this order.
-/// They only break ties: structure decides first. The defaults cover Mem0, MemBase (NaiveRAG,
-/// EverMemOS, Long-Context), LangMem, Letta/MemGPT tool calls and OpenInference span kinds.
+/// They only break ties: structure decides first. The defaults are the lexicon's
+/// ([`crate::text::lexicon::names`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoleHints {
     pub deletion: Vec<String>,
@@ -127,41 +130,12 @@ impl Default for RoleHints {
     fn default() -> Self {
         let v = |xs: &[&str]| xs.iter().map(|s| (*s).to_owned()).collect();
         RoleHints {
-            deletion: v(&["delet", "remove", "forget", "evict"]),
-            retrieval: v(&[
-                "retriev",
-                "search",
-                "recall",
-                "lookup",
-                "rerank",
-                "query_memory",
-            ]),
-            response: v(&[
-                "question-answering",
-                "answer",
-                "respond",
-                "response",
-                "generate_reply",
-                "send_message",
-            ]),
-            extraction: v(&[
-                "extract", "summar", "distill", "ingest", "memcell", "episod",
-            ]),
-            update: v(&[
-                "update",
-                "upsert",
-                "add",
-                "write",
-                "store",
-                "insert",
-                "merge",
-                "mutation",
-                "append",
-                "replace",
-                "consolidat",
-                "profile",
-            ]),
-            judge: v(&["judge", "grade", "score", "eval_", "evaluator"]),
+            deletion: v(&DELETION_HINTS),
+            retrieval: v(&RETRIEVAL_HINTS),
+            response: v(&RESPONSE_HINTS),
+            extraction: v(&EXTRACTION_HINTS),
+            update: v(&UPDATE_HINTS),
+            judge: v(&JUDGE_HINTS),
         }
     }
 }

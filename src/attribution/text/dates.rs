@@ -3,7 +3,11 @@
 //! 2023`, `the Sunday before 25 May 2023`), and relative to the text's own time (`yesterday`,
 //! `last week`, `3 days ago`), which resolve only when that time (the anchor) is known.
 
-use crate::util::calendar::{civil_from_days, days_from_civil, Date, MONTHS};
+use crate::text::lexicon::{
+    count_of, deictic_day, is_article, is_ordinal_suffix, is_vague, month_of, relation_of, toward,
+    unit_of, Toward, Unit, AGO, OF,
+};
+use crate::util::calendar::{civil_from_days, days_from_civil, Date};
 
 /// A word of a text: its raw spelling, lower-cased form, the separator before it, and whether
 /// it starts a sentence.
@@ -118,37 +122,6 @@ impl Mention {
     }
 }
 
-const WEEKDAYS: [&str; 7] = [
-    "sunday",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-];
-
-/// The 1-based month a word names (full name or three-letter form; `may` only in full).
-pub fn month_of(w: &str) -> Option<i64> {
-    let i = MONTHS.iter().position(|m| {
-        let m = m.to_ascii_lowercase();
-        m == w || (w.len() >= 3 && m.len() > 3 && m.starts_with(w) && w.len() <= 4)
-    })?;
-    i64::try_from(i).ok().map(|i| i + 1)
-}
-
-/// 0 = Sunday.
-pub fn weekday_of(w: &str) -> Option<i64> {
-    let w = w
-        .strip_suffix('s')
-        .filter(|s| s.ends_with("day"))
-        .unwrap_or(w);
-    WEEKDAYS
-        .iter()
-        .position(|d| *d == w)
-        .and_then(|i| i64::try_from(i).ok())
-}
-
 /// The weekday of a date, 0 = Sunday.
 pub fn weekday_of_date(d: Date) -> i64 {
     weekday_at(d.days())
@@ -163,7 +136,7 @@ fn lead_number(w: &str) -> Option<i64> {
     let digits: String = w.chars().take_while(char::is_ascii_digit).collect();
     let rest = &w[digits.len()..];
     let ok = rest.is_empty()
-        || ["st", "nd", "rd", "th"].contains(&rest)
+        || is_ordinal_suffix(rest)
         || (rest.starts_with('t') && rest[1..].chars().all(|c| c.is_ascii_digit()));
     if digits.is_empty() || digits.len() > 4 || !ok {
         return None;
@@ -241,7 +214,7 @@ fn absolute(toks: &[Tok<'_>], i: usize) -> Option<(Mention, usize)> {
     }
     // 27 March 2023, 27th of March, 2023, 27 March.
     if let Some(d) = day_at(toks, i) {
-        let j = if low(i + 1) == "of" { i + 2 } else { i + 1 };
+        let j = if low(i + 1) == OF { i + 2 } else { i + 1 };
         if let Some(m) = month_of(low(j)) {
             if let Some(y) = year_at(toks, j + 1) {
                 let d = days_from_civil(y, m, d);
@@ -281,55 +254,53 @@ fn absolute(toks: &[Tok<'_>], i: usize) -> Option<(Mention, usize)> {
     span(lo, hi, i + 2)
 }
 
-/// A span of days `unit` before (`dir` = -1) or after (+1) day `d`.
-fn relative(unit: &str, n: i64, dir: i64, d: i64) -> Option<(i64, i64)> {
+/// How far a relative date reaches: a unit of time, or "a few days" (two to six).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    Unit(Unit),
+    FewDays,
+}
+
+/// A span of days `n` `reach`es before (`dir` = -1) or after (+1) day `d`.
+fn relative(reach: Reach, n: i64, dir: i64, d: i64) -> (i64, i64) {
     let (y, m, _) = civil_from_days(d);
     let shifted_month = |k: i64| {
         let total = y * 12 + (m - 1) + k;
         month_span(total.div_euclid(12), total.rem_euclid(12) + 1)
     };
-    Some(match unit {
-        "day" | "days" | "night" => (d + dir * n, d + dir * n),
-        "week" | "weeks" if n == 1 => {
-            if dir < 0 {
-                (d - 13, d - 1)
-            } else {
-                (d + 1, d + 13)
-            }
+    let around = |near: i64, far: i64| {
+        if dir < 0 {
+            (d - far, d - near)
+        } else {
+            (d + near, d + far)
         }
-        "week" | "weeks" => (d + dir * 7 * n - 3, d + dir * 7 * n + 3),
-        "weekend" => {
-            if dir < 0 {
-                (d - 9, d - 1)
-            } else {
-                (d + 1, d + 9)
-            }
-        }
-        "few" => {
-            if dir < 0 {
-                (d - 6, d - 2)
-            } else {
-                (d + 2, d + 6)
-            }
-        }
-        "month" | "months" => shifted_month(dir * n),
-        "year" | "years" => year_span(y + dir * n),
-        w => {
-            let wd = weekday_of(w)?;
+    };
+    match reach {
+        Reach::Unit(Unit::Day | Unit::Night) => (d + dir * n, d + dir * n),
+        Reach::Unit(Unit::Week) if n == 1 => around(1, 13),
+        Reach::Unit(Unit::Week) => (d + dir * 7 * n - 3, d + dir * 7 * n + 3),
+        Reach::Unit(Unit::Weekend) => around(1, 9),
+        Reach::FewDays => around(2, 6),
+        Reach::Unit(Unit::Month) => shifted_month(dir * n),
+        Reach::Unit(Unit::Year) => year_span(y + dir * n),
+        Reach::Unit(Unit::Weekday(wd)) => {
             let mut k = d + dir;
             while weekday_at(k) != wd {
                 k += dir;
             }
             (k, k)
         }
-    })
+    }
 }
 
-fn is_unit(w: &str) -> bool {
-    matches!(
-        w,
-        "day" | "days" | "week" | "weeks" | "weekend" | "month" | "months" | "year" | "years"
-    ) || weekday_of(w).is_some()
+/// The unit a word names that a count or "last" may take (not "night", not "weekends").
+fn unit_at(w: &str) -> Option<(Unit, bool)> {
+    unit_of(w).filter(|&(u, plural)| u != Unit::Night && !(u == Unit::Weekend && plural))
+}
+
+/// A unit, or "night" ("last night").
+fn unit_or_night(w: &str) -> Option<(Unit, bool)> {
+    unit_at(w).or_else(|| unit_of(w).filter(|&u| u == (Unit::Night, false)))
 }
 
 /// A date relative to a stated one at `i`: `the week before 9 June 2023`, `Sunday before
@@ -337,23 +308,25 @@ fn is_unit(w: &str) -> bool {
 fn stated_relative(toks: &[Tok<'_>], i: usize) -> Option<(Mention, usize)> {
     let low = |k: usize| toks.get(k).map_or("", |t| t.low.as_str());
     let mut j = i;
-    if matches!(low(j), "the" | "a") {
+    if is_article(low(j)) {
         j += 1;
     }
-    let unit = if low(j) == "few" && low(j + 1) == "days" {
+    let reach = if is_vague(low(j)) && unit_at(low(j + 1)) == Some((Unit::Day, true)) {
         j += 2;
-        "few"
-    } else if is_unit(low(j)) && !low(j).ends_with('s') || weekday_of(low(j)).is_some() {
+        Reach::FewDays
+    } else if let Some((unit, plural)) = unit_at(low(j)) {
+        if plural && !matches!(unit, Unit::Weekday(_)) {
+            return None;
+        }
         j += 1;
-        low(j - 1)
+        Reach::Unit(unit)
     } else {
         return None;
     };
-    let dir = match low(j) {
-        "before" => -1,
-        "after" => 1,
-        "of" if unit == "weekend" => 0,
-        _ => return None,
+    let dir = match relation_of(low(j)) {
+        Some(dir) => dir,
+        None if low(j) == OF && reach == Reach::Unit(Unit::Weekend) => 0,
+        None => return None,
     };
     let (Mention::Span { lo, hi, .. }, end) = absolute(toks, j + 1)? else {
         return None;
@@ -361,7 +334,7 @@ fn stated_relative(toks: &[Tok<'_>], i: usize) -> Option<(Mention, usize)> {
     let (lo, hi) = if dir == 0 {
         (lo - 3, hi + 6)
     } else if lo == hi {
-        relative(unit, 1, dir, lo)?
+        relative(reach, 1, dir, lo)
     } else {
         return None;
     };
@@ -373,51 +346,44 @@ fn stated_relative(toks: &[Tok<'_>], i: usize) -> Option<(Mention, usize)> {
 /// (a day), and the index after it.
 fn anchored(toks: &[Tok<'_>], i: usize, anchor: Option<i64>) -> Option<(Mention, usize)> {
     let low = |k: usize| toks.get(k).map_or("", |t| t.low.as_str());
-    let (unit, n, dir, end) = match low(i) {
-        "yesterday" => ("day", 1, -1, i + 1),
-        "today" | "tonight" => ("day", 0, 1, i + 1),
-        "tomorrow" => ("day", 1, 1, i + 1),
-        "last" | "past" | "previous" | "this" | "next"
-            if is_unit(low(i + 1)) || low(i + 1) == "night" =>
-        {
-            let unit = low(i + 1);
-            let dir = if low(i) == "next" { 1 } else { -1 };
-            let n = i64::from(low(i) != "this" || weekday_of(unit).is_some());
-            (unit, n, dir, i + 2)
+    // (reach, count, direction, end); a count of 0 means the anchor's own unit ("this month").
+    let (reach, n, dir, end) = if let Some(k) = deictic_day(low(i)) {
+        (
+            Reach::Unit(Unit::Day),
+            k.abs(),
+            if k < 0 { -1 } else { 1 },
+            i + 1,
+        )
+    } else if let (Some(to), Some((unit, _))) = (toward(low(i)), unit_or_night(low(i + 1))) {
+        let dir = if to == Toward::Next { 1 } else { -1 };
+        let n = i64::from(to != Toward::This || matches!(unit, Unit::Weekday(_)));
+        (Reach::Unit(unit), n, dir, i + 2)
+    } else if let (Some(n), Some((unit, _)), AGO) =
+        (count_of(low(i)), unit_at(low(i + 1)), low(i + 2))
+    {
+        // "A year ago" is that month a year back, not the whole of last year.
+        match unit {
+            Unit::Year => (Reach::Unit(Unit::Month), n * 12, -1, i + 3),
+            unit => (Reach::Unit(unit), n, -1, i + 3),
         }
-        w if low(i + 2) == "ago" && is_unit(low(i + 1)) => {
-            let n = match w {
-                "a" | "an" | "one" => 1,
-                "two" => 2,
-                "few" | "several" | "three" => 3,
-                w => w.parse().ok()?,
-            };
-            // "A year ago" is that month a year back, not the whole of last year.
-            match low(i + 1) {
-                "year" | "years" => ("months", n * 12, -1, i + 3),
-                unit => (unit, n, -1, i + 3),
-            }
-        }
-        "a" if low(i + 1) == "few" && low(i + 2) == "days" && low(i + 3) == "ago" => {
-            ("few", 1, -1, i + 4)
-        }
-        _ => return None,
-    };
-    // "this weekend" / "this month" / "this year": the anchor's own.
-    let unit = if unit == "weekend" && n == 0 {
-        "weekend-of"
+    } else if is_article(low(i))
+        && is_vague(low(i + 1))
+        && unit_at(low(i + 2)) == Some((Unit::Day, true))
+        && low(i + 3) == AGO
+    {
+        (Reach::FewDays, 1, -1, i + 4)
     } else {
-        unit
+        return None;
     };
     let text = words(toks, i, end);
     let Some(d) = anchor else {
         return Some((Mention::Unresolved { text }, end));
     };
-    let (lo, hi) = match (unit, n) {
-        ("weekend-of", _) => (d - 3, d + 6),
-        ("month" | "months", 0) => relative("month", 0, 1, d)?,
-        ("year" | "years", 0) => relative("year", 0, 1, d)?,
-        _ => relative(unit, n.max(0), dir, d)?,
+    let (lo, hi) = match (reach, n) {
+        // "this weekend" / "this month" / "this year": the anchor's own.
+        (Reach::Unit(Unit::Weekend), 0) => (d - 3, d + 6),
+        (Reach::Unit(Unit::Month | Unit::Year), 0) => relative(reach, 0, 1, d),
+        _ => relative(reach, n.max(0), dir, d),
     };
     Some((Mention::Span { lo, hi, text }, end))
 }

@@ -5,51 +5,13 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::dates::{mentions, month_of, show_span, toks, weekday_of, Mention, Tok};
+use super::dates::{mentions, show_span, toks, Mention, Tok};
+use crate::text::lexicon::{
+    affirms, is_contracted_negation, is_negation, month_of, number_of, ordinal_digits, weekday_of,
+    ANSWER_NO, NEGATION_REACH,
+};
 use crate::text::stem;
 use crate::util::calendar::Date;
-
-/// Number words, by value.
-const NUMBER_WORDS: [(&str, i64); 31] = [
-    ("zero", 0),
-    ("one", 1),
-    ("two", 2),
-    ("three", 3),
-    ("four", 4),
-    ("five", 5),
-    ("six", 6),
-    ("seven", 7),
-    ("eight", 8),
-    ("nine", 9),
-    ("ten", 10),
-    ("eleven", 11),
-    ("twelve", 12),
-    ("thirteen", 13),
-    ("fourteen", 14),
-    ("fifteen", 15),
-    ("sixteen", 16),
-    ("seventeen", 17),
-    ("eighteen", 18),
-    ("nineteen", 19),
-    ("twenty", 20),
-    ("thirty", 30),
-    ("forty", 40),
-    ("fifty", 50),
-    ("sixty", 60),
-    ("seventy", 70),
-    ("eighty", 80),
-    ("ninety", 90),
-    ("hundred", 100),
-    ("dozen", 12),
-    ("twice", 2),
-];
-
-const NEGATIONS: [&str; 10] = [
-    "not", "no", "never", "nor", "neither", "none", "nobody", "nothing", "cannot", "without",
-];
-
-/// Words after a negation that make it affirm.
-const IDIOMS: [&str; 5] = ["forget", "only", "wait", "doubt", "hesitate"];
 
 /// A part of the gold answer that tells it apart from a look-alike.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,13 +89,6 @@ struct Seen {
     stems: BTreeSet<String>,
 }
 
-fn number_of(w: &str) -> Option<i64> {
-    if w.chars().all(|c| c.is_ascii_digit()) {
-        return w.parse().ok();
-    }
-    NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|&(_, v)| v)
-}
-
 /// Numbers outside dates: digits, ordinals (`3rd`) and number words (`twenty-five`).
 fn numbers(t: &[Tok<'_>], in_date: &[bool]) -> Vec<(i64, String, usize)> {
     let mut out: Vec<(i64, String, usize)> = Vec::new();
@@ -142,11 +97,7 @@ fn numbers(t: &[Tok<'_>], in_date: &[bool]) -> Vec<(i64, String, usize)> {
             continue;
         }
         let w = tok.low.as_str();
-        let ord = ["st", "nd", "rd", "th"].iter().find_map(|s| {
-            w.strip_suffix(s)
-                .filter(|d| d.chars().all(|c| c.is_ascii_digit()) && !d.is_empty())
-        });
-        let Some(v) = number_of(ord.unwrap_or(w)) else {
+        let Some(v) = number_of(ordinal_digits(w).unwrap_or(w)) else {
             continue;
         };
         // twenty-five, twenty five.
@@ -200,12 +151,12 @@ fn seen(text: &str, anchor: Option<Date>) -> Seen {
 fn negations(t: &[Tok<'_>], terms: &BTreeSet<String>) -> (Option<String>, bool) {
     let neg = |k: usize| -> Option<String> {
         let x = t.get(k)?;
-        if NEGATIONS.contains(&x.low.as_str()) {
+        if is_negation(&x.low) {
             return Some(x.raw.to_owned());
         }
         // didn't, don't, can't, won't.
         let next = t.get(k + 1)?;
-        (x.low.ends_with('n') && next.low == "t" && matches!(next.gap, "'" | "’"))
+        (is_contracted_negation(&x.low, &next.low) && matches!(next.gap, "'" | "’"))
             .then(|| format!("{}{}t", x.raw, next.gap))
     };
     // "don't forget to", "not only", "can't wait to" affirm.
@@ -213,7 +164,7 @@ fn negations(t: &[Tok<'_>], terms: &BTreeSet<String>) -> (Option<String>, bool) 
         t.get(k + 1..k + 3)
             .unwrap_or_default()
             .iter()
-            .any(|x| IDIOMS.contains(&x.low.as_str()))
+            .any(|x| affirms(&x.low))
     };
     let (mut negated, mut plain) = (None, false);
     for (i, x) in t.iter().enumerate() {
@@ -221,7 +172,7 @@ fn negations(t: &[Tok<'_>], terms: &BTreeSet<String>) -> (Option<String>, bool) 
             continue;
         }
         let mut found = None;
-        for k in (i.saturating_sub(4)..i).rev() {
+        for k in (i.saturating_sub(NEGATION_REACH)..i).rev() {
             let breaks = t
                 .get(k + 1)
                 .is_some_and(|n| n.gap.contains([',', '.', ';', ':', '!', '?', '\n']));
@@ -344,7 +295,7 @@ impl Parts {
             }
             flush(&mut name, &mut out);
             // A leading "No," answers a yes/no question; "not", "never" inside negate the answer.
-            let lead_no = t.first().is_some_and(|x| x.low == "no")
+            let lead_no = t.first().is_some_and(|x| x.low == ANSWER_NO)
                 && t.get(1)
                     .is_none_or(|x| x.gap.trim().len() == 1 && !x.gap.trim().is_empty());
             let inner = if lead_no {

@@ -1,7 +1,5 @@
-//! The English words attribution reads as data, in one place: what a memory edit's verb says
-//! (an `"event": "DELETE"` field, a `delete_memory` tool). Everything else attribution decides
-//! from structure; these words are hints a model or a library writes, and a user whose system
-//! speaks otherwise names its ops' roles instead.
+//! What a memory edit's verb says (an `"event": "DELETE"` field, a `delete_memory` tool): hints a
+//! model or a library writes; a user whose system speaks otherwise names its ops' roles instead.
 
 /// What an edit does to a memory unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +33,19 @@ pub fn edit_verb(word: &str) -> Option<EditVerb> {
     ]
     .into_iter()
     .find_map(|(list, verb)| is(list).then_some(verb))
+}
+
+/// Whether a text holds one of a verb's words, in any case and any form ("Deleted", "removing").
+#[must_use]
+pub fn says_verb(text: &str, verb: EditVerb) -> bool {
+    let text = text.to_ascii_lowercase();
+    let list: &[&str] = match verb {
+        EditVerb::Add => &ADD,
+        EditVerb::Update => &UPDATE,
+        EditVerb::Delete => &DELETE,
+        EditVerb::Keep => &KEEP,
+    };
+    list.iter().any(|w| text.contains(w))
 }
 
 /// The verb of a name made of words (`delete_memory`, `updateMemory`, `memory.remove`): its
