@@ -203,15 +203,31 @@ test('a load under way can be cancelled: nothing is loaded, the page says so, th
   const tabs = () => page.locator('.tab').count();
   const before = await tabs();
   // The load takes a couple of seconds: cancel in the page the moment its progress shows (a click
-  // from here could land after the load has finished).
-  const cancelWhenShown = (how) => page.waitForFunction((h) => {
-    if (!document.querySelector('#load-progress')) return false;
-    if (h === 'click') document.querySelector('#load-cancel').click();
-    else document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
-    return true;
-  }, how, { timeout: 10000, polling: 'raf' });
+  // from here could land after the load has finished). A MutationObserver sees the bar the moment
+  // it is drawn: polling on animation frames can miss it while the load's slices hold the frames.
+  const armCancel = (how) => page.evaluate((h) => {
+    window.__cancelled = new Promise((resolve) => {
+      const fire = () => {
+        if (!document.querySelector('#load-progress')) return false;
+        if (h === 'click') document.querySelector('#load-cancel').click();
+        else document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+        return true;
+      };
+      const seen = new MutationObserver(() => {
+        if (fire()) {
+          seen.disconnect();
+          resolve(true);
+        }
+      });
+      seen.observe(document.body, { childList: true, subtree: true });
+      setTimeout(() => { seen.disconnect(); resolve(false); }, 20000);
+    });
+  }, how);
+  const cancelled = async () => assert.ok(await page.evaluate(() => window.__cancelled),
+    'the progress bar showed and the load was cancelled');
+  await armCancel('click');
   await page.setInputFiles('#file-input', file);
-  await cancelWhenShown('click');
+  await cancelled();
   await screenshot(page, 'load-progress');
   await page.waitForSelector('#load-errors', { timeout: 10000 });
   assert.match(await page.textContent('#load-errors'), /large\.json[\s\S]*loading cancelled/);
@@ -219,8 +235,9 @@ test('a load under way can be cancelled: nothing is loaded, the page says so, th
   assert.equal(await tabs(), before, 'no tab for the cancelled file');
 
   // Escape cancels too; then a load left alone finishes.
+  await armCancel('Escape');
   await page.setInputFiles('#file-input', file);
-  await cancelWhenShown('Escape');
+  await cancelled();
   await page.waitForSelector('#load-progress', { state: 'detached' });
   assert.equal(await tabs(), before);
   await page.setInputFiles('#file-input', file);
