@@ -1,7 +1,6 @@
 //! Info-flow on what an answer op did with what it read (tests/data/lab's langmem shapes): two
 //! search results holding one half of the gold answer each, or one stating the gold date in
-//! another form, were enough to answer from, even when the evidence never said it in words; an
-//! answer repeating one speaker's words told of another blames the op that swapped them.
+//! another form, were enough to answer from, even when the evidence never said it in words.
 //! Hand-built traces.
 
 #![allow(clippy::unwrap_used)]
@@ -138,45 +137,6 @@ fn an_answer_that_read_the_gold_answer_is_blamed_though_the_evidence_never_said_
     let said = "The memories do not say.";
     let query = asked(&mut b, question, &[place], &[], said);
     blames_the_answer(&b.build(), &failed(&query, question, "beach", said, &m));
-}
-
-#[test]
-fn an_answer_repeating_one_speaker_s_words_told_of_another_blames_the_op_that_swapped_them() {
-    let mut b = TraceBuilder::new();
-    // A message holding the gold answer's words, whose extraction lost them (earlier).
-    let said = "Maria: In December 2022 I went to the beach with friends.";
-    let (_, lost) = extracted(
-        &mut b,
-        ("op-extract-0", 0),
-        ("U1:D2:3", said, "2023-01-01T10:00:00"),
-        &["Maria went out with friends."],
-    );
-    // The case's evidence: Maria's beach photo of last month, kept, and John's words after
-    // it, extracted as Maria's; the answer repeats those.
-    let said = "Maria: I took it at the beach last month.\n\
-                John: Wow! It reminds me of the film camera I had as a kid, I took beach pics.";
-    let swapped = "It reminds Maria of the film camera Maria had as a kid, Maria took beach pics.";
-    let (m, reply) = extracted(
-        &mut b,
-        ("op-extract-2", 2),
-        ("U1:D3:15", said, "2023-01-01T10:05:00"),
-        &["Maria took a photo at the beach in December 2022.", swapped],
-    );
-    b.session("q1");
-    let question = "When did Maria go to the beach?";
-    let query = b.var("question-1", 1, "input", question);
-    search_op(&mut b, &query, &[&reply, &lost]);
-    chat_answer(
-        &mut b,
-        "op-answer-1",
-        &format!("Question: {question}"),
-        &[&reply, &lost],
-        swapped,
-    );
-    let t = b.build();
-    let c = failed(&query, question, "December 2022", swapped, &m);
-    let reason = assert_blames(&blame(&t, &c), "op-extract-2", ErrorType::ExtractionError);
-    assert!(reason.contains("film camera maria"), "{reason}");
 }
 
 #[test]

@@ -350,7 +350,7 @@ fn changed(t: &Trace, key: &Key, vars: impl IntoIterator<Item = VarIx>) -> Strin
 }
 
 /// The op that made a corrupted copy of the evidence the prediction repeats
-/// ([`quoted::repeated_corruption`], [`quoted::added_negation`], [`quoted::swapped_speaker`]),
+/// ([`quoted::repeated_corruption`], [`quoted::added_negation`]),
 /// among the `read` versions (derived from the evidence, read by the answer): walking up from
 /// the version, the first op none of whose inputs holds the repeated stretch. Only an
 /// extraction, update or deletion.
@@ -365,7 +365,6 @@ fn misled(
 ) -> Option<Finding> {
     let raw: Vec<String> = evidence.iter().map(|&e| var_text(t.var(e))).collect();
     let texts: Vec<Vec<String>> = raw.iter().map(|e| tokens(e).collect()).collect();
-    let lines: Vec<_> = raw.iter().map(|e| quoted::spoken_lines(e)).collect();
     let said: Vec<String> = tokens(&case.prediction).collect();
     // The gold answer is a date (a day, when it names one).
     let dated = case
@@ -375,10 +374,9 @@ fn misled(
         .map(|g| quoted::GoldDate { day: parse_day(g) });
     let found = read.filter_map(|v| {
         let copy = var_text(t.var(v));
-        let stretch = texts.iter().zip(&lines).find_map(|(e, line)| {
+        let stretch = texts.iter().find_map(|e| {
             quoted::repeated_corruption(e, &copy, &said, &key.gold, dated)
                 .or_else(|| quoted::added_negation(e, &copy, &said))
-                .or_else(|| quoted::swapped_speaker(line, &copy, &said))
         })?;
         let mut cur = v;
         for _ in 0..16 {

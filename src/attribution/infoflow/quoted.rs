@@ -5,15 +5,14 @@
 //!
 //! The same holds for the date a copy puts after a relative one ("a park yesterday *Tuesday*"
 //! where the evidence said "a park yesterday" and the answer is a date): the op resolved the
-//! relative date wrongly, and the answer repeated it; and for one speaker's words told of
-//! another ("the film camera *Maria* had" where John said "the film camera I had").
+//! relative date wrongly, and the answer repeated it.
 
 use std::collections::BTreeSet;
 
 use crate::attribution::text::{month_of, tokens, weekday_of, weekday_of_date};
 use crate::text::lexicon::{
-    affirms, deictic_day, is_contracted_negation, is_first_person, is_negation, toward, unit_of,
-    Unit, AGO, NEGATION_REACH,
+    affirms, deictic_day, is_contracted_negation, is_negation, toward, unit_of, Unit, AGO,
+    NEGATION_REACH,
 };
 use crate::text::{is_stop, stem, StopList};
 use crate::util::calendar::Date;
@@ -99,64 +98,6 @@ pub(crate) fn added_negation(
         }
     }
     None
-}
-
-/// The evidence's lines "Name: words" ([`spoken`]), read once for [`swapped_speaker`].
-pub(crate) fn spoken_lines(evidence: &str) -> Vec<(String, Vec<String>)> {
-    evidence.lines().filter_map(spoken).collect()
-}
-
-/// The stretch of `copy` that tells one speaker's words of another: a line of the evidence
-/// (`lines`, [`spoken_lines`]: "John: … the film camera I had as a kid") whose words the copy
-/// repeats with another speaker of the evidence named where the line said "I", "me" or "my"
-/// ("the film camera Maria had"), when `said` (the prediction's tokens) repeats it: [`CONTEXT`]
-/// shared tokens and the name.
-pub(crate) fn swapped_speaker(
-    lines: &[(String, Vec<String>)],
-    copy: &str,
-    said: &[String],
-) -> Option<Vec<String>> {
-    let speakers: BTreeSet<&str> = lines.iter().map(|(s, _)| s.as_str()).collect();
-    if speakers.len() < 2 {
-        return None;
-    }
-    let cp: Vec<String> = tokens(copy).collect();
-    for (speaker, body) in lines {
-        for i in CONTEXT..body.len() {
-            let before = &body[i - CONTEXT..i];
-            if !is_first_person(&body[i]) || before.iter().all(|w| is_stop(w, StopList::Trace)) {
-                continue;
-            }
-            for j in CONTEXT..cp.len() {
-                let name = cp[j].as_str();
-                if cp[j - CONTEXT..j] != *before || name == speaker || !speakers.contains(name) {
-                    continue;
-                }
-                let stretch = &cp[j - CONTEXT..=j];
-                if contains_run(said, stretch) {
-                    return Some(stretch.to_vec());
-                }
-            }
-        }
-    }
-    None
-}
-
-/// A line "Name: words" (after any lowercase role label, "user: Caroline: …"): the speaker's
-/// one-word name, lowercased, and the tokens of the words.
-fn spoken(line: &str) -> Option<(String, Vec<String>)> {
-    let mut rest = line.trim_start();
-    let mut speaker = None;
-    while let Some((label, after)) = rest.split_once(':') {
-        if label.is_empty() || !label.chars().all(char::is_alphabetic) {
-            break;
-        }
-        if label.starts_with(char::is_uppercase) {
-            speaker = Some(label.to_lowercase());
-        }
-        rest = after.trim_start();
-    }
-    Some((speaker?, tokens(rest).collect()))
 }
 
 /// Token `i` of `ws` negates: a negation word, or the `t` of `n't` (tokens split "isn't" into
@@ -279,29 +220,6 @@ mod tests {
 
     const EVIDENCE: &str =
         "Hey John! I adopted a pup from a shelter in Stamford last week and named him Ned.";
-
-    #[test]
-    fn one_speaker_s_words_told_of_another_are_found_when_the_answer_repeats_them() {
-        let evidence = "Maria: I took it at the beach last month.\n\
-                        John: Wow! It reminds me of the film camera I had as a kid.";
-        let swapped = "It reminds Maria of the film camera Maria had as a kid.";
-        let said = |x: &str| tokens(x).collect::<Vec<_>>();
-        let evidence = &spoken_lines(evidence);
-        let got = swapped_speaker(evidence, swapped, &said(swapped)).expect("found");
-        assert_eq!(got.join(" "), "the film camera maria");
-        // Told of the one who said it, or not repeated by the answer: nothing.
-        let right = "It reminds John of the film camera John had as a kid.";
-        assert_eq!(swapped_speaker(evidence, right, &said(right)), None);
-        assert_eq!(
-            swapped_speaker(evidence, swapped, &said("In December 2022.")),
-            None
-        );
-        // Role labels before the speaker's name are read past.
-        let labelled =
-            "user: Maria: I took it at the beach.\nassistant: John: the film camera I had";
-        let labelled = &spoken_lines(labelled);
-        assert!(swapped_speaker(labelled, swapped, &said(swapped)).is_some());
-    }
 
     #[test]
     fn a_replaced_gold_word_the_answer_repeats_is_found() {

@@ -4,22 +4,30 @@
 //! said, a number spelled out) and the names it takes as hints. A trace in another language
 //! reads through the same structure with these lists unmatched.
 //!
-//! | list | for | held-out change when removed (lab voices and libraries, no evidence ids) |
-//! |---|---|---|
-//! | [`stopwords`] | which words of a gold answer a text carries | see `docs/benchmarks.md` |
-//! | [`negation`] | a copy that negates the gold fact does not hold it | see `docs/benchmarks.md` |
-//! | [`numbers`] | a number changed ("three dogs" → "two") | see `docs/benchmarks.md` |
-//! | [`dates`] | a date moved; relative dates resolved from the day they were said | see `docs/benchmarks.md` |
-//! | [`people`] | one speaker's words told of another | see `docs/benchmarks.md` |
-//! | [`edits`] | what a memory edit does (ADD / UPDATE / DELETE / NONE) | see `docs/benchmarks.md` |
-//! | [`names`] | role hints from op names, message kinds, readable keys | see `docs/benchmarks.md` |
+//! Each list's worth, measured by emptying it (session 43, `memtrace eval` over the lab's
+//! held-out traces, 143 cases of seven library × tracer groups and two held-out voices, without
+//! evidence ids; tuning: 133 cases): op-id cases lost when it is gone.
+//!
+//! | list | for | held-out | tuning |
+//! |---|---|---|---|
+//! | [`stopwords`] | which words of a gold answer a text carries | −14 | −12 |
+//! | [`negation`] | a copy that negates the gold fact does not hold it | −16 | −11 |
+//! | [`dates`]: months, weekdays | absolute dates ("7 May 2023", "Friday") | −11 | −40 |
+//! | [`dates`]: relative words | "yesterday", "last week", "3 days ago" from the day said | −3 | −36 |
+//! | [`edits`] | what a memory edit does (ADD / UPDATE / DELETE / NONE) | −10 | −16, 15 cases unfound |
+//! | [`names`] | role hints from op names, message kinds | −1 | −1 |
+//! | [`numbers`] | "three" and "3" one number; "twenty-five" | 0 | 0 |
+//!
+//! Number words move no lab case (its number faults change a word either way) and stay for
+//! traces that spell a number the gold writes in digits. A first-person pronoun list (one
+//! speaker's words told of another) was measured at 0 held-out, −1 tuning, and removed with
+//! the check it served.
 
 pub mod dates;
 pub mod edits;
 pub mod names;
 pub mod negation;
 pub mod numbers;
-pub mod people;
 pub mod stopwords;
 
 pub use dates::{
@@ -33,5 +41,4 @@ pub use names::{
 };
 pub use negation::{affirms, is_contracted_negation, is_negation, ANSWER_NO, NEGATION_REACH};
 pub use numbers::{count_of, is_ordinal_suffix, is_vague, number_of, ordinal_digits};
-pub use people::is_first_person;
 pub use stopwords::{is_stop, StopList};
