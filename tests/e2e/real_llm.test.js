@@ -50,7 +50,8 @@ test('a real server: test connection, then graphtrace ends with a verdict or "no
     const tokens = `${await page.getAttribute('#run-meter', 'data-input')} in / ${await page.getAttribute('#run-meter', 'data-output')} out`;
     const steps = await page.$$eval('#transcript .step', (els) => els.length);
     await screenshot(page, 'real-llm-graphtrace');
-    if (await page.$('#verdict[data-op]')) {
+    // The verdict graphtrace gave, not the info-flow verdict the page stores for the case.
+    if (await page.$('#verdict[data-op][data-method="graphtrace"]')) {
       const op = await page.getAttribute('#verdict', 'data-op');
       const ops = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')).data.operations.map((o) => o.op_id);
       assert.ok(ops.includes(op), `the verdict names ${op}, not an operation of the trace`);
