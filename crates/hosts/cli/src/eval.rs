@@ -77,7 +77,11 @@ fn read_cache(path: Option<&PathBuf>) -> BTreeMap<String, Attribution> {
 /// Start-point recall@8 over turns: the share of the case's evidence values that hold one of
 /// the eight turns ranked first for it with no evidence ids ([`InfoFlow::case_turns`]); `None`
 /// without gold evidence.
-fn turn_recall(t: &memtrace::model::Trace, roles: &Roles, case: &FailureCase) -> Option<f64> {
+pub(crate) fn turn_recall(
+    t: &memtrace::model::Trace,
+    roles: &Roles,
+    case: &FailureCase,
+) -> Option<f64> {
     let gold: Vec<_> = case
         .evidence_ids
         .iter()

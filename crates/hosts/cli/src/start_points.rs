@@ -1,10 +1,15 @@
 //! `memtrace start-points FILE… [--k 8] [--json]`: per failed case, the ranked start messages
-//! and their recall@k against the gold evidence, then the mean.
+//! and their recall@k against the gold evidence, then the turns info-flow starts from when it
+//! has no evidence ids — located inside whatever value they entered in (a prompt, a state span)
+//! — and their recall@k; then the means.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use memtrace::algo::{evaluate_start_points, StartPointOptions};
+use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
+use memtrace::model::{FailureCase, Trace};
+use memtrace::text::{one_line, shorten};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,7 +35,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         multiplier: args.multiplier,
         ..StartPointOptions::default()
     };
-    let mut recalls = Vec::new();
+    let (mut recalls, mut turn_recalls) = (Vec::new(), Vec::new());
     let inputs = args
         .files
         .iter()
@@ -39,9 +44,33 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for input in inputs.iter().flatten() {
         let report = evaluate_start_points(&input.trace, &opts);
         recalls.extend(report.cases.iter().filter_map(|c| c.recall));
+        let roles = Roles::infer(&input.trace, &RoleConfig::default());
+        let turns: Vec<Vec<TurnRow>> = input
+            .trace
+            .cases
+            .iter()
+            .map(|c| turn_rows(&input.trace, &roles, c, args.k))
+            .collect();
+        let turn_recall: Vec<Option<f64>> = input
+            .trace
+            .cases
+            .iter()
+            .map(|c| crate::eval::turn_recall(&input.trace, &roles, c))
+            .collect();
+        turn_recalls.extend(turn_recall.iter().flatten());
         if args.json {
             let mut v = serde_json::to_value(&report)?;
             v["file"] = input.name.clone().into();
+            for (i, case) in input.trace.cases.iter().enumerate() {
+                let Some(row) = v["cases"].as_array_mut().and_then(|cs| {
+                    cs.iter_mut()
+                        .find(|r| r["query_id"] == case.query_id.as_str())
+                }) else {
+                    continue;
+                };
+                row["turns"] = serde_json::to_value(&turns[i])?;
+                row["turn_recall"] = serde_json::to_value(turn_recall[i])?;
+            }
             println!("{}", serde_json::to_string(&v)?);
             continue;
         }
@@ -60,6 +89,28 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 };
                 println!("    {:>2}. {id}{gold}", i + 1);
             }
+            let Some(at) = input
+                .trace
+                .cases
+                .iter()
+                .position(|x| x.query_id == c.query_id)
+            else {
+                continue;
+            };
+            let recall = turn_recall[at]
+                .map_or_else(String::new, |r| format!(", recall@{} {r:.3}", report.k));
+            println!("  turns found without evidence ids{recall}:");
+            for (i, t) in turns[at].iter().enumerate() {
+                println!(
+                    "    {:>2}. {} [{}..{}] {:.2}  {}",
+                    i + 1,
+                    t.node,
+                    t.start,
+                    t.end,
+                    t.score,
+                    t.text
+                );
+            }
         }
     }
     if !args.json {
@@ -71,6 +122,46 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 recalls.iter().sum::<f64>() / n as f64
             ),
         }
+        if !turn_recalls.is_empty() {
+            println!(
+                "mean turn recall@{} (without evidence ids) over {} cases: {:.3}",
+                args.k,
+                turn_recalls.len(),
+                turn_recalls.iter().sum::<f64>() / turn_recalls.len() as f64
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A turn info-flow starts from: the value it entered in, where in that value's text (bytes),
+/// how well it matches the case, and its words on one line.
+#[derive(serde::Serialize)]
+struct TurnRow {
+    node: String,
+    start: usize,
+    end: usize,
+    score: f64,
+    text: String,
+}
+
+/// The `k` turns ranked first for `case` with its evidence ids put aside, as info-flow finds
+/// them when a trace names none.
+fn turn_rows(t: &Trace, roles: &Roles, case: &FailureCase, k: usize) -> Vec<TurnRow> {
+    let mut blind = case.clone();
+    blind.evidence_ids.clear();
+    let Ok(turns) = InfoFlow::default().case_turns(t, roles, &blind) else {
+        return Vec::new();
+    };
+    turns
+        .into_iter()
+        .take(k)
+        .map(|x| TurnRow {
+            node: t.var(x.var).full_node_id.clone(),
+            start: x.range.start,
+            end: x.range.end,
+            score: x.score,
+            text: shorten(&one_line(&x.text), 120),
+        })
+        .collect()
 }
