@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use memtrace::attribution::eval::{markdown, run_file, score, token_table, Scored};
+use memtrace::attribution::infoflow::turns::Turn;
 use memtrace::attribution::{Attribution, InfoFlow, RoleConfig, Roles};
 use memtrace::format::sidecar;
 use memtrace::model::FailureCase;
@@ -82,6 +83,28 @@ pub(crate) fn turn_recall(
     roles: &Roles,
     case: &FailureCase,
 ) -> Option<f64> {
+    recall_of(t, case, &blind_turns(t, roles, case)?, 8)
+}
+
+/// The turns ranked for `case` with its evidence ids put aside, best first.
+pub(crate) fn blind_turns(
+    t: &memtrace::model::Trace,
+    roles: &Roles,
+    case: &FailureCase,
+) -> Option<Vec<Turn>> {
+    let mut blind = case.clone();
+    blind.evidence_ids.clear();
+    InfoFlow::default().case_turns(t, roles, &blind).ok()
+}
+
+/// The share of the case's evidence values that hold one of the first `k` of `turns`; `None`
+/// without gold evidence.
+pub(crate) fn recall_of(
+    t: &memtrace::model::Trace,
+    case: &FailureCase,
+    turns: &[Turn],
+    k: usize,
+) -> Option<f64> {
     let gold: Vec<_> = case
         .evidence_ids
         .iter()
@@ -90,10 +113,7 @@ pub(crate) fn turn_recall(
     if gold.is_empty() {
         return None;
     }
-    let mut blind = case.clone();
-    blind.evidence_ids.clear();
-    let turns = InfoFlow::default().case_turns(t, roles, &blind).ok()?;
-    let top: Vec<_> = turns.iter().take(8).collect();
+    let top = &turns[..k.min(turns.len())];
     let hit = gold
         .iter()
         .filter(|g| top.iter().any(|x| x.var == **g || x.also.contains(g)))

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use memtrace::algo::{evaluate_start_points, StartPointOptions};
-use memtrace::attribution::{InfoFlow, RoleConfig, Roles};
-use memtrace::model::{FailureCase, Trace};
+use memtrace::attribution::infoflow::turns::Turn;
+use memtrace::attribution::{RoleConfig, Roles};
+use memtrace::model::Trace;
 use memtrace::text::{one_line, shorten};
 
 #[derive(clap::Args)]
@@ -45,18 +46,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let report = evaluate_start_points(&input.trace, &opts);
         recalls.extend(report.cases.iter().filter_map(|c| c.recall));
         let roles = Roles::infer(&input.trace, &RoleConfig::default());
-        let turns: Vec<Vec<TurnRow>> = input
+        // Each case's turns, ranked once: shown, and scored against its named evidence.
+        let (turns, turn_recall): (Vec<Vec<TurnRow>>, Vec<Option<f64>>) = input
             .trace
             .cases
             .iter()
-            .map(|c| turn_rows(&input.trace, &roles, c, args.k))
-            .collect();
-        let turn_recall: Vec<Option<f64>> = input
-            .trace
-            .cases
-            .iter()
-            .map(|c| crate::eval::turn_recall(&input.trace, &roles, c))
-            .collect();
+            .map(|c| {
+                let found = crate::eval::blind_turns(&input.trace, &roles, c).unwrap_or_default();
+                (
+                    turn_rows(&input.trace, &found, args.k),
+                    crate::eval::recall_of(&input.trace, c, &found, args.k),
+                )
+            })
+            .unzip();
         turn_recalls.extend(turn_recall.iter().flatten());
         if args.json {
             let mut v = serde_json::to_value(&report)?;
@@ -145,16 +147,10 @@ struct TurnRow {
     text: String,
 }
 
-/// The `k` turns ranked first for `case` with its evidence ids put aside, as info-flow finds
-/// them when a trace names none.
-fn turn_rows(t: &Trace, roles: &Roles, case: &FailureCase, k: usize) -> Vec<TurnRow> {
-    let mut blind = case.clone();
-    blind.evidence_ids.clear();
-    let Ok(turns) = InfoFlow::default().case_turns(t, roles, &blind) else {
-        return Vec::new();
-    };
+/// The first `k` of a case's ranked turns as rows.
+fn turn_rows(t: &Trace, turns: &[Turn], k: usize) -> Vec<TurnRow> {
     turns
-        .into_iter()
+        .iter()
         .take(k)
         .map(|x| TurnRow {
             node: t.var(x.var).full_node_id.clone(),
