@@ -254,11 +254,22 @@ pub(crate) fn descendants(t: &Trace, from: &[VarIx]) -> Vec<VarIx> {
 /// # Complexity
 /// O(V + E) over the reachable part.
 pub(crate) fn ancestors(t: &Trace, op: OpIx) -> (Vec<VarIx>, Vec<OpIx>) {
+    upstream_of(t, vec![op])
+}
+
+/// Every variable and op upstream of any of `tops` (they included), in the order one
+/// breadth-first walk meets them.
+///
+/// # Complexity
+/// O(V + E) over the reachable part.
+pub(crate) fn upstream_of(t: &Trace, tops: Vec<OpIx>) -> (Vec<VarIx>, Vec<OpIx>) {
     let mut seen_v = vec![false; t.vars.len()];
     let mut seen_o = vec![false; t.ops.len()];
-    let mut ops = vec![op];
+    for &o in &tops {
+        seen_o[o.get()] = true;
+    }
+    let mut ops = tops;
     let mut vars = Vec::new();
-    seen_o[op.get()] = true;
     let mut i = 0;
     while let Some(&o) = ops.get(i) {
         i += 1;

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::graph::upstream_of;
 use super::{Finding, Stage};
 use crate::attribution::roles::{OpRole, Roles};
 use crate::attribution::text::{tokens, Key};
@@ -156,30 +157,10 @@ pub(super) fn message_kinds(t: &Trace, stage: &Stage) -> BTreeSet<String> {
     };
     let query_kind = &t.var(stage.query).category;
     // One walk upstream from all of them.
-    let mut seen_o = vec![false; t.ops.len()];
-    let mut seen_v = vec![false; t.vars.len()];
-    for &o in &tops {
-        seen_o[o.get()] = true;
-    }
-    let mut ops = tops;
-    let mut kinds = BTreeSet::new();
-    let mut i = 0;
-    while let Some(&o) = ops.get(i) {
-        i += 1;
-        for &v in &t.flow.op_inputs[o.get()] {
-            if std::mem::replace(&mut seen_v[v.get()], true) {
-                continue;
-            }
-            let producers = &t.flow.producers[v.get()];
-            if producers.is_empty() && v != stage.query && &t.var(v).category != query_kind {
-                kinds.insert(t.var(v).category.clone());
-            }
-            for &p in producers {
-                if !std::mem::replace(&mut seen_o[p.get()], true) {
-                    ops.push(p);
-                }
-            }
-        }
-    }
-    kinds
+    let (vars, _) = upstream_of(t, tops);
+    vars.into_iter()
+        .filter(|&v| t.flow.producers[v.get()].is_empty())
+        .filter(|&v| v != stage.query && &t.var(v).category != query_kind)
+        .map(|v| t.var(v).category.clone())
+        .collect()
 }

@@ -26,9 +26,9 @@ fn converse(server: &Server, api: ApiKind) -> ToolLoop {
     out
 }
 
-fn check_log(server: &Server, api: ApiKind, out: &ToolLoop, path: &str) {
+fn check_log(server: &Server, api: ApiKind, path: &str) {
     let log = server.log();
-    let expected = expected_bodies(api, MODEL, out);
+    let expected = expected_bodies(api, MODEL);
     assert_eq!(log.len(), expected.len());
     for (i, (rec, want)) in log.iter().zip(&expected).enumerate() {
         assert_eq!(rec["path"], path, "request {i}");
@@ -42,7 +42,7 @@ fn openai_shape_conversation() {
     let server = Server::start();
     let out = converse(&server, ApiKind::OpenAi);
     check_outcome(&out);
-    check_log(&server, ApiKind::OpenAi, &out, "/v1/chat/completions");
+    check_log(&server, ApiKind::OpenAi, "/v1/chat/completions");
     // The malformed arguments went back verbatim, as the model wrote them.
     let log = server.log();
     let args = &log[1]["body"]["messages"][2]["tool_calls"][1]["function"]["arguments"];
@@ -54,7 +54,7 @@ fn anthropic_shape_conversation() {
     let server = Server::start();
     let out = converse(&server, ApiKind::Anthropic);
     check_outcome(&out);
-    check_log(&server, ApiKind::Anthropic, &out, "/v1/messages");
+    check_log(&server, ApiKind::Anthropic, "/v1/messages");
     // Two tool results of one turn travel in one user message.
     assert_eq!(
         server.log()[1]["body"]["messages"]

@@ -49,7 +49,7 @@ async fn conversation(api: ApiKind, path: &str) {
     let stats = llm.stats();
     assert_eq!((stats.calls, stats.attempts, stats.retries), (4, 4, 0));
     let log = server_log(&model).await;
-    let expected = expected_bodies(api, &model, &out);
+    let expected = expected_bodies(api, &model);
     assert_eq!(log.len(), expected.len(), "requests the server saw");
     for (i, (rec, want)) in log.iter().zip(&expected).enumerate() {
         assert_eq!(rec["path"], path, "request {i}");

@@ -1,5 +1,5 @@
 //! The scripted weather conversation (`tests/llm_server/scripts/weather.json`) and what every
-//! request of it must look like on the wire, written out independently of the builders.
+//! request of it must look like on the wire (a file written out apart from the builders).
 //! Pure (memtrace + `serde_json`): the browser tests include this file too.
 
 #![allow(dead_code)] // each test file uses a part
@@ -11,6 +11,10 @@ use serde_json::{json, Value};
 /// The script, for the in-process provider and the browser (which cannot read files).
 pub const WEATHER_SCRIPT: &str =
     include_str!("../../../../../tests/llm_server/scripts/weather.json");
+
+/// What each request of the script must look like on the wire.
+pub const WEATHER_REQUESTS: &str =
+    include_str!("../../../../../tests/llm_server/scripts/weather.requests.json");
 
 /// Messages in the transcript before each of the 4 requests.
 pub const PREFIXES: [usize; 4] = [2, 5, 7, 9];
@@ -76,95 +80,20 @@ pub fn check_outcome(out: &ToolLoop) {
         .contains("no tool named `to_fahrenheit`"));
 }
 
-/// The `OpenAI` wire form of a transcript prefix.
-pub fn openai_messages(msgs: &[ChatMessage]) -> Value {
-    let wire: Vec<Value> = msgs
-        .iter()
-        .map(|m| match m.role {
-            ChatRole::System => json!({"role": "system", "content": m.content}),
-            ChatRole::User => json!({"role": "user", "content": m.content}),
-            ChatRole::Tool => {
-                json!({"role": "tool", "content": m.content, "tool_call_id": m.tool_call_id})
-            }
-            ChatRole::Assistant => {
-                let calls: Vec<Value> = m
-                    .tool_calls
-                    .iter()
-                    .map(|c| {
-                        json!({"id": c.id, "type": "function",
-                               "function": {"name": c.name, "arguments": c.arguments}})
-                    })
-                    .collect();
-                let content = if m.content.is_empty() {
-                    Value::Null
-                } else {
-                    json!(m.content)
-                };
-                json!({"role": "assistant", "content": content, "tool_calls": calls})
-            }
-        })
-        .collect();
-    Value::Array(wire)
-}
-
-/// The Anthropic wire form: system apart, one user turn per run of user/tool messages.
-pub fn anthropic_messages(msgs: &[ChatMessage]) -> Value {
-    let mut turns: Vec<Value> = Vec::new();
-    for m in msgs {
-        let (role, blocks) = match m.role {
-            ChatRole::System => continue,
-            ChatRole::User => ("user", vec![json!({"type": "text", "text": m.content})]),
-            ChatRole::Tool => (
-                "user",
-                vec![json!({"type": "tool_result", "tool_use_id": m.tool_call_id,
-                            "content": m.content})],
-            ),
-            ChatRole::Assistant => {
-                let mut b = Vec::new();
-                if !m.content.is_empty() {
-                    b.push(json!({"type": "text", "text": m.content}));
-                }
-                for c in &m.tool_calls {
-                    let input = serde_json::from_str::<Value>(&c.arguments)
-                        .ok()
-                        .filter(Value::is_object)
-                        .unwrap_or(json!({}));
-                    b.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
-                }
-                ("assistant", b)
-            }
-        };
-        match turns.last_mut() {
-            Some(t) if t["role"] == role => t["content"].as_array_mut().unwrap().extend(blocks),
-            _ => turns.push(json!({"role": role, "content": blocks})),
-        }
+/// The exact body of each of the 4 requests, written out in
+/// `tests/llm_server/scripts/weather.requests.json` (not built by code like the builders').
+pub fn expected_bodies(api: ApiKind, model: &str) -> Vec<Value> {
+    let all: Value = serde_json::from_str(WEATHER_REQUESTS).unwrap();
+    let shape = match api {
+        ApiKind::OpenAi => "openai",
+        ApiKind::Anthropic => "anthropic",
+    };
+    let mut bodies = all[shape].as_array().unwrap().clone();
+    assert_eq!(bodies.len(), PREFIXES.len());
+    for b in &mut bodies {
+        b["model"] = json!(model);
     }
-    Value::Array(turns)
-}
-
-/// The exact body of each of the 4 requests.
-pub fn expected_bodies(api: ApiKind, model: &str, out: &ToolLoop) -> Vec<Value> {
-    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}},
-                        "required": ["city"]});
-    PREFIXES
-        .iter()
-        .map(|&n| match api {
-            ApiKind::OpenAi => json!({
-                "model": model,
-                "messages": openai_messages(&out.messages[..n]),
-                "tools": [{"type": "function", "function": {"name": "get_weather",
-                    "description": "Current temperature of a city", "parameters": schema}}],
-                "tool_choice": "auto", "max_tokens": 200,
-            }),
-            ApiKind::Anthropic => json!({
-                "model": model, "max_tokens": 200, "system": SYSTEM,
-                "messages": anthropic_messages(&out.messages[..n]),
-                "tool_choice": {"type": "auto"},
-                "tools": [{"name": "get_weather", "description": "Current temperature of a city",
-                           "input_schema": schema}],
-            }),
-        })
-        .collect()
+    bodies
 }
 
 /// Checks one logged request's headers for the API shape, and that `key` appears in it only
