@@ -4,6 +4,9 @@
 //! its value with the answer's words marked, and a word diff for a changed version. The rest of
 //! the case's failure slice is folded into labelled groups hung on the chain.
 //!
+//! Without evidence ids, the evidence cards are the turns found for the case (its words, where
+//! they entered), not the whole prompts that embed them.
+//!
 //! Pure: built from a trace, a case, an optional verdict and the roles in force.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,7 +16,9 @@ use serde::Serialize;
 use crate::algo::first_producer;
 use crate::algo::{answer_op, failure_slice, text::var_text, GraphIndex};
 use crate::attribution::infoflow::graph::find_retrieval;
+use crate::attribution::infoflow::turns::Turn;
 use crate::attribution::text::terms;
+use crate::attribution::InfoFlow;
 use crate::attribution::{Attribution, OpRole, Roles};
 use crate::model::{pyrepr, ErrorType, FailureCase, OpIx, Trace, VarIx};
 use crate::text::diff::{word_diff, DiffPart};
@@ -113,7 +118,21 @@ pub fn story_in(
     let path = verdict
         .map(|v| v.evidence_path.as_slice())
         .unwrap_or_default();
-    let start = path.first().and_then(|id| t.var_by_id(id));
+    // Without evidence ids the path starts at the turns found for the case, each inside the
+    // values it entered (a prompt embedding several turns, and its later copies): a card shows
+    // the turn itself, once.
+    let found = if case.evidence_ids.is_empty() {
+        InfoFlow::default()
+            .case_turns(t, roles, case)
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let turn_of = |v: VarIx| found.iter().find(|x| x.var == v || x.also.contains(&v));
+    let start = path
+        .first()
+        .and_then(|id| t.var_by_id(id))
+        .filter(|&v| turn_of(v).is_none());
     let evidence: Vec<VarIx> = case
         .evidence_ids
         .iter()
@@ -121,6 +140,7 @@ pub fn story_in(
         .chain(start.filter(|v| t.flow.producers[v.get()].is_empty()))
         .collect();
     let mut folded_evidence = Vec::new();
+    let mut copies = Vec::new();
     for (i, &v) in evidence.iter().enumerate() {
         if i < EVIDENCE_CARDS {
             b.var(v, CardKind::Evidence);
@@ -128,7 +148,17 @@ pub fn story_in(
             folded_evidence.push(v);
         }
     }
+    let mut turns_shown = 0;
     for id in path {
+        if let Some(turn) = t.var_by_id(id).and_then(turn_of) {
+            if !b.vars.contains(&turn.var) && turns_shown < EVIDENCE_CARDS {
+                b.turn(turn);
+                turns_shown += 1;
+            } else if let Some(v) = t.var_by_id(id).filter(|v| !b.vars.contains(v)) {
+                copies.push(v);
+            }
+            continue;
+        }
         if let Some(v) = t.var_by_id(id) {
             if let Some(p) = first_producer(t, v) {
                 b.op(p);
@@ -145,6 +175,9 @@ pub fn story_in(
             reason: verdict.map(|v| v.reason.clone()).unwrap_or_default(),
         };
         if let Some(c) = b.cards.iter_mut().find(|c| c.id == t.op(o).op_id) {
+            // The role the op played in this case (a memory manager that adds and updates
+            // memories made this one: extraction), so the card and its verdict agree.
+            c.role = OpRole::of_error(d.error_type).or(c.role);
             c.decisive = Some(d);
         }
     }
@@ -170,7 +203,7 @@ pub fn story_in(
     if let Some(&j) = judges.first() {
         b.op(j);
     }
-    let groups = g.map_or_else(Vec::new, |g| groups(&b, g, case, &folded_evidence));
+    let groups = g.map_or_else(Vec::new, |g| groups(&b, g, case, &folded_evidence, &copies));
     Story {
         case_id: case.query_id.clone(),
         question: case.query.clone(),
@@ -226,6 +259,25 @@ impl Builder<'_> {
             title: op.op_name.clone(),
             time: op.created_at.clone(),
             text: marked(&text, &self.gold),
+            diff: None,
+            decisive: None,
+        });
+    }
+
+    /// A turn found for the case: its own words, in the value it first entered.
+    fn turn(&mut self, turn: &Turn) {
+        self.vars.insert(turn.var);
+        let rec = self.t.var(turn.var);
+        self.cards.push(Card {
+            id: rec.full_node_id.clone(),
+            kind: CardKind::Evidence,
+            role: None,
+            title: format!(
+                "turn in {} {} v{} (bytes {}–{})",
+                rec.category, rec.name, rec.version, turn.range.start, turn.range.end
+            ),
+            time: rec.created_at.clone(),
+            text: marked(&turn.text, &self.gold),
             diff: None,
             decisive: None,
         });
@@ -334,7 +386,8 @@ fn push(spans: &mut Vec<Span>, text: &str, mark: bool) {
     }
 }
 
-/// The failure slice's nodes off the chain, folded by kind: messages (hung on the first card),
+/// The failure slice's nodes off the chain, folded by kind: messages and the other values the
+/// turns shown entered (hung on the first card),
 /// other values by category (before the retrieval or answer), other ops by role (after the
 /// decisive card).
 fn groups(
@@ -342,6 +395,7 @@ fn groups(
     g: &GraphIndex,
     case: &FailureCase,
     folded_evidence: &[VarIx],
+    copies: &[VarIx],
 ) -> Vec<Group> {
     let t = b.t;
     let Ok(slice) = failure_slice(t, g, case) else {
@@ -365,8 +419,15 @@ fn groups(
     for &v in folded_evidence {
         add(0, "evidence message".into(), &t.var(v).full_node_id);
     }
+    for &v in copies {
+        add(
+            0,
+            "value the turns entered too".into(),
+            &t.var(v).full_node_id,
+        );
+    }
     for &v in &slice.vars {
-        if b.vars.contains(&v) || folded_evidence.contains(&v) {
+        if b.vars.contains(&v) || folded_evidence.contains(&v) || copies.contains(&v) {
             continue;
         }
         let rec = t.var(v);

@@ -63,6 +63,11 @@ impl OpRole {
         }
     }
 
+    /// The role whose fault is `e` (the role an op blamed for `e` played in that case).
+    pub fn of_error(e: ErrorType) -> Option<OpRole> {
+        OpRole::ALL.into_iter().find(|r| r.error_type() == Some(e))
+    }
+
     /// The lowercase name (`extraction`, …).
     pub fn as_str(self) -> &'static str {
         match self {
