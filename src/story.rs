@@ -121,7 +121,8 @@ pub fn story_in(
     // Without evidence ids the path starts at the turns found for the case, each inside the
     // values it entered (a prompt embedding several turns, and its later copies): a card shows
     // the turn itself, once.
-    let found = if case.evidence_ids.is_empty() {
+    // (Ranked again here: the verdict names the values, not where in them the turns sit.)
+    let found = if case.evidence_ids.is_empty() && !path.is_empty() {
         InfoFlow::default()
             .case_turns(t, roles, case)
             .unwrap_or_default()
@@ -150,23 +151,25 @@ pub fn story_in(
     }
     let mut turns_shown = 0;
     for id in path {
-        if let Some(turn) = t.var_by_id(id).and_then(turn_of) {
+        let Some(v) = t.var_by_id(id) else {
+            if let Some(o) = t.op_by_id(id) {
+                b.op(o);
+            }
+            continue;
+        };
+        if let Some(turn) = turn_of(v) {
             if !b.vars.contains(&turn.var) && turns_shown < EVIDENCE_CARDS {
                 b.turn(turn);
                 turns_shown += 1;
-            } else if let Some(v) = t.var_by_id(id).filter(|v| !b.vars.contains(v)) {
+            } else if !b.vars.contains(&v) {
                 copies.push(v);
             }
             continue;
         }
-        if let Some(v) = t.var_by_id(id) {
-            if let Some(p) = first_producer(t, v) {
-                b.op(p);
-            }
-            b.var(v, CardKind::Value);
-        } else if let Some(o) = t.op_by_id(id) {
-            b.op(o);
+        if let Some(p) = first_producer(t, v) {
+            b.op(p);
         }
+        b.var(v, CardKind::Value);
     }
     if let Some(o) = verdict.and_then(|v| t.op_by_id(&v.op_id)) {
         b.op(o);

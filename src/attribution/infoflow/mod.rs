@@ -334,8 +334,8 @@ impl InfoFlow {
 /// which of them held the answer, and the verdict stays below
 /// [`CONFIDENT`](crate::attribution::CONFIDENT). A verdict other evidence contradicts is a
 /// guess among them (right about half the time). Measured on the tuning conversations and
-/// voices without evidence ids: one turn found and followed to its op, right 56 of 57; several,
-/// all to one op, 21 of 25 (docs/benchmarks.md, "Confidence").
+/// voices without evidence ids: the verdicts this lowers were right 21 of 25; those still
+/// confident, 56 of 57 (docs/benchmarks.md, "Confidence").
 fn agreement(same: usize, all: usize, found: bool) -> f64 {
     if same >= all {
         return if found && all > 1 { 0.75 } else { 0.9 };

@@ -228,7 +228,8 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
     let role = op_role(t, &props.roles.0, &v.op_id);
     // The role the verdict says the op played here (a memory manager's op that adds and updates
     // memories made this one: extraction), shown when its inferred role differs.
-    let played = memtrace::attribution::OpRole::of_error(v.error_type);
+    let acting = memtrace::attribution::OpRole::of_error(v.error_type)
+        .filter(|p| role.is_some_and(|(r, _)| r != *p));
     html! {
         <div id="verdict" class="verdict" data-type={v.error_type.as_str()} data-op={v.op_id.clone()}
              data-method={v.method.clone()} data-role={role.map(|(r, _)| r.as_str())}>
@@ -237,15 +238,15 @@ fn verdict_view(props: &Props, c: &FailureCase) -> Html {
                 {" at "}<code class="verdict-op">{ v.op_id.clone() }</code>
                 {" "}<span class="verdict-op-name">{ op_name(t, &v.op_id) }</span>
                 if let Some((r, b)) = role {
-                    if played.is_some_and(|p| p != r) {
-                        {" · acting as "}<span class="verdict-played">{ played.map_or("", |p| p.as_str()) }</span>
+                    if let Some(p) = acting {
+                        {" · acting as "}<span class="verdict-played">{ p.as_str() }</span>
                         <span class="muted">{" (its role: "}</span>
                     } else {
                         {" · role "}
                     }
                     <span class="verdict-role" title={format!("{} — {}", r.meaning(), basis_label(b))}>{ r.as_str() }</span>
                     if b == memtrace::attribution::Basis::User { <span class="muted">{" (yours)"}</span> }
-                    if played.is_some_and(|p| p != r) { <span class="muted">{")"}</span> }
+                    if acting.is_some() { <span class="muted">{")"}</span> }
                 }
                 {" · confidence "}<span class="verdict-confidence">{ format!("{:.2}", v.confidence) }</span>
                 {" · "}<span class="muted">{ v.method.clone() }</span>
